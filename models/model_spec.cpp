@@ -1,0 +1,40 @@
+#include "model_spec.hpp"
+
+#include <algorithm>
+
+namespace zb {
+
+int64_t ParamSpec::numel() const {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return n;
+}
+
+int64_t ParamSpec::leading_dim() const { return shape.empty() ? 1 : shape.front(); }
+
+int64_t ModelSpec::total_numel() const {
+  int64_t total = 0;
+  for (const auto& p : params) total += p.numel();
+  return total;
+}
+
+int64_t ModelSpec::largest_numel() const {
+  int64_t largest = 0;
+  for (const auto& p : params) largest = std::max(largest, p.numel());
+  return largest;
+}
+
+void add_param(ModelSpec& model, std::string name, std::vector<int64_t> shape) {
+  model.params.push_back(ParamSpec{std::move(name), std::move(shape)});
+}
+
+std::string shape_to_string(const std::vector<int64_t>& shape) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < shape.size(); ++i) {
+    if (i) out += ", ";
+    out += std::to_string(shape[i]);
+  }
+  return out + "]";
+}
+
+}  // namespace zb

@@ -1,0 +1,11 @@
+// Every partitioner: (model, world size, options) -> Plan. Pure functions.
+#pragma once
+#include "plan.hpp"
+
+namespace zb {
+Plan partition_greedy(const ModelSpec&, int world_size, const PlanOptions&);
+Plan partition_greedy_sorted(const ModelSpec&, int world_size, const PlanOptions&);
+Plan partition_lpt(const ModelSpec&, int world_size, const PlanOptions&);
+Plan partition_round_robin(const ModelSpec&, int world_size, const PlanOptions&);
+Plan partition_uniform_count(const ModelSpec&, int world_size, const PlanOptions&);
+}  // namespace zb

@@ -1,0 +1,81 @@
+# shellcheck shell=bash
+# Sourced by run.sh, test.sh and the bench scripts: installs what is missing
+# (idempotent) and builds zero-bench into $ZB_BUILD_DIR.
+#
+#   ZB_BUILD_DIR    build directory (default: build)
+#   ZB_VENV         virtual environment holding the torch wheel
+#                   (default: ~/.cache/zero-bench/venv-torch<version>)
+#   ZB_WITH_TORCH   0: build only the --plan-only tools, install no torch
+#   CMAKE_PREFIX_PATH / Torch_DIR already set: your own libtorch wins and no
+#                   torch is installed.
+set -euo pipefail
+
+ZB_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+ZB_BUILD_DIR="${ZB_BUILD_DIR:-$ZB_ROOT/build}"
+# torch 2.14.1's default PyPI wheel is built against CUDA 13.0, the major
+# version of this machine's nvcc, so libtorch configures with CUDA here.
+ZB_TORCH_VERSION="2.14.1"
+ZB_VENV="${ZB_VENV:-$HOME/.cache/zero-bench/venv-torch$ZB_TORCH_VERSION}"
+ZB_WITH_TORCH="${ZB_WITH_TORCH:-1}"
+ZB_APT_PACKAGES=(cmake g++ make git libopenmpi-dev openmpi-bin libcli11-dev nlohmann-json3-dev catch2 libgloo-dev)
+
+zb_log() { echo "[zero-bench] $*" >&2; }
+
+zb_as_root() {
+  if [ "$(id -u)" = 0 ]; then "$@"
+  elif command -v sudo >/dev/null; then sudo "$@"
+  else zb_log "need root to run: $*"; return 1
+  fi
+}
+
+zb_install_apt_packages() {
+  local missing=()
+  for p in "${ZB_APT_PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  zb_log "installing Debian packages: ${missing[*]}"
+  zb_as_root apt-get update -qq
+  zb_as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+}
+
+zb_user_has_torch() { [ -n "${CMAKE_PREFIX_PATH:-}" ] || [ -n "${Torch_DIR:-}" ]; }
+
+zb_venv_torch_ok() {
+  [ -x "$ZB_VENV/bin/python" ] &&
+    "$ZB_VENV/bin/python" -c "import torch, sys; sys.exit(torch.__version__.split('+')[0] != '$ZB_TORCH_VERSION')" 2>/dev/null
+}
+
+zb_install_torch() {
+  zb_venv_torch_ok && return 0
+  if ! python3 -c 'import venv, ensurepip' 2>/dev/null; then
+    ZB_APT_PACKAGES=(python3-venv) zb_install_apt_packages
+  fi
+  zb_log "installing torch==$ZB_TORCH_VERSION into $ZB_VENV (a few GB, once)"
+  python3 -m venv "$ZB_VENV"
+  "$ZB_VENV/bin/python" -m pip install -q --disable-pip-version-check "torch==$ZB_TORCH_VERSION"
+  zb_venv_torch_ok || { zb_log "torch $ZB_TORCH_VERSION did not import from $ZB_VENV"; return 1; }
+}
+
+zb_cmake_args() {
+  local args=(-DCMAKE_BUILD_TYPE=Release)
+  if [ "$ZB_WITH_TORCH" = 0 ]; then
+    args+=(-DZB_WITH_TORCH=OFF)
+  elif ! zb_user_has_torch; then
+    args+=("-DCMAKE_PREFIX_PATH=$("$ZB_VENV/bin/python" -c 'import torch; print(torch.utils.cmake_prefix_path)' 2>/dev/null)")
+    args+=("-DZB_PYTHON=$ZB_VENV/bin/python")
+  fi
+  printf '%s\n' "${args[@]}"
+}
+
+zb_setup_and_build() {
+  zb_install_apt_packages
+  if [ "$ZB_WITH_TORCH" != 0 ] && ! zb_user_has_torch; then zb_install_torch; fi
+  local args
+  mapfile -t args < <(zb_cmake_args)
+  mkdir -p "$ZB_BUILD_DIR"
+  if ! cmake -S "$ZB_ROOT" -B "$ZB_BUILD_DIR" "${args[@]}" >"$ZB_BUILD_DIR/configure.log" 2>&1; then
+    cat "$ZB_BUILD_DIR/configure.log" >&2; zb_log "cmake configure failed (log above)"; return 1
+  fi
+  cmake --build "$ZB_BUILD_DIR" -j "$(nproc)" >&2
+}

@@ -1,0 +1,50 @@
+#include <nlohmann/json.hpp>
+
+#include "report.hpp"
+
+namespace zb {
+namespace {
+
+using nlohmann::ordered_json;
+
+template <typename T>
+ordered_json or_null(const std::optional<T>& v) {
+  return v ? ordered_json(*v) : ordered_json(nullptr);
+}
+
+ordered_json case_json(const CaseReport& c) {
+  ordered_json j;
+  j["world_size"] = c.world_size;
+  j["model"] = c.model;
+  j["max_params"] = c.balance.max;
+  j["max_rank"] = c.balance.max_rank;
+  j["mean_params"] = c.balance.mean;
+  j["diff"] = c.balance.diff;
+  j["std_params"] = c.balance.std;
+  j["params_per_rank"] = c.numel_per_rank;
+  j["max_time"] = or_null(c.max_time);
+  j["max_time_std"] = or_null(c.max_time_std);
+  j["slowest_rank"] = or_null(c.slowest_rank);
+  j["step_mean_per_rank"] = or_null(c.step_mean_per_rank);
+  return j;
+}
+
+}  // namespace
+
+std::string format_json(const std::vector<RunReport>& runs) {
+  ordered_json doc;
+  doc["runs"] = ordered_json::array();
+  for (const auto& run : runs) {
+    ordered_json r;
+    r["run"] = run.name;
+    r["path"] = run.path;
+    r["partitioner"] = run.partitioner;
+    r["mode"] = run.mode;
+    r["cases"] = ordered_json::array();
+    for (const auto& c : run.cases) r["cases"].push_back(case_json(c));
+    doc["runs"].push_back(std::move(r));
+  }
+  return doc.dump(2) + "\n";
+}
+
+}  // namespace zb

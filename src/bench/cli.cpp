@@ -1,0 +1,94 @@
+#include <CLI/CLI.hpp>
+#include <charconv>
+#include <iostream>
+#include <set>
+
+#include "../common/errors.hpp"
+#include "config.hpp"
+
+namespace zb {
+
+int parse_world_size(const std::string& text) {
+  int value = 0;
+  const char* end = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  if (text.empty() || ec != std::errc() || ptr != end || value < 1)
+    throw UsageError("world size '" + text + "' is not a positive integer (e.g. 2 4 8)");
+  return value;
+}
+
+namespace {
+
+std::vector<std::string> split_commas(const std::string& list) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start <= list.size()) {
+    const std::size_t comma = std::min(list.find(',', start), list.size());
+    if (comma > start) out.push_back(list.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return out;
+}
+
+void add_options(CLI::App& app, Config& c, std::vector<std::string>& world_sizes, std::string& models) {
+  app.add_option("partitioner", c.partitioner, "partitioning algorithm (see --list-partitioners)");
+  app.add_option("world_sizes", world_sizes, "one or more world sizes W (positive integers)");
+  app.add_flag("--plan-only", c.plan_only,
+               "compute every rank's shard in this one process and write the JSON without timings");
+  app.add_option("-o,--outdir", c.outdir, "run directory to write (default: results/<partitioner>)");
+  app.add_flag("--force", c.force, "replace the run already in the output directory");
+  app.add_option("--models", models, "comma-separated models (default: ResNet50,ResNet152,BERT)");
+  app.add_option("--model-file", c.model_files,
+                 "JSON manifest [{\"name\",\"shape\"},...]; the model is named after the file stem "
+                 "(repeatable; without --models only the manifests run)")
+      ->allow_extra_args(false);
+  app.add_option("--print-model", c.print_model, "print a model's tensors (index, name, shape, numel)");
+  app.add_flag("--list-partitioners", "print each partitioner with a one-line summary");
+  app.add_flag("--list-models", "print the built-in models");
+}
+
+void check_unique(const std::vector<std::string>& names, const char* what) {
+  std::set<std::string> seen;
+  for (const auto& n : names)
+    if (!seen.insert(n).second) throw UsageError(std::string(what) + " '" + n + "' is given twice");
+}
+
+void finish_run_config(Config& c, const std::vector<std::string>& world_sizes) {
+  if (c.partitioner.empty())
+    throw UsageError("missing PARTITIONER and world sizes, e.g. 'zero_bench --plan-only greedy 2 4' "
+                     "(see --help, --list-partitioners)");
+  if (world_sizes.empty())
+    throw UsageError("missing world sizes after '" + c.partitioner + "', e.g. '" + c.partitioner + " 2 4'");
+  check_unique(world_sizes, "world size");
+  for (const auto& w : world_sizes) c.world_sizes.push_back(parse_world_size(w));
+}
+
+}  // namespace
+
+Config parse_command_line(int argc, char** argv, bool& help_shown) {
+  Config c;
+  c.argv.assign(argv, argv + argc);
+  CLI::App app{"zero-bench: ZeRO stage-1 optimizer-state partitioning benchmark", "zero_bench"};
+  std::vector<std::string> world_sizes;
+  std::string models;
+  add_options(app, c, world_sizes, models);
+  help_shown = false;
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    std::cout << app.help();
+    help_shown = true;
+    return c;
+  } catch (const CLI::ParseError& e) {
+    throw UsageError(e.what());
+  }
+  c.model_names = split_commas(models);
+  check_unique(c.model_names, "model");
+  if (app.count("--list-partitioners")) c.action = Action::kListPartitioners;
+  else if (app.count("--list-models")) c.action = Action::kListModels;
+  else if (!c.print_model.empty()) c.action = Action::kPrintModel;
+  else finish_run_config(c, world_sizes);
+  return c;
+}
+
+}  // namespace zb

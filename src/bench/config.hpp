@@ -1,0 +1,32 @@
+// Everything one zero_bench invocation was asked to do, parsed once from the
+// command line and passed explicitly.
+#pragma once
+#include <string>
+#include <vector>
+
+namespace zb {
+
+enum class Action { kRun, kListPartitioners, kListModels, kPrintModel };
+
+struct Config {
+  Action action = Action::kRun;
+  std::vector<std::string> argv;
+
+  std::string partitioner;
+  std::vector<int> world_sizes;
+  bool plan_only = false;
+  std::string outdir;  // empty: results/<partitioner>
+  bool force = false;
+  std::vector<std::string> model_names;  // empty: defaults (or only the model files)
+  std::vector<std::string> model_files;
+  std::string print_model;
+};
+
+// Parses argv; throws UsageError for anything invalid. A --help request
+// prints the help and returns std::nullopt-like false via `help_shown`.
+Config parse_command_line(int argc, char** argv, bool& help_shown);
+
+// Strictly parses one world size: a positive decimal integer.
+int parse_world_size(const std::string& text);
+
+}  // namespace zb

@@ -1,0 +1,40 @@
+// zero_bench: the one place errors become exit codes.
+#include <iostream>
+
+#include "../common/errors.hpp"
+#include "config.hpp"
+#include "model_listing.hpp"
+#include "plan_only.hpp"
+#include "timed_run.hpp"
+
+namespace {
+
+int run(int argc, char** argv) {
+  bool help_shown = false;
+  const zb::Config config = zb::parse_command_line(argc, argv, help_shown);
+  if (help_shown) return zb::kExitOk;
+  switch (config.action) {
+    case zb::Action::kListPartitioners: zb::print_partitioners(std::cout); break;
+    case zb::Action::kListModels: zb::print_models(std::cout); break;
+    case zb::Action::kPrintModel: zb::print_model(config, std::cout); break;
+    case zb::Action::kRun:
+      if (config.plan_only) zb::run_plan_only(config, std::cout);
+      else return zb::run_timed(config);
+      break;
+  }
+  return zb::kExitOk;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const zb::UsageError& e) {
+    std::cerr << "zero_bench: error: " << e.what() << "\n";
+    return zb::kExitUsage;
+  } catch (const std::exception& e) {
+    std::cerr << "zero_bench: error: " << e.what() << "\n";
+    return zb::kExitFailure;
+  }
+}

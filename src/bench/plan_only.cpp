@@ -1,0 +1,55 @@
+#include "plan_only.hpp"
+
+#include <cstdio>
+#include <filesystem>
+
+#include "../../partitioners/registry.hpp"
+#include "../common/atomic_file.hpp"
+#include "../common/stats.hpp"
+#include "model_selection.hpp"
+#include "rank_record.hpp"
+#include "run_context.hpp"
+#include "run_dir.hpp"
+
+namespace zb {
+namespace {
+
+std::string balance_line(int world_size, const std::string& model, const Plan& plan) {
+  const BalanceStats b = balance_of(plan.numel_per_rank());
+  char line[256];
+  std::snprintf(line, sizeof line, "world_size=%d model=%s: max %lld (rank %d), mean %.1f, diff %.1f elements",
+                world_size, model.c_str(), static_cast<long long>(b.max), b.max_rank, b.mean, b.diff);
+  return line;
+}
+
+}  // namespace
+
+void run_plan_only(const Config& config, std::ostream& log) {
+  const PartitionerEntry& partitioner = find_partitioner(config.partitioner);
+  const std::vector<ModelSpec> models = selected_models(config);
+  const std::string dir = run_directory(config);
+  prepare_run_dir(dir, config.force);
+
+  RunContext base = base_context(config);
+  base.mode = "plan-only";
+  ExpInfo info{std::filesystem::path(dir).filename().string(), config.partitioner, "plan-only",
+               config.world_sizes, {}, base.time};
+  for (const auto& m : models) info.models.push_back(m.name);
+
+  std::size_t files = 0;
+  for (int world_size : config.world_sizes) {
+    for (const ModelSpec& model : models) {
+      const Plan plan = make_plan(partitioner, model, world_size, PlanOptions{});
+      for (int rank = 0; rank < world_size; ++rank) {
+        const std::string path = dir + "/" + rank_file_name(model.name, world_size, rank);
+        write_file_atomically(path, to_json_text(rank_record(base, model, plan, rank)));
+        ++files;
+      }
+      log << balance_line(world_size, model.name, plan) << "\n";
+    }
+  }
+  write_file_atomically(dir + "/exp_info.json", to_json_text(info));
+  log << "wrote " << files << " rank files and exp_info.json to " << dir << "\n";
+}
+
+}  // namespace zb

@@ -1,0 +1,42 @@
+#include "run_context.hpp"
+
+#include <unistd.h>
+
+#include <ctime>
+
+#ifndef ZB_VERSION
+#define ZB_VERSION "unknown"
+#endif
+#ifndef ZB_GIT_SHA
+#define ZB_GIT_SHA "unknown"
+#endif
+
+namespace zb {
+
+std::string utc_now_iso8601() {
+  const std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return buf;
+}
+
+RunContext base_context(const Config& config) {
+  RunContext c;
+  c.tool_version = ZB_VERSION;
+  c.git_sha = ZB_GIT_SHA;
+  c.argv = config.argv;
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  c.host = host;
+  c.time = utc_now_iso8601();
+  c.partitioner = config.partitioner;
+  return c;
+}
+
+std::string run_directory(const Config& config) {
+  return config.outdir.empty() ? "results/" + config.partitioner : config.outdir;
+}
+
+}  // namespace zb

@@ -1,0 +1,7 @@
+#pragma once
+#include "config.hpp"
+
+namespace zb {
+// A timed run under mpirun (the distributed benchmark). Returns the exit code.
+int run_timed(const Config& config);
+}  // namespace zb

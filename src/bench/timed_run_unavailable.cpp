@@ -1,0 +1,13 @@
+// Built when zero-bench is configured without libtorch (-DZB_WITH_TORCH=OFF):
+// only --plan-only runs exist in such a build.
+#include "../common/errors.hpp"
+#include "timed_run.hpp"
+
+namespace zb {
+
+int run_timed(const Config&) {
+  throw UsageError("this zero_bench has no timed runner (built without libtorch, or before the runner "
+                   "existed); pass --plan-only");
+}
+
+}  // namespace zb

@@ -1,0 +1,195 @@
+#include "result.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include "errors.hpp"
+
+namespace zb {
+namespace {
+
+using nlohmann::json;
+using nlohmann::ordered_json;
+
+template <typename T>
+ordered_json optional_json(const std::optional<T>& v) {
+  return v ? ordered_json(*v) : ordered_json(nullptr);
+}
+
+ordered_json context_json(const RunContext& c) {
+  ordered_json j;
+  j["schema"] = kSchema;
+  j["tool_version"] = c.tool_version;
+  j["git_sha"] = c.git_sha;
+  j["argv"] = c.argv;
+  j["host"] = c.host;
+  j["time"] = c.time;
+  j["mode"] = c.mode;
+  j["partitioner"] = c.partitioner;
+  j["model"] = c.model;
+  j["model_tensors"] = c.model_tensors;
+  j["model_numel"] = c.model_numel;
+  j["world_size"] = c.world_size;
+  j["rank"] = c.rank;
+  j["local_rank"] = c.local_rank;
+  j["backend"] = optional_json(c.backend);
+  j["device"] = optional_json(c.device);
+  j["optimizer"] = optional_json(c.optimizer);
+  j["versions"] = ordered_json::object();
+  for (const auto& [k, v] : c.versions) j["versions"][k] = v;
+  return j;
+}
+
+ordered_json series_json(const TimingSeries& s) {
+  ordered_json j;
+  j["mean"] = s.stats.mean;
+  j["std"] = s.stats.std;
+  j["min"] = s.stats.min;
+  j["median"] = s.stats.median;
+  j["p95"] = s.stats.p95;
+  j["max"] = s.stats.max;
+  j["samples"] = s.samples;
+  return j;
+}
+
+ordered_json timings_json(const std::optional<Timings>& t) {
+  if (!t) return nullptr;
+  ordered_json j;
+  j["clock"] = t->clock;
+  j["warmup"] = t->warmup;
+  j["iterations"] = t->step.samples.size();
+  j["step"] = series_json(t->step);
+  j["sync"] = series_json(t->sync);
+  j["total"] = series_json(t->total);
+  return j;
+}
+
+// --- reading -------------------------------------------------------------
+
+struct Reader {
+  const std::string& source;
+  [[noreturn]] void fail(const std::string& what) const {
+    throw UsageError("'" + source + "': " + what);
+  }
+  const json& field(const json& obj, const char* key, const char* where) const {
+    if (!obj.is_object() || !obj.contains(key)) fail(std::string("missing field ") + where + "." + key);
+    return obj.at(key);
+  }
+  template <typename T>
+  T get(const json& obj, const char* key, const char* where) const {
+    const json& v = field(obj, key, where);
+    try {
+      return v.get<T>();
+    } catch (const json::exception&) {
+      fail(std::string("field ") + where + "." + key + " has the wrong type: " + v.dump());
+    }
+  }
+  void check_schema(const json& doc, const json& holder, const char* where) const {
+    const auto schema = get<std::string>(holder, "schema", where);
+    const std::string prefix = "zero-bench/";
+    if (schema.rfind(prefix, 0) != 0) fail("schema '" + schema + "' is not a zero-bench schema");
+    const std::string major = schema.substr(prefix.size(), schema.find('.') - prefix.size());
+    if (major != std::to_string(kSchemaMajor))
+      fail("schema '" + schema + "' is another major version; this build reads " + kSchema);
+    (void)doc;
+  }
+};
+
+json parse_or_fail(const std::string& text, const Reader& r) {
+  try {
+    return json::parse(text);
+  } catch (const json::parse_error& e) {
+    r.fail(std::string("malformed JSON: ") + e.what());
+  }
+}
+
+TimingSeries read_series(const json& j, const Reader& r, const char* where) {
+  return make_series(r.get<std::vector<double>>(j, "samples", where));
+}
+
+std::optional<Timings> read_timings(const json& result, const Reader& r) {
+  if (!result.contains("timing") || result["timing"].is_null()) return std::nullopt;
+  const json& t = result["timing"];
+  Timings out;
+  out.clock = r.get<std::string>(t, "clock", "result.timing");
+  out.warmup = r.get<int>(t, "warmup", "result.timing");
+  out.step = read_series(r.field(t, "step", "result.timing"), r, "result.timing.step");
+  out.sync = read_series(r.field(t, "sync", "result.timing"), r, "result.timing.sync");
+  out.total = read_series(r.field(t, "total", "result.timing"), r, "result.timing.total");
+  if (out.step.samples.empty()) r.fail("result.timing.step.samples is empty");
+  return out;
+}
+
+}  // namespace
+
+TimingSeries make_series(std::vector<double> samples) {
+  TimingSeries s;
+  s.samples = std::move(samples);
+  if (!s.samples.empty()) s.stats = summarize(s.samples);
+  return s;
+}
+
+std::string rank_file_name(const std::string& model, int world_size, int rank) {
+  return model + "_" + std::to_string(world_size) + "_" + std::to_string(rank) + ".json";
+}
+
+std::string to_json_text(const RankResult& r) {
+  ordered_json result;
+  result["param_count"] = r.param_count;
+  result["numel"] = r.numel;
+  result["optimizer_state_bytes"] = r.optimizer_state_bytes;
+  result["peak_memory_bytes"] = optional_json(r.peak_memory_bytes);
+  result["timing"] = timings_json(r.timings);
+  result["shards"] = ordered_json::array();
+  for (const auto& s : r.shards)
+    result["shards"].push_back({{"param", s.param}, {"name", s.name}, {"offset", s.offset}, {"length", s.length}});
+  ordered_json doc;
+  doc["context"] = context_json(r.context);
+  doc["result"] = std::move(result);
+  return doc.dump(1) + "\n";
+}
+
+std::string to_json_text(const ExpInfo& info) {
+  ordered_json doc;
+  doc["schema"] = kSchema;
+  doc["run"] = info.run;
+  doc["partitioner"] = info.partitioner;
+  doc["mode"] = info.mode;
+  doc["world_sizes"] = info.world_sizes;
+  doc["models"] = info.models;
+  doc["time"] = info.time;
+  return doc.dump(2) + "\n";
+}
+
+RankResult rank_result_from_json_text(const std::string& text, const std::string& source) {
+  const Reader r{source};
+  const json doc = parse_or_fail(text, r);
+  const json& ctx = r.field(doc, "context", "document");
+  r.check_schema(doc, ctx, "context");
+  const json& res = r.field(doc, "result", "document");
+  RankResult out;
+  out.context.partitioner = r.get<std::string>(ctx, "partitioner", "context");
+  out.context.model = r.get<std::string>(ctx, "model", "context");
+  out.context.world_size = r.get<int>(ctx, "world_size", "context");
+  out.context.rank = r.get<int>(ctx, "rank", "context");
+  out.context.mode = r.get<std::string>(ctx, "mode", "context");
+  out.param_count = r.get<int64_t>(res, "param_count", "result");
+  out.numel = r.get<int64_t>(res, "numel", "result");
+  out.optimizer_state_bytes = r.get<int64_t>(res, "optimizer_state_bytes", "result");
+  out.timings = read_timings(res, r);
+  return out;
+}
+
+ExpInfo exp_info_from_json_text(const std::string& text, const std::string& source) {
+  const Reader r{source};
+  const json doc = parse_or_fail(text, r);
+  r.check_schema(doc, doc, "exp_info");
+  ExpInfo info;
+  info.run = r.get<std::string>(doc, "run", "exp_info");
+  info.partitioner = r.get<std::string>(doc, "partitioner", "exp_info");
+  info.mode = r.get<std::string>(doc, "mode", "exp_info");
+  info.world_sizes = r.get<std::vector<int>>(doc, "world_sizes", "exp_info");
+  info.models = r.get<std::vector<std::string>>(doc, "models", "exp_info");
+  return info;
+}
+
+}  // namespace zb

@@ -1,0 +1,75 @@
+// The per-rank result record and the run's exp_info.json (schema zero-bench/1),
+// with their JSON encoding. Shared by zero_bench (writer) and zero_analyze
+// (reader). See results/README.md for the field reference.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "stats.hpp"
+
+namespace zb {
+
+inline constexpr const char* kSchema = "zero-bench/1";
+inline constexpr int kSchemaMajor = 1;
+
+struct RunContext {
+  std::string tool_version, git_sha, host, time;  // time: UTC ISO-8601
+  std::vector<std::string> argv;
+  std::string mode;  // "plan-only" or "timed"
+  std::string partitioner, model;
+  int64_t model_tensors = 0, model_numel = 0;
+  int world_size = 0, rank = 0, local_rank = 0;
+  std::optional<std::string> backend, device, optimizer;
+  std::map<std::string, std::string> versions;  // libtorch, cuda, nccl, mpi (when known)
+};
+
+struct ShardRecord {
+  int param = 0;
+  std::string name;
+  int64_t offset = 0, length = 0;
+};
+
+struct TimingSeries {
+  std::vector<double> samples;  // seconds, one per timed iteration
+  SampleStats stats;
+};
+
+struct Timings {
+  TimingSeries step, sync, total;
+  int warmup = 0;
+  std::string clock;  // "cuda_event" or "steady_clock"
+};
+
+struct RankResult {
+  RunContext context;
+  int64_t param_count = 0;  // tensors (whole or partial) this rank owns
+  int64_t numel = 0;        // elements this rank owns
+  int64_t optimizer_state_bytes = 0;
+  std::vector<ShardRecord> shards;
+  std::optional<Timings> timings;
+  std::optional<int64_t> peak_memory_bytes;
+};
+
+struct ExpInfo {
+  std::string run, partitioner, mode;
+  std::vector<int> world_sizes;
+  std::vector<std::string> models;
+  std::string time;
+};
+
+std::string rank_file_name(const std::string& model, int world_size, int rank);
+
+std::string to_json_text(const RankResult& result);
+std::string to_json_text(const ExpInfo& info);
+
+// Parsers throw UsageError naming `source` (a file path) and what is wrong,
+// including a schema of another major version.
+RankResult rank_result_from_json_text(const std::string& text, const std::string& source);
+ExpInfo exp_info_from_json_text(const std::string& text, const std::string& source);
+
+TimingSeries make_series(std::vector<double> samples);
+
+}  // namespace zb

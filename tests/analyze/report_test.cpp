@@ -1,0 +1,59 @@
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "src/analyze/report.hpp"
+#include "src/common/errors.hpp"
+
+using namespace zb;
+
+namespace {
+RunReport fixture(const char* name) { return report_run(load_run(std::string(ZB_FIXTURES_DIR) + "/" + name, "")); }
+}  // namespace
+
+TEST_CASE("text output follows the seed's analyze.py layout, with the slowest rank's time") {
+  const std::string expected =
+      "-----------------------------------\n"
+      "timed_tiny\n"
+      "-----------------------------------\n"
+      "world_size=2 model_name=Tiny\n"
+      "max params     = 30\n"
+      "mean params    = 25.000\n"
+      "diff           = 5.000\n"
+      "max time (std) = 0.048 (0.00163)\n"
+      "-----------------------------------\n"
+      "plan_tiny\n"
+      "-----------------------------------\n"
+      "world_size=2 model_name=Tiny\n"
+      "max params     = 35\n"
+      "mean params    = 25.000\n"
+      "diff           = 10.000\n"
+      "max time (std) = n/a\n";
+  CHECK(format_text({fixture("timed_tiny"), fixture("plan_tiny")}) == expected);
+}
+
+TEST_CASE("the slowest rank is the one with the largest mean step time, not the most elements") {
+  const RunReport r = fixture("timed_tiny");
+  REQUIRE(r.cases.size() == 1);
+  CHECK(r.cases[0].balance.max_rank == 0);
+  CHECK(r.cases[0].slowest_rank == 1);
+}
+
+TEST_CASE("json output carries the same numbers") {
+  const auto doc = nlohmann::json::parse(format_json({fixture("timed_tiny"), fixture("plan_tiny")}));
+  const auto& timed = doc["runs"][0]["cases"][0];
+  CHECK(timed["max_params"] == 30);
+  CHECK(timed["diff"].get<double>() == Catch::Detail::Approx(5.0));
+  CHECK(timed["max_time"].get<double>() == Catch::Detail::Approx(0.048));
+  CHECK(timed["params_per_rank"] == nlohmann::json::array({30, 20}));
+  CHECK(doc["runs"][1]["cases"][0]["max_time"].is_null());
+}
+
+TEST_CASE("markdown puts runs side by side, one row per (world size, model)") {
+  const std::string md = format_markdown({fixture("timed_tiny"), fixture("plan_tiny")});
+  CHECK_THAT(md, Catch::StartsWith("| world_size | model | timed_tiny max params |"));
+  CHECK_THAT(md, Catch::Contains("| 2 | Tiny | 30 | 5.000 | 0.048 ± 0.00163 | 35 | 10.000 | n/a |"));
+}
+
+TEST_CASE("unknown formats are usage errors listing the valid ones") {
+  CHECK_THROWS_WITH(parse_format("csv"), Catch::Contains("text, json, markdown"));
+}

@@ -1,0 +1,68 @@
+// zero_bench as a user runs it: exit codes and one-line errors for bad input.
+#include <catch2/catch.hpp>
+
+#include "support/process.hpp"
+#include "support/temp_dir.hpp"
+
+using zbtest::quote;
+using zbtest::run_command;
+
+namespace {
+zbtest::ProcessResult bench(const std::string& args) { return run_command(std::string(ZB_BENCH_BIN) + " " + args); }
+
+void expect_usage_error(const std::string& args, const std::string& must_mention) {
+  const auto r = bench(args);
+  INFO("zero_bench " << args << "\nstdout: " << r.out << "\nstderr: " << r.err);
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::StartsWith("zero_bench: error: ") && Catch::Contains(must_mention));
+  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);  // one line
+}
+}  // namespace
+
+TEST_CASE("bad input exits 2 with a one-line error naming the problem and the valid choices") {
+  zbtest::TempDir tmp;
+  const std::string out = " -o " + quote(tmp.str() + "/run");
+  expect_usage_error("--plan-only nope 2" + out, "unknown partitioner 'nope'; valid partitioners: greedy,");
+  expect_usage_error("--plan-only greedy 2 --models ResNet50,vgg" + out, "unknown model 'vgg'; valid models: ResNet50");
+  expect_usage_error("--plan-only greedy 0" + out, "world size '0' is not a positive integer");
+  expect_usage_error("--plan-only greedy -3" + out, "world size");
+  expect_usage_error("--plan-only greedy two" + out, "world size 'two' is not a positive integer");
+  expect_usage_error("--plan-only greedy 2x" + out, "world size '2x'");
+  expect_usage_error("--plan-only greedy 99999999999" + out, "world size '99999999999'");
+  expect_usage_error("--plan-only greedy 2 2" + out, "world size '2' is given twice");
+  expect_usage_error("--plan-only greedy" + out, "missing world sizes");
+  expect_usage_error("--plan-only" + out, "missing PARTITIONER");
+  expect_usage_error("--plan-only greedy 2 --bogus-flag", "--bogus-flag");
+  expect_usage_error("--print-model vgg", "unknown model 'vgg'");
+  expect_usage_error("--plan-only greedy 2 --model-file /nonexistent/m.json", "/nonexistent/m.json");
+}
+
+TEST_CASE("an unwritable output directory exits 2 naming it") {
+  zbtest::TempDir tmp;
+  zbtest::write_text(tmp.path() / "afile", "x");
+  expect_usage_error("--plan-only greedy 2 --models ResNet50 -o " + quote(tmp.str() + "/afile/run"),
+                     "output directory '" + tmp.str() + "/afile/run' cannot be created");
+}
+
+TEST_CASE("zero_bench --list-partitioners prints every name with a summary") {
+  const auto r = bench("--list-partitioners");
+  CHECK(r.exit_code == 0);
+  for (const char* name : {"greedy ", "greedy_sorted ", "lpt ", "round_robin ", "uniform_count "})
+    CHECK_THAT(r.out, Catch::Contains(name));
+}
+
+TEST_CASE("zero_bench --print-model prints one line per tensor and the totals") {
+  const auto r = bench("--print-model resnet50");
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("\n0  conv1.weight  [64, 3, 7, 7]  9408\n"));
+  CHECK_THAT(r.out, Catch::Contains("\n160  fc.bias  [1000]  1000\n"));
+  CHECK_THAT(r.out, Catch::EndsWith("total: 161 tensors, 25557032 elements\n"));
+}
+
+TEST_CASE("zero_bench --help exits 0 and documents the flags") {
+  const auto r = bench("--help");
+  CHECK(r.exit_code == 0);
+  for (const char* flag : {"--plan-only", "--outdir", "--force", "--models", "--model-file", "--print-model",
+                           "--list-partitioners"})
+    CHECK_THAT(r.out, Catch::Contains(flag));
+}

@@ -1,0 +1,73 @@
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "src/common/errors.hpp"
+#include "src/common/result.hpp"
+
+using namespace zb;
+
+namespace {
+RankResult sample_result(bool timed) {
+  RankResult r;
+  r.context.mode = timed ? "timed" : "plan-only";
+  r.context.partitioner = "greedy";
+  r.context.model = "ResNet50";
+  r.context.world_size = 2;
+  r.context.rank = 1;
+  r.param_count = 2;
+  r.numel = 12;
+  r.optimizer_state_bytes = 96;
+  r.shards = {{0, "a", 0, 8}, {3, "d", 0, 4}};
+  if (timed) r.timings = Timings{make_series({0.5, 0.25}), make_series({0.1, 0.1}), make_series({0.6, 0.35}), 1, "steady_clock"};
+  return r;
+}
+}  // namespace
+
+TEST_CASE("a rank record survives the JSON round trip") {
+  for (bool timed : {false, true}) {
+    INFO("timed=" << timed);
+    const RankResult in = sample_result(timed);
+    const RankResult out = rank_result_from_json_text(to_json_text(in), "x.json");
+    CHECK(out.context.partitioner == "greedy");
+    CHECK(out.context.model == "ResNet50");
+    CHECK(out.context.world_size == 2);
+    CHECK(out.context.rank == 1);
+    CHECK(out.numel == 12);
+    CHECK(out.optimizer_state_bytes == 96);
+    CHECK(out.timings.has_value() == timed);
+    if (timed) {
+      CHECK(out.timings->step.samples == std::vector<double>{0.5, 0.25});
+      CHECK(out.timings->step.stats.mean == Catch::Detail::Approx(0.375));
+    }
+  }
+}
+
+TEST_CASE("the JSON carries the schema tag, shards and null timings in plan-only mode") {
+  const auto doc = nlohmann::json::parse(to_json_text(sample_result(false)));
+  CHECK(doc["context"]["schema"] == "zero-bench/1");
+  CHECK(doc["result"]["timing"].is_null());
+  CHECK(doc["result"]["shards"].size() == 2);
+  CHECK(doc["result"]["shards"][1]["name"] == "d");
+}
+
+TEST_CASE("readers reject other schema majors, malformed JSON and missing fields, naming the file") {
+  auto doc = nlohmann::json::parse(to_json_text(sample_result(false)));
+  doc["context"]["schema"] = "zero-bench/2";
+  CHECK_THROWS_WITH(rank_result_from_json_text(doc.dump(), "f.json"),
+                    Catch::Contains("f.json") && Catch::Contains("zero-bench/2") && Catch::Contains("zero-bench/1"));
+  doc["context"]["schema"] = "zero-bench/1.3";  // minor versions are readable
+  CHECK_NOTHROW(rank_result_from_json_text(doc.dump(), "f.json"));
+  CHECK_THROWS_WITH(rank_result_from_json_text("{\"context\": ", "g.json"),
+                    Catch::Contains("g.json") && Catch::Contains("malformed JSON"));
+  doc["result"].erase("numel");
+  CHECK_THROWS_WITH(rank_result_from_json_text(doc.dump(), "h.json"), Catch::Contains("result.numel"));
+  CHECK_THROWS_AS(exp_info_from_json_text("[]", "e.json"), UsageError);
+}
+
+TEST_CASE("exp_info round trip") {
+  const ExpInfo in{"greedy", "greedy", "plan-only", {2, 4}, {"ResNet50", "BERT"}, "t"};
+  const ExpInfo out = exp_info_from_json_text(to_json_text(in), "exp_info.json");
+  CHECK(out.world_sizes == std::vector<int>{2, 4});
+  CHECK(out.models == std::vector<std::string>{"ResNet50", "BERT"});
+  CHECK(out.partitioner == "greedy");
+}

@@ -1,0 +1,52 @@
+#include <catch2/catch.hpp>
+
+#include "models/registry.hpp"
+#include "src/common/errors.hpp"
+#include "support/temp_dir.hpp"
+
+using namespace zb;
+
+namespace {
+std::string manifest_error(const std::string& text, const std::string& file_name = "m.json") {
+  zbtest::TempDir dir;
+  const auto path = dir.path() / file_name;
+  zbtest::write_text(path, text);
+  try {
+    load_manifest(path.string());
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+}  // namespace
+
+TEST_CASE("a manifest loads names and shapes in order and is named after the file") {
+  zbtest::TempDir dir;
+  const auto path = dir.path() / "tiny-net.json";
+  zbtest::write_text(path, R"([{"name": "a.weight", "shape": [4, 3]}, {"name": "a.bias", "shape": [4]},
+                               {"name": "scale", "shape": []}])");
+  const ModelSpec m = load_manifest(path.string());
+  CHECK(m.name == "tiny-net");
+  REQUIRE(m.size() == 3);
+  CHECK(m.params[0].name == "a.weight");
+  CHECK(m.params[1].shape == std::vector<int64_t>{4});
+  CHECK(m.total_numel() == 12 + 4 + 1);
+}
+
+TEST_CASE("bad manifests are rejected with the file and the problem named") {
+  CHECK_THAT(manifest_error("[{\"name\": \"a\""), Catch::Contains("m.json") && Catch::Contains("not valid JSON"));
+  CHECK_THAT(manifest_error("{}"), Catch::Contains("non-empty array"));
+  CHECK_THAT(manifest_error("[]"), Catch::Contains("non-empty array"));
+  CHECK_THAT(manifest_error(R"([{"shape": [1]}])"), Catch::Contains("entry 0") && Catch::Contains("\"name\""));
+  CHECK_THAT(manifest_error(R"([{"name": "a", "shape": [2, -1]}])"),
+             Catch::Contains("'a'") && Catch::Contains("non-negative integer"));
+  CHECK_THAT(manifest_error(R"([{"name": "a", "shape": [1]}, {"name": "a", "shape": [2]}])"),
+             Catch::Contains("appears twice"));
+  CHECK_THAT(manifest_error(R"([{"name": "a", "shape": [1]}])", "my_model.json"),
+             Catch::Contains("my_model") && Catch::Contains("file names"));
+  CHECK_THAT(manifest_error(""), Catch::Contains("not valid JSON"));
+}
+
+TEST_CASE("a missing manifest file is a usage error naming it") {
+  CHECK_THROWS_WITH(load_manifest("/nonexistent/x.json"), Catch::Contains("/nonexistent/x.json"));
+}
