@@ -1,9 +1,46 @@
 # The timed runner needs libtorch (tensors, Adam, c10d) and MPI. CUDA parts
-# are compiled only when the libtorch found has CUDA.
+# (CUDA events, the allocator's peak, NCCL) are compiled only when the
+# libtorch found has CUDA; gloo only when gloo's headers are found.
 if(NOT DEFINED TORCH_CUDA_ARCH_LIST AND NOT DEFINED ENV{TORCH_CUDA_ARCH_LIST})
   set(TORCH_CUDA_ARCH_LIST "8.0;9.0")  # we compile no kernels; keeps torch's config quiet
 endif()
 find_package(Torch REQUIRED)
 find_package(MPI REQUIRED COMPONENTS CXX)
 message(STATUS "zero-bench: libtorch ${Torch_VERSION} at ${TORCH_INSTALL_PREFIX}")
-target_sources(zero_bench PRIVATE src/bench/timed_run_unavailable.cpp)
+
+add_library(zb_runner STATIC
+  src/comm/world.cpp src/comm/backends.cpp src/comm/c10d_communicator.cpp
+  src/comm/gloo_backend.cpp src/comm/nccl_backend.cpp src/comm/mpi_backend.cpp
+  src/runner/synthetic.cpp src/runner/zero_rank.cpp src/runner/device.cpp
+  src/runner/reference_check.cpp src/runner/timed_run.cpp)
+# libtorch >= 2.10 headers require C++20; the rest of zero-bench stays C++17.
+target_compile_features(zb_runner PUBLIC cxx_std_20)
+target_link_libraries(zb_runner PUBLIC zb_bench ${TORCH_LIBRARIES} MPI::MPI_CXX)
+target_compile_options(zb_runner PRIVATE -Wall -Wextra -Wno-unused-parameter)
+
+# CUDA: libtorch built with it lists libtorch_cuda / c10_cuda among its libraries.
+if(TORCH_CUDA_LIBRARIES OR "${TORCH_LIBRARIES}" MATCHES "c10_cuda")
+  set(ZB_HAVE_CUDA ON)
+  target_compile_definitions(zb_runner PRIVATE ZB_HAVE_CUDA USE_C10D_NCCL)
+endif()
+message(STATUS "zero-bench: CUDA parts ${ZB_HAVE_CUDA}")
+
+# gloo: the PyPI wheel ships ProcessGroupGloo.hpp but not gloo's own headers;
+# Debian's libgloo-dev provides them (only pointers to gloo types cross the
+# boundary, so the header version need not match libtorch's bundled gloo).
+find_path(ZB_GLOO_INCLUDE_DIR gloo/algorithm.h HINTS ${TORCH_INCLUDE_DIRS})
+if(ZB_GLOO_INCLUDE_DIR)
+  target_compile_definitions(zb_runner PRIVATE ZB_HAVE_GLOO USE_C10D_GLOO)
+  target_include_directories(zb_runner PRIVATE ${ZB_GLOO_INCLUDE_DIR})
+endif()
+message(STATUS "zero-bench: gloo headers: ${ZB_GLOO_INCLUDE_DIR}")
+
+# The wheel's CUDA libraries (NCCL, cuDNN, ...) live beside torch in
+# site-packages/nvidia/*/lib: link and run against those, not a system NCCL.
+file(GLOB ZB_NVIDIA_LIB_DIRS "${TORCH_INSTALL_PREFIX}/../nvidia/*/lib")
+foreach(dir ${ZB_NVIDIA_LIB_DIRS})
+  target_link_options(zb_runner INTERFACE "LINKER:-rpath-link,${dir}")
+endforeach()
+
+target_link_libraries(zero_bench PRIVATE zb_runner)
+set_target_properties(zero_bench PROPERTIES BUILD_RPATH "${ZB_NVIDIA_LIB_DIRS}")

@@ -45,6 +45,28 @@ void add_options(CLI::App& app, Config& c, std::vector<std::string>& world_sizes
   app.add_option("--print-model", c.print_model, "print a model's tensors (index, name, shape, numel)");
   app.add_flag("--list-partitioners", "print each partitioner with a one-line summary");
   app.add_flag("--list-models", "print the built-in models");
+  auto* timed = "timed runs (under mpirun)";
+  app.add_option("-b,--backend", c.backend, "nccl | gloo | mpi (default: nccl on CUDA, gloo on CPU)")->group(timed);
+  app.add_option("--device", c.device, "auto | cuda | cpu (auto: CUDA when libtorch sees a GPU)")->group(timed);
+  app.add_option("-n,--iters", c.iters, "timed iterations per (world size, model) (default 30)")->group(timed);
+  app.add_option("-w,--warmup", c.warmup, "discarded warm-up iterations before them (default 1)")->group(timed);
+  app.add_option("--sync", c.sync,
+                 "per-param: one broadcast per parameter; bucket: one flat bucket per owner rank")->group(timed);
+  app.add_option("--seed", c.seed, "seed of the synthetic parameters and gradients (default 0)")->group(timed);
+  app.add_option("--threads", c.threads, "intra-op CPU threads per rank (default 1)")->group(timed);
+  app.add_flag("-c,--check", c.check,
+               "after timing, compare every parameter with a single-process Adam over all of them "
+               "(bitwise; costs a second copy of the model)")->group(timed);
+}
+
+void check_timed_options(const Config& c) {
+  if (c.iters < 1) throw UsageError("--iters " + std::to_string(c.iters) + ": need at least 1 timed iteration");
+  if (c.warmup < 0) throw UsageError("--warmup " + std::to_string(c.warmup) + ": must be 0 or more");
+  if (c.threads < 1) throw UsageError("--threads " + std::to_string(c.threads) + ": must be 1 or more");
+  if (c.sync != "per-param" && c.sync != "bucket")
+    throw UsageError("unknown --sync '" + c.sync + "'; valid: per-param, bucket");
+  if (c.device != "auto" && c.device != "cuda" && c.device != "cpu")
+    throw UsageError("unknown device '" + c.device + "'; valid devices: auto, cuda, cpu");
 }
 
 void check_unique(const std::vector<std::string>& names, const char* what) {
@@ -88,6 +110,7 @@ Config parse_command_line(int argc, char** argv, bool& help_shown) {
   else if (app.count("--list-models")) c.action = Action::kListModels;
   else if (!c.print_model.empty()) c.action = Action::kPrintModel;
   else finish_run_config(c, world_sizes);
+  check_timed_options(c);
   return c;
 }
 

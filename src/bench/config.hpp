@@ -1,6 +1,7 @@
 // Everything one zero_bench invocation was asked to do, parsed once from the
 // command line and passed explicitly.
 #pragma once
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,15 @@ struct Config {
   std::vector<std::string> model_names;  // empty: defaults (or only the model files)
   std::vector<std::string> model_files;
   std::string print_model;
+
+  // Timed runs (under mpirun).
+  std::string backend;           // empty: nccl on CUDA, gloo on CPU
+  std::string device = "auto";   // auto | cuda | cpu
+  int iters = 30, warmup = 1;
+  std::string sync = "per-param";  // per-param | bucket
+  uint64_t seed = 0;
+  int threads = 1;               // intra-op threads per rank
+  bool check = false;            // compare with a single-process Adam reference
 };
 
 // Parses argv; throws UsageError for anything invalid. A --help request

@@ -138,6 +138,8 @@ std::string to_json_text(const RankResult& r) {
   result["numel"] = r.numel;
   result["optimizer_state_bytes"] = r.optimizer_state_bytes;
   result["peak_memory_bytes"] = optional_json(r.peak_memory_bytes);
+  result["peak_memory_source"] = optional_json(r.peak_memory_source);
+  result["check"] = optional_json(r.check);
   result["timing"] = timings_json(r.timings);
   result["shards"] = ordered_json::array();
   for (const auto& s : r.shards)

@@ -51,6 +51,8 @@ struct RankResult {
   std::vector<ShardRecord> shards;
   std::optional<Timings> timings;
   std::optional<int64_t> peak_memory_bytes;
+  std::optional<std::string> peak_memory_source;  // "cuda_allocator" | "tracked_tensors"
+  std::optional<std::string> check;               // --check outcome
 };
 
 struct ExpInfo {

@@ -1,0 +1,93 @@
+#include "c10d_communicator.hpp"
+
+#include <netdb.h>
+#include <unistd.h>
+#include <torch/csrc/distributed/c10d/TCPStore.hpp>
+#include <torch/cuda.h>
+
+#include <cstdlib>
+
+#include "world.hpp"
+
+namespace zb {
+namespace {
+
+bool group_is_single_node(const SubWorld& group) {
+  MPI_Comm node;
+  MPI_Comm_split_type(group.comm(), MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  int node_size = 0;
+  MPI_Comm_size(node, &node_size);
+  MPI_Comm_free(&node);
+  int all_local = node_size == group.size() ? 1 : 0, every = 0;
+  MPI_Allreduce(&all_local, &every, 1, MPI_INT, MPI_MIN, group.comm());
+  return every == 1;
+}
+
+std::string this_host_name() {
+  if (const char* forced = std::getenv("ZB_STORE_ADDR")) return forced;
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  return host;
+}
+
+}  // namespace
+
+c10::intrusive_ptr<c10d::Store> make_group_store(const SubWorld& group, StoreAddress& address) {
+  address.single_node = group_is_single_node(group) && !std::getenv("ZB_STORE_ADDR");
+  const std::string host = address.single_node ? "127.0.0.1" : this_host_name();
+  c10::intrusive_ptr<c10d::TCPStore> server;
+  std::string endpoint;
+  if (group.rank() == 0) {
+    c10d::TCPStoreOptions options;
+    options.port = 0;  // ephemeral
+    options.isServer = true;
+    options.numWorkers = group.size();
+    options.waitWorkers = false;
+    server = c10::make_intrusive<c10d::TCPStore>(host, options);
+    endpoint = host + ":" + std::to_string(server->getPort());
+  }
+  endpoint = group.broadcast_string(endpoint, 0);
+  const auto colon = endpoint.rfind(':');
+  address.host = endpoint.substr(0, colon);
+  if (group.rank() == 0) return server;
+  c10d::TCPStoreOptions options;
+  options.port = static_cast<uint16_t>(std::stoi(endpoint.substr(colon + 1)));
+  options.isServer = false;
+  options.numWorkers = group.size();
+  return c10::make_intrusive<c10d::TCPStore>(address.host, options);
+}
+
+C10dCommunicator::C10dCommunicator(std::string backend, const SubWorld& group,
+                                   c10::intrusive_ptr<c10d::Backend> pg, bool on_cuda)
+    : Communicator(group.rank(), group.size()),
+      backend_(std::move(backend)),
+      group_(group),
+      pg_(std::move(pg)),
+      on_cuda_(on_cuda) {}
+
+void C10dCommunicator::broadcast_all(std::vector<at::Tensor>& tensors, const std::vector<int>& roots) {
+  std::vector<c10::intrusive_ptr<c10d::Work>> pending;
+  pending.reserve(tensors.size());
+  for (std::size_t i = 0; i < tensors.size(); ++i) {
+    std::vector<at::Tensor> one{tensors[i]};
+    c10d::BroadcastOptions options;
+    options.rootRank = roots[i];
+    pending.push_back(pg_->broadcast(one, options));
+  }
+  for (auto& work : pending) work->wait();
+}
+
+void C10dCommunicator::all_gather(at::Tensor& out, const at::Tensor& in) {
+  const int64_t n = in.numel();
+  std::vector<std::vector<at::Tensor>> outputs(1);
+  for (int r = 0; r < size(); ++r) outputs[0].push_back(out.narrow(0, r * n, n));
+  std::vector<at::Tensor> inputs{in};
+  pg_->allgather(outputs, inputs)->wait();
+}
+
+void C10dCommunicator::barrier() {
+  if (on_cuda_) torch::cuda::synchronize();
+  group_.barrier();
+}
+
+}  // namespace zb

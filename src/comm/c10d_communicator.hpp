@@ -1,0 +1,36 @@
+// A Communicator over a c10d process-group backend (gloo or NCCL), with the
+// TCP store it rendezvouses through. The store's address is chosen by rank 0
+// and broadcast over MPI.
+#pragma once
+#include <torch/csrc/distributed/c10d/Backend.hpp>
+#include <torch/csrc/distributed/c10d/Store.hpp>
+
+#include "communicator.hpp"
+
+namespace zb {
+
+struct StoreAddress {
+  std::string host;
+  bool single_node = true;
+};
+
+// A fresh TCP store for this group: rank 0 serves on an ephemeral port.
+c10::intrusive_ptr<c10d::Store> make_group_store(const SubWorld& group, StoreAddress& address);
+
+class C10dCommunicator : public Communicator {
+ public:
+  C10dCommunicator(std::string backend, const SubWorld& group, c10::intrusive_ptr<c10d::Backend> pg,
+                   bool on_cuda);
+  std::string backend() const override { return backend_; }
+  void broadcast_all(std::vector<at::Tensor>& tensors, const std::vector<int>& roots) override;
+  void all_gather(at::Tensor& out, const at::Tensor& in) override;
+  void barrier() override;
+
+ private:
+  std::string backend_;
+  const SubWorld& group_;
+  c10::intrusive_ptr<c10d::Backend> pg_;
+  bool on_cuda_;
+};
+
+}  // namespace zb

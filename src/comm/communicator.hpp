@@ -1,0 +1,50 @@
+// The one interface the runner syncs parameters through: broadcast,
+// all-gather into a flat buffer, barrier, rank, size. One implementation per
+// backend (nccl, gloo: c10d process groups; mpi: MPI on host memory).
+#pragma once
+#include <ATen/ATen.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace zb {
+
+class SubWorld;
+
+class Communicator {
+ public:
+  virtual ~Communicator() = default;
+  virtual std::string backend() const = 0;
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+
+  // Issues one broadcast per tensor (tensors[i] from roots[i]), then waits
+  // for all of them, as ZeroRedundancyOptimizer's per-parameter sync does.
+  virtual void broadcast_all(std::vector<at::Tensor>& tensors, const std::vector<int>& roots) = 0;
+  // out (size() * in.numel() elements, contiguous) = every rank's `in`, in rank order.
+  virtual void all_gather(at::Tensor& out, const at::Tensor& in) = 0;
+  // Returns when every rank has called it; on CUDA also drains this rank's device work.
+  virtual void barrier() = 0;
+
+ protected:
+  Communicator(int rank, int size) : rank_(rank), size_(size) {}
+
+ private:
+  int rank_, size_;
+};
+
+struct BackendEntry {
+  const char* name;
+  const char* summary;
+  bool needs_cuda;
+  // Empty when usable in this build, else why not (said when it is asked for).
+  std::string (*unavailable_reason)();
+  std::unique_ptr<Communicator> (*create)(const SubWorld& group, const at::Device& device);
+};
+
+const std::vector<BackendEntry>& communication_backends();
+// Exact-name lookup; throws UsageError listing the valid names.
+const BackendEntry& find_backend(const std::string& name);
+
+}  // namespace zb

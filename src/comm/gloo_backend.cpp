@@ -1,0 +1,34 @@
+// gloo: libtorch's c10d ProcessGroupGloo over the group's TCP store.
+#include "backend_factories.hpp"
+#include "world.hpp"
+
+#ifdef ZB_HAVE_GLOO
+#include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
+
+#include "c10d_communicator.hpp"
+#endif
+
+namespace zb {
+
+#ifdef ZB_HAVE_GLOO
+std::string gloo_unavailable_reason() { return ""; }
+
+std::unique_ptr<Communicator> create_gloo(const SubWorld& group, const at::Device& device) {
+  StoreAddress address;
+  auto store = make_group_store(group, address);
+  auto options = c10d::ProcessGroupGloo::Options::create();
+  options->devices.push_back(address.single_node ? c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1")
+                                                 : c10d::ProcessGroupGloo::createDefaultDevice());
+  auto pg = c10::make_intrusive<c10d::ProcessGroupGloo>(store, group.rank(), group.size(), options);
+  return std::make_unique<C10dCommunicator>("gloo", group, pg, device.is_cuda());
+}
+#else
+std::string gloo_unavailable_reason() {
+  return "this zero_bench was built without gloo: the libtorch it was built against ships no gloo "
+         "headers and none were found (Debian: apt-get install libgloo-dev, then rebuild); use -b mpi";
+}
+
+std::unique_ptr<Communicator> create_gloo(const SubWorld&, const at::Device&) { return nullptr; }
+#endif
+
+}  // namespace zb

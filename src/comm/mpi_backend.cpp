@@ -1,0 +1,80 @@
+// mpi: MPI collectives on host memory. CUDA tensors are staged through host
+// buffers (copy to host, collective, copy back), inside the timed region.
+#include <torch/cuda.h>
+
+#include <climits>
+
+#include "backend_factories.hpp"
+#include "world.hpp"
+
+namespace zb {
+namespace {
+
+// MPI counts are int: a larger buffer goes in chunks.
+constexpr int64_t kMaxChunk = INT_MAX / 2;
+
+class MpiCommunicator : public Communicator {
+ public:
+  MpiCommunicator(const SubWorld& group, bool on_cuda)
+      : Communicator(group.rank(), group.size()), group_(group), on_cuda_(on_cuda) {}
+  std::string backend() const override { return "mpi"; }
+
+  void broadcast_all(std::vector<at::Tensor>& tensors, const std::vector<int>& roots) override {
+    std::vector<at::Tensor> host(tensors.size());
+    std::vector<MPI_Request> requests;
+    for (std::size_t i = 0; i < tensors.size(); ++i) {
+      host[i] = on_cuda_ ? tensors[i].to(at::kCPU) : tensors[i];
+      float* data = host[i].data_ptr<float>();
+      for (int64_t off = 0; off < host[i].numel(); off += kMaxChunk) {
+        const int count = static_cast<int>(std::min(kMaxChunk, host[i].numel() - off));
+        requests.emplace_back();
+        MPI_Ibcast(data + off, count, MPI_FLOAT, roots[i], group_.comm(), &requests.back());
+      }
+    }
+    MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
+    if (on_cuda_)
+      for (std::size_t i = 0; i < tensors.size(); ++i) tensors[i].copy_(host[i]);
+  }
+
+  void all_gather(at::Tensor& out, const at::Tensor& in) override {
+    at::Tensor host_in = on_cuda_ ? in.to(at::kCPU) : in.contiguous();
+    at::Tensor host_out = on_cuda_ ? at::empty(out.sizes(), out.options().device(at::kCPU)) : out;
+    const int64_t n = host_in.numel();
+    if (n <= kMaxChunk) {
+      MPI_Allgather(host_in.data_ptr<float>(), static_cast<int>(n), MPI_FLOAT, host_out.data_ptr<float>(),
+                    static_cast<int>(n), MPI_FLOAT, group_.comm());
+    } else {  // large shards: one broadcast per rank, chunked
+      std::vector<at::Tensor> parts;
+      std::vector<int> roots;
+      for (int r = 0; r < size(); ++r) {
+        parts.push_back(host_out.narrow(0, r * n, n));
+        if (r == rank()) parts.back().copy_(host_in);
+        roots.push_back(r);
+      }
+      const bool was_cuda = on_cuda_;
+      on_cuda_ = false;
+      broadcast_all(parts, roots);
+      on_cuda_ = was_cuda;
+    }
+    if (on_cuda_) out.copy_(host_out);
+  }
+
+  void barrier() override {
+    if (on_cuda_) torch::cuda::synchronize();
+    group_.barrier();
+  }
+
+ private:
+  const SubWorld& group_;
+  bool on_cuda_;
+};
+
+}  // namespace
+
+std::string mpi_unavailable_reason() { return ""; }
+
+std::unique_ptr<Communicator> create_mpi(const SubWorld& group, const at::Device& device) {
+  return std::make_unique<MpiCommunicator>(group, device.is_cuda());
+}
+
+}  // namespace zb

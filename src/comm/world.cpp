@@ -1,0 +1,102 @@
+#include "world.hpp"
+
+#include <cstdlib>
+
+namespace zb {
+namespace {
+
+int local_rank_of_world() {
+  MPI_Comm node;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  int local = 0;
+  MPI_Comm_rank(node, &local);
+  MPI_Comm_free(&node);
+  return local;
+}
+
+}  // namespace
+
+MpiSession::MpiSession(int* argc, char*** argv) {
+  int provided = 0;
+  MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided);
+  MPI_Comm_rank(MPI_COMM_WORLD, &world_.rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &world_.size);
+  world_.local_rank = local_rank_of_world();
+}
+
+MpiSession::~MpiSession() { MPI_Finalize(); }
+
+SubWorld::SubWorld(int world_size) {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_split(MPI_COMM_WORLD, rank < world_size ? 0 : MPI_UNDEFINED, rank, &comm_);
+  if (comm_ != MPI_COMM_NULL) {
+    MPI_Comm_rank(comm_, &rank_);
+    MPI_Comm_size(comm_, &size_);
+  }
+}
+
+SubWorld::~SubWorld() {
+  if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
+}
+
+void SubWorld::barrier() const { MPI_Barrier(comm_); }
+
+std::string SubWorld::broadcast_string(const std::string& value, int root) const {
+  int length = static_cast<int>(value.size());
+  MPI_Bcast(&length, 1, MPI_INT, root, comm_);
+  std::string out = rank_ == root ? value : std::string(length, '\0');
+  MPI_Bcast(out.data(), length, MPI_CHAR, root, comm_);
+  return out;
+}
+
+std::vector<std::string> SubWorld::gather_strings(const std::string& value) const {
+  int length = static_cast<int>(value.size());
+  std::vector<int> lengths(rank_ == 0 ? size_ : 0), offsets(lengths.size());
+  MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, comm_);
+  int total = 0;
+  for (std::size_t i = 0; i < lengths.size(); ++i) offsets[i] = total, total += lengths[i];
+  std::string all(total, '\0');
+  MPI_Gatherv(value.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(), MPI_CHAR, 0, comm_);
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < lengths.size(); ++i) out.push_back(all.substr(offsets[i], lengths[i]));
+  return out;
+}
+
+void world_barrier() { MPI_Barrier(MPI_COMM_WORLD); }
+
+bool any_rank_failed(bool failed) {
+  int mine = failed ? 1 : 0, any = 0;
+  MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  return any != 0;
+}
+
+std::string first_failure_message(bool failed, const std::string& message) {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  int mine = failed ? rank : size, first = size;
+  MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (first == size) return "";
+  int length = static_cast<int>(message.size());
+  MPI_Bcast(&length, 1, MPI_INT, first, MPI_COMM_WORLD);
+  std::string out = rank == first ? message : std::string(length, '\0');
+  MPI_Bcast(out.data(), length, MPI_CHAR, first, MPI_COMM_WORLD);
+  return out;
+}
+
+void abort_all_ranks(int exit_code) {
+  MPI_Abort(MPI_COMM_WORLD, exit_code);
+  std::exit(exit_code);  // not reached
+}
+
+std::string mpi_library_version() {
+  char version[MPI_MAX_LIBRARY_VERSION_STRING];
+  int length = 0;
+  MPI_Get_library_version(version, &length);
+  std::string text(version, length);
+  const auto newline = text.find_first_of("\n,");
+  return newline == std::string::npos ? text : text.substr(0, newline);
+}
+
+}  // namespace zb

@@ -1,0 +1,128 @@
+#include "device.hpp"
+
+#include <torch/cuda.h>
+#include <torch/version.h>
+
+#include <chrono>
+
+#include "../comm/backend_factories.hpp"
+#include "../comm/world.hpp"
+#include "../common/errors.hpp"
+
+#ifdef ZB_HAVE_CUDA
+#include <ATen/cuda/CUDAContext.h>
+#include <ATen/cuda/CUDAEvent.h>
+#include <c10/cuda/CUDACachingAllocator.h>
+#include <c10/cuda/CUDAGuard.h>
+#include <cuda_runtime_api.h>
+#endif
+
+namespace zb {
+namespace {
+
+class SteadyClockTimer : public IterationTimer {
+ public:
+  void begin() override { t0_ = Clock::now(); }
+  void step_done() override { t1_ = Clock::now(); }
+  void end() override { t2_ = Clock::now(); }
+  double step_seconds() override { return std::chrono::duration<double>(t1_ - t0_).count(); }
+  double sync_seconds() override { return std::chrono::duration<double>(t2_ - t1_).count(); }
+  const char* clock() const override { return "steady_clock"; }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  Clock::time_point t0_, t1_, t2_;
+};
+
+#ifdef ZB_HAVE_CUDA
+class CudaEventTimer : public IterationTimer {
+ public:
+  void begin() override { start_.record(); }
+  void step_done() override { stepped_.record(); }
+  void end() override {
+    synced_.record();
+    synced_.synchronize();
+  }
+  double step_seconds() override { return start_.elapsed_time(stepped_) / 1000.0; }
+  double sync_seconds() override { return stepped_.elapsed_time(synced_) / 1000.0; }
+  const char* clock() const override { return "cuda_event"; }
+
+ private:
+  at::cuda::CUDAEvent start_{cudaEventDefault}, stepped_{cudaEventDefault}, synced_{cudaEventDefault};
+};
+#endif
+
+}  // namespace
+
+bool built_with_cuda() {
+#ifdef ZB_HAVE_CUDA
+  return true;
+#else
+  return false;
+#endif
+}
+
+at::Device choose_device(const std::string& requested, int local_rank) {
+  const bool have_gpu = torch::cuda::is_available();
+  if (requested == "cpu" || (requested == "auto" && !have_gpu)) return at::Device(at::kCPU);
+  if (requested != "cuda" && requested != "auto")
+    throw UsageError("unknown device '" + requested + "'; valid devices: auto, cuda, cpu");
+  if (!have_gpu || !built_with_cuda())
+    throw UsageError(std::string("--device cuda: ") +
+                     (built_with_cuda() ? "libtorch sees no GPU on this machine"
+                                        : "this zero_bench was built against a libtorch without CUDA") +
+                     "; use --device cpu");
+  const auto index = static_cast<c10::DeviceIndex>(local_rank % torch::cuda::device_count());
+#ifdef ZB_HAVE_CUDA
+  c10::cuda::set_device(index);
+#endif
+  return at::Device(at::kCUDA, index);
+}
+
+std::string device_name(const at::Device& device) {
+#ifdef ZB_HAVE_CUDA
+  if (device.is_cuda()) return at::cuda::getDeviceProperties(device.index())->name;
+#endif
+  return "cpu";
+}
+
+std::unique_ptr<IterationTimer> make_timer(const at::Device& device) {
+#ifdef ZB_HAVE_CUDA
+  if (device.is_cuda()) return std::make_unique<CudaEventTimer>();
+#endif
+  (void)device;
+  return std::make_unique<SteadyClockTimer>();
+}
+
+void reset_peak_memory(const at::Device& device) {
+#ifdef ZB_HAVE_CUDA
+  if (device.is_cuda()) c10::cuda::CUDACachingAllocator::resetPeakStats(device.index());
+#endif
+  (void)device;
+}
+
+std::optional<int64_t> device_peak_memory(const at::Device& device) {
+#ifdef ZB_HAVE_CUDA
+  if (device.is_cuda()) {
+    const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(device.index());
+    return stats.allocated_bytes[static_cast<std::size_t>(c10::CachingAllocator::StatType::AGGREGATE)].peak;
+  }
+#endif
+  (void)device;
+  return std::nullopt;
+}
+
+std::map<std::string, std::string> library_versions() {
+  std::map<std::string, std::string> v;
+  v["libtorch"] = TORCH_VERSION;
+  v["mpi"] = mpi_library_version();
+#ifdef ZB_HAVE_CUDA
+  int runtime = 0;
+  if (cudaRuntimeGetVersion(&runtime) == cudaSuccess)
+    v["cuda"] = std::to_string(runtime / 1000) + "." + std::to_string(runtime % 1000 / 10);
+  v["nccl"] = nccl_version();
+#endif
+  return v;
+}
+
+}  // namespace zb

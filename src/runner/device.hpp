@@ -1,0 +1,39 @@
+// Device choice, clocks, memory figures and library versions. The CUDA
+// pieces are compiled only when libtorch has CUDA (ZB_HAVE_CUDA).
+#pragma once
+#include <ATen/ATen.h>
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace zb {
+
+// "auto": CUDA when libtorch sees a GPU, else CPU; "cuda": the GPU of the
+// node-local rank (throws UsageError when there is none); "cpu".
+at::Device choose_device(const std::string& requested, int local_rank);
+std::string device_name(const at::Device& device);
+
+// Times one iteration: begin, step done, end; then the two durations.
+class IterationTimer {
+ public:
+  virtual ~IterationTimer() = default;
+  virtual void begin() = 0;
+  virtual void step_done() = 0;
+  virtual void end() = 0;
+  virtual double step_seconds() = 0;
+  virtual double sync_seconds() = 0;
+  virtual const char* clock() const = 0;
+};
+// CUDA events (timing enabled, current stream) on a GPU; steady_clock on CPU.
+std::unique_ptr<IterationTimer> make_timer(const at::Device& device);
+
+void reset_peak_memory(const at::Device& device);
+// CUDA caching allocator's peak since the last reset; nullopt on CPU.
+std::optional<int64_t> device_peak_memory(const at::Device& device);
+
+std::map<std::string, std::string> library_versions();  // libtorch, cuda, nccl, mpi
+bool built_with_cuda();
+
+}  // namespace zb

@@ -1,0 +1,32 @@
+#include "synthetic.hpp"
+
+#include <ATen/CPUGeneratorImpl.h>
+
+namespace zb {
+namespace {
+
+uint64_t mix(uint64_t x) {  // splitmix64 finaliser: decorrelates nearby seeds
+  x += 0x9E3779B97F4A7C15ULL;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
+  return x ^ (x >> 31);
+}
+
+at::Tensor seeded_uniform(const ParamSpec& spec, uint64_t stream_seed, double scale, const at::Device& device) {
+  at::Generator gen = at::make_generator<at::CPUGeneratorImpl>(stream_seed);
+  at::Tensor cpu = at::empty(spec.shape, at::TensorOptions().dtype(at::kFloat));
+  cpu.uniform_(-scale, scale, gen);
+  return device.is_cpu() ? cpu : cpu.to(device);
+}
+
+}  // namespace
+
+at::Tensor initial_parameter(const ParamSpec& spec, int index, uint64_t seed, const at::Device& device) {
+  return seeded_uniform(spec, mix(mix(seed) + 2 * static_cast<uint64_t>(index)), 0.1, device);
+}
+
+at::Tensor synthetic_gradient(const ParamSpec& spec, int index, uint64_t seed, const at::Device& device) {
+  return seeded_uniform(spec, mix(mix(seed) + 2 * static_cast<uint64_t>(index) + 1), 0.01, device);
+}
+
+}  // namespace zb

@@ -1,0 +1,11 @@
+// Seeded parameters and gradients: every rank builds the same values for a
+// parameter, whichever rank owns it, from (seed, parameter index) alone.
+#pragma once
+#include <ATen/ATen.h>
+
+#include "../../models/model_spec.hpp"
+
+namespace zb {
+at::Tensor initial_parameter(const ParamSpec& spec, int index, uint64_t seed, const at::Device& device);
+at::Tensor synthetic_gradient(const ParamSpec& spec, int index, uint64_t seed, const at::Device& device);
+}  // namespace zb

@@ -1,0 +1,190 @@
+// The distributed benchmark: under mpirun, for each world size W the first W
+// ranks time Adam steps over their shard and the parameter sync, and write
+// one JSON each; rank 0 writes exp_info.json last.
+#include "../bench/timed_run.hpp"
+
+#include <torch/torch.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <functional>
+#include <iostream>
+#include <sstream>
+
+#include "../../partitioners/registry.hpp"
+#include "../bench/model_selection.hpp"
+#include "../bench/rank_record.hpp"
+#include "../bench/run_context.hpp"
+#include "../bench/run_dir.hpp"
+#include "../comm/world.hpp"
+#include "../common/atomic_file.hpp"
+#include "../common/errors.hpp"
+#include "device.hpp"
+#include "reference_check.hpp"
+#include "zero_rank.hpp"
+
+namespace zb {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct TimedSetup {
+  const PartitionerEntry* partitioner = nullptr;
+  std::vector<ModelSpec> models;
+  const BackendEntry* backend = nullptr;
+  at::Device device{at::kCPU};
+  std::string dir;
+};
+
+// Everything that can be wrong with the request, found identically on every rank.
+TimedSetup check_request(const Config& config, const World& world) {
+  TimedSetup s;
+  s.partitioner = &find_partitioner(config.partitioner);
+  s.models = selected_models(config);
+  for (int w : config.world_sizes)
+    if (w > world.size)
+      throw UsageError("world size " + std::to_string(w) + " needs " + std::to_string(w) + " ranks; mpirun started " +
+                       std::to_string(world.size));
+  s.device = choose_device(config.device, world.local_rank);
+  s.backend = &find_backend(config.backend.empty() ? (s.device.is_cuda() ? "nccl" : "gloo") : config.backend);
+  if (s.backend->needs_cuda && !s.device.is_cuda())
+    throw UsageError(std::string("backend '") + s.backend->name +
+                     "' moves GPU tensors only and the device is the CPU; use -b gloo or -b mpi, or --device cuda");
+  const std::string reason = s.backend->unavailable_reason();
+  if (!reason.empty()) throw UsageError("-b " + std::string(s.backend->name) + ": " + reason);
+  s.dir = run_directory(config);
+  return s;
+}
+
+Timings time_iterations(ZeroRank& zero, Communicator& comm, const Config& config, const at::Device& device) {
+  auto timer = make_timer(device);
+  std::vector<double> step, sync, total;
+  for (int i = 0; i < config.warmup + config.iters; ++i) {
+    comm.barrier();
+    timer->begin();
+    zero.step();
+    timer->step_done();
+    zero.sync(comm);
+    timer->end();
+    if (i < config.warmup) continue;
+    step.push_back(timer->step_seconds());
+    sync.push_back(timer->sync_seconds());
+    total.push_back(step.back() + sync.back());
+  }
+  return Timings{make_series(step), make_series(sync), make_series(total), config.warmup, timer->clock()};
+}
+
+std::string console_lines(int rank, const RankResult& r) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "rank=%d: optimizer.step() took %.3f s\nrank=%d: %lld parameters\n", rank,
+                r.timings->step.stats.mean, rank, static_cast<long long>(r.numel));
+  return buf;
+}
+
+RunContext timed_context(const Config& config, const TimedSetup& setup, const World& world) {
+  RunContext base = base_context(config);
+  base.mode = "timed";
+  base.local_rank = world.local_rank;
+  base.backend = setup.backend->name;
+  base.device = device_name(setup.device);
+  base.optimizer = "adam";
+  base.versions = library_versions();
+  return base;
+}
+
+void run_case(const Config& config, const TimedSetup& setup, const RunContext& base, const ModelSpec& model,
+              Communicator& comm, const SubWorld& group, Clock::time_point started) {
+  const auto case_start = Clock::now();
+  const Plan plan = make_plan(*setup.partitioner, model, group.size(), PlanOptions{});
+  reset_peak_memory(setup.device);
+  ZeroRank zero(model, plan, group.rank(), setup.device, config.seed,
+                config.sync == "bucket" ? SyncMode::kBucket : SyncMode::kPerParam);
+  RankResult record = rank_record(base, model, plan, group.rank());
+  record.timings = time_iterations(zero, comm, config, setup.device);
+  const auto device_peak = device_peak_memory(setup.device);
+  record.peak_memory_bytes = device_peak ? *device_peak : zero.tracked_bytes();
+  record.peak_memory_source = device_peak ? "cuda_allocator" : "tracked_tensors";
+  if (config.check) {
+    const std::string mismatch = compare_with_unsharded_adam(model, zero.parameters(), setup.device, config.seed,
+                                                             config.warmup + config.iters);
+    if (!mismatch.empty()) throw RunError("--check failed on rank " + std::to_string(group.rank()) + ": " + mismatch);
+    record.check = "passed: all parameters bitwise equal to single-process Adam";
+  }
+  write_file_atomically(setup.dir + "/" + rank_file_name(model.name, group.size(), group.rank()),
+                        to_json_text(record));
+  const auto lines = group.gather_strings(console_lines(group.rank(), record));
+  if (group.rank() != 0) return;
+  std::cout << "world_size=" << group.size() << " model=" << model.name << "\n";
+  for (const auto& l : lines) std::cout << l;
+  const double case_s = std::chrono::duration<double>(Clock::now() - case_start).count();
+  const double total_s = std::chrono::duration<double>(Clock::now() - started).count();
+  std::printf("[progress] world_size=%d model=%s: %d warm-up + %d timed iterations, %.1f s (elapsed %.1f s)%s\n",
+              group.size(), model.name.c_str(), config.warmup, config.iters, case_s, total_s,
+              config.check ? ", --check passed on every rank" : "");
+  std::fflush(stdout);
+}
+
+void run_all(const Config& config, const TimedSetup& setup, const World& world) {
+  const RunContext base = timed_context(config, setup, world);
+  const auto started = Clock::now();
+  for (int w : config.world_sizes) {
+    SubWorld group(w);
+    if (group.member()) {
+      auto comm = setup.backend->create(group, setup.device);
+      for (const ModelSpec& model : setup.models) run_case(config, setup, base, model, *comm, group, started);
+    }
+    world_barrier();  // ranks beyond W wait here
+  }
+  if (world.rank == 0) {
+    ExpInfo info{std::filesystem::path(setup.dir).filename().string(), config.partitioner, "timed",
+                 config.world_sizes, {}, base.time};
+    for (const auto& m : setup.models) info.models.push_back(m.name);
+    write_file_atomically(setup.dir + "/exp_info.json", to_json_text(info));
+    std::cout << "wrote " << setup.dir << " (exp_info.json last)\n";
+  }
+}
+
+// Runs `what` on rank 0 only; every rank learns its UsageError, if any.
+std::string rank0_usage_error(const World& world, const std::function<void()>& what) {
+  std::string message;
+  if (world.rank == 0) {
+    try {
+      what();
+    } catch (const UsageError& e) {
+      message = e.what();
+    }
+  }
+  return first_failure_message(!message.empty(), message);
+}
+
+}  // namespace
+
+int run_timed(const Config& config) {
+  MpiSession mpi(nullptr, nullptr);
+  const World& world = mpi.world();
+  at::set_num_threads(config.threads);
+  TimedSetup setup;
+  std::string usage_error;
+  try {
+    setup = check_request(config, world);
+  } catch (const UsageError& e) {
+    usage_error = e.what();
+  }
+  // Collective, so that a rank that found no fault does not wait for the others.
+  usage_error = first_failure_message(!usage_error.empty(), usage_error);
+  if (usage_error.empty()) usage_error = rank0_usage_error(world, [&] { prepare_run_dir(setup.dir, config.force); });
+  if (!usage_error.empty()) {
+    if (world.rank == 0) std::cerr << "zero_bench: error: " << usage_error << "\n";
+    return kExitUsage;
+  }
+  try {
+    run_all(config, setup, world);
+  } catch (const std::exception& e) {
+    std::cerr << "zero_bench: error on rank " << world.rank << ": " << e.what() << "\n" << std::flush;
+    abort_all_ranks(dynamic_cast<const UsageError*>(&e) ? kExitUsage : kExitFailure);
+  }
+  return kExitOk;
+}
+
+}  // namespace zb

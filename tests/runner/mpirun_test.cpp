@@ -1,0 +1,112 @@
+// zero_bench under mpirun, as a user launches it: the sharded step equals the
+// single-process Adam (--check), and faults end the job instead of hanging.
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "support/process.hpp"
+#include "support/temp_dir.hpp"
+
+namespace fs = std::filesystem;
+using zbtest::quote;
+using zbtest::run_command;
+
+namespace {
+
+const char* kSmallModel = R"([{"name": "emb", "shape": [300, 32]}, {"name": "l1.weight", "shape": [64, 32]},
+  {"name": "l1.bias", "shape": [64]}, {"name": "l2.weight", "shape": [32, 64]}, {"name": "l2.bias", "shape": [32]},
+  {"name": "norm.weight", "shape": [32]}, {"name": "head.weight", "shape": [5, 32]}, {"name": "temp", "shape": []}])";
+
+// mpirun refuses root without these; --oversubscribe for more ranks than cores;
+// timeout turns a hang into a failure.
+zbtest::ProcessResult mpirun(int ranks, const std::string& args) {
+  return run_command("OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout 300 mpirun --oversubscribe -np " +
+                     std::to_string(ranks) + " " + ZB_BENCH_BIN + " " + args);
+}
+
+std::string small_model_file(const zbtest::TempDir& tmp) {
+  zbtest::write_text(tmp.path() / "small.json", kSmallModel);
+  return quote((tmp.path() / "small.json").string());
+}
+
+nlohmann::json load(const fs::path& p) { return nlohmann::json::parse(zbtest::read_text(p)); }
+
+}  // namespace
+
+TEST_CASE("with 2 and 3 ranks, gloo and mpi, every rank's parameters equal single-process Adam after 3 steps") {
+  for (const char* backend : {"gloo", "mpi"}) {
+    for (const char* sync : {"per-param", "bucket"}) {
+      zbtest::TempDir tmp;
+      const std::string dir = (tmp.path() / "run").string();
+      const auto r = mpirun(3, std::string("lpt 2 3 --device cpu -b ") + backend + " --sync " + sync +
+                                   " -w 0 -n 3 --check --model-file " + small_model_file(tmp) + " -o " + quote(dir));
+      INFO(backend << " " << sync << "\nstdout: " << r.out << "\nstderr: " << r.err);
+      REQUIRE(r.exit_code == 0);
+      for (int w : {2, 3}) {
+        for (int rank = 0; rank < w; ++rank) {
+          const auto doc = load(fs::path(dir) / ("small_" + std::to_string(w) + "_" + std::to_string(rank) + ".json"));
+          CHECK_THAT(doc["result"]["check"].get<std::string>(), Catch::StartsWith("passed"));
+          CHECK(doc["context"]["backend"] == backend);
+          CHECK(doc["result"]["timing"]["step"]["samples"].size() == 3);
+        }
+      }
+      CHECK(fs::exists(fs::path(dir) / "exp_info.json"));
+    }
+  }
+}
+
+TEST_CASE("console output follows the seed's style in rank order, with a progress line") {
+  zbtest::TempDir tmp;
+  const auto r = mpirun(2, "greedy 2 --device cpu -n 2 --model-file " + small_model_file(tmp) + " -o " +
+                               quote(tmp.str() + "/run"));
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("world_size=2 model=small\nrank=0: optimizer.step() took "));
+  CHECK_THAT(r.out, Catch::Contains(" s\nrank=0: 9600 parameters\nrank=1: optimizer.step() took "));
+  CHECK_THAT(r.out, Catch::Contains("[progress] world_size=2 model=small: 1 warm-up + 2 timed iterations"));
+  const auto analyzed = run_command(std::string(ZB_ANALYZE_BIN) + " " + quote(tmp.str() + "/run"));
+  CHECK(analyzed.exit_code == 0);
+  CHECK_THAT(analyzed.out, Catch::Contains("max time (std) = 0.") && !Catch::Contains("n/a"));
+}
+
+TEST_CASE("a world size larger than the launched ranks exits 2 on every rank with one message") {
+  zbtest::TempDir tmp;
+  const auto r = mpirun(2, "greedy 2 4 --device cpu --model-file " + small_model_file(tmp) + " -o " +
+                               quote(tmp.str() + "/run"));
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("zero_bench: error: world size 4 needs 4 ranks; mpirun started 2"));
+  CHECK_FALSE(fs::exists(tmp.path() / "run/small_2_0.json"));
+}
+
+TEST_CASE("an impossible backend/device pair exits 2 with the reason") {
+  zbtest::TempDir tmp;
+  const auto r = mpirun(2, "greedy 2 --device cpu -b nccl --model-file " + small_model_file(tmp) + " -o " +
+                               quote(tmp.str() + "/run"));
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("backend 'nccl' moves GPU tensors only"));
+}
+
+TEST_CASE("a fault on one rank ends the whole job with that rank's message, and the run reads as incomplete") {
+  zbtest::TempDir tmp;
+  const fs::path dir = tmp.path() / "run";
+  fs::create_directories(dir / "small_2_1.json");  // a directory where rank 1 must write its file
+  const auto r = mpirun(2, "greedy 2 --device cpu -n 2 --model-file " + small_model_file(tmp) + " -o " +
+                               quote(dir.string()));
+  INFO(r.err);
+  CHECK(r.exit_code != 0);
+  CHECK(r.exit_code != 124);  // not the timeout: no hang
+  CHECK_THAT(r.err, Catch::Contains("zero_bench: error on rank 1: cannot write"));
+  CHECK_FALSE(fs::exists(dir / "exp_info.json"));
+  const auto analyzed = run_command(std::string(ZB_ANALYZE_BIN) + " " + quote(dir.string()));
+  CHECK(analyzed.exit_code == 2);
+  CHECK_THAT(analyzed.err, Catch::Contains("incomplete run"));
+}
+
+TEST_CASE("without mpirun, a single process runs world size 1") {
+  zbtest::TempDir tmp;
+  const auto r = run_command(std::string("timeout 120 ") + ZB_BENCH_BIN + " round_robin 1 --device cpu -n 2 --check " +
+                             "--model-file " + small_model_file(tmp) + " -o " + quote(tmp.str() + "/run"));
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(load(tmp.path() / "run/small_1_0.json")["result"]["numel"] == 9600 + 2048 + 64 + 2048 + 32 + 32 + 160 + 1);
+}
