@@ -1,9 +1,25 @@
 #include "world.hpp"
 
+#include <chrono>
 #include <cstdlib>
+#include <thread>
 
 namespace zb {
 namespace {
+
+// MPI_Barrier busy-polls: ranks waiting in it (those outside the current
+// world size, or early finishers) would steal cores from ranks still timing
+// when ranks share cores. This one sleeps between polls.
+void polite_barrier(MPI_Comm comm) {
+  MPI_Request request;
+  MPI_Ibarrier(comm, &request);
+  int done = 0;
+  for (;;) {
+    MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+    if (done) return;
+    std::this_thread::sleep_for(std::chrono::microseconds(100));
+  }
+}
 
 int local_rank_of_world() {
   MPI_Comm node;
@@ -40,7 +56,7 @@ SubWorld::~SubWorld() {
   if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
 }
 
-void SubWorld::barrier() const { MPI_Barrier(comm_); }
+void SubWorld::barrier() const { polite_barrier(comm_); }
 
 std::string SubWorld::broadcast_string(const std::string& value, int root) const {
   int length = static_cast<int>(value.size());
@@ -63,7 +79,7 @@ std::vector<std::string> SubWorld::gather_strings(const std::string& value) cons
   return out;
 }
 
-void world_barrier() { MPI_Barrier(MPI_COMM_WORLD); }
+void world_barrier() { polite_barrier(MPI_COMM_WORLD); }
 
 bool any_rank_failed(bool failed) {
   int mine = failed ? 1 : 0, any = 0;

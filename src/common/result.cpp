@@ -60,6 +60,8 @@ ordered_json timings_json(const std::optional<Timings>& t) {
   j["step"] = series_json(t->step);
   j["sync"] = series_json(t->sync);
   j["total"] = series_json(t->total);
+  j["collective"] = t->collective ? series_json(*t->collective) : ordered_json(nullptr);
+  j["harness_overhead"] = t->harness_overhead ? series_json(*t->harness_overhead) : ordered_json(nullptr);
   return j;
 }
 

@@ -41,6 +41,9 @@ struct Timings {
   TimingSeries step, sync, total;
   int warmup = 0;
   std::string clock;  // "cuda_event" or "steady_clock"
+  // steady_clock runs only: time inside the collective calls, and time inside
+  // the timed region spent neither in optimizer.step() nor in the sync call.
+  std::optional<TimingSeries> collective, harness_overhead;
 };
 
 struct RankResult {

@@ -59,20 +59,32 @@ TimedSetup check_request(const Config& config, const World& world) {
 
 Timings time_iterations(ZeroRank& zero, Communicator& comm, const Config& config, const at::Device& device) {
   auto timer = make_timer(device);
-  std::vector<double> step, sync, total;
+  std::vector<double> step, sync, total, collective, overhead;
   for (int i = 0; i < config.warmup + config.iters; ++i) {
     comm.barrier();
     timer->begin();
+    const auto step_start = Clock::now();
     zero.step();
+    const auto step_end = Clock::now();
     timer->step_done();
+    const auto sync_start = Clock::now();
     zero.sync(comm);
+    const auto sync_end = Clock::now();
     timer->end();
     if (i < config.warmup) continue;
     step.push_back(timer->step_seconds());
     sync.push_back(timer->sync_seconds());
     total.push_back(step.back() + sync.back());
+    const double inside_calls = std::chrono::duration<double>((step_end - step_start) + (sync_end - sync_start)).count();
+    overhead.push_back(total.back() - inside_calls);
+    collective.push_back(zero.last_collective_seconds());
   }
-  return Timings{make_series(step), make_series(sync), make_series(total), config.warmup, timer->clock()};
+  Timings t{make_series(step), make_series(sync), make_series(total), config.warmup, timer->clock(), {}, {}};
+  if (t.clock == std::string("steady_clock")) {  // host stamps mean nothing against CUDA events
+    t.collective = make_series(collective);
+    t.harness_overhead = make_series(overhead);
+  }
+  return t;
 }
 
 std::string console_lines(int rank, const RankResult& r) {

@@ -2,6 +2,8 @@
 
 #include <torch/torch.h>
 
+#include <chrono>
+
 #include "../common/errors.hpp"
 #include "synthetic.hpp"
 
@@ -53,7 +55,9 @@ void ZeroRank::sync_per_param(Communicator& comm) {
     tensors.push_back(params_[p].detach());
     roots.push_back(owner_[p]);
   }
+  const auto start = std::chrono::steady_clock::now();
   comm.broadcast_all(tensors, roots);
+  collective_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
 void ZeroRank::sync_buckets(Communicator& comm) {
@@ -72,7 +76,9 @@ void ZeroRank::sync_buckets(Communicator& comm) {
     to_send.push_back(buckets_[r]);
     roots.push_back(r);
   }
+  const auto start = std::chrono::steady_clock::now();
   comm.broadcast_all(to_send, roots);
+  collective_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   for (int r = 0; r < static_cast<int>(buckets_.size()); ++r) {
     if (r == rank_ || buckets_[r].numel() == 0) continue;
     int64_t offset = 0;

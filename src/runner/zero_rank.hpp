@@ -25,6 +25,8 @@ class ZeroRank {
   void sync(Communicator& comm);   // owners broadcast their updated parameters
   const std::vector<at::Tensor>& parameters() const { return params_; }
   int64_t tracked_bytes() const;   // parameters + gradients + Adam state + sync buffers
+  // Host time inside the communicator's calls during the last sync.
+  double last_collective_seconds() const { return collective_seconds_; }
 
  private:
   void sync_per_param(Communicator& comm);
@@ -37,6 +39,7 @@ class ZeroRank {
   std::vector<std::vector<int>> owned_by_rank_;  // rank -> parameter indices (plan order)
   std::vector<at::Tensor> buckets_;              // kBucket: one flat buffer per owner rank
   std::unique_ptr<torch::optim::Adam> adam_;
+  double collective_seconds_ = 0;
 };
 
 // Owner of every parameter; throws RunError if a shard is not a whole tensor

@@ -48,6 +48,8 @@ TEST_CASE("with 2 and 3 ranks, gloo and mpi, every rank's parameters equal singl
           CHECK_THAT(doc["result"]["check"].get<std::string>(), Catch::StartsWith("passed"));
           CHECK(doc["context"]["backend"] == backend);
           CHECK(doc["result"]["timing"]["step"]["samples"].size() == 3);
+          CHECK(doc["result"]["timing"]["harness_overhead"]["samples"].size() == 3);
+          CHECK(doc["result"]["peak_memory_source"] == "tracked_tensors");
         }
       }
       CHECK(fs::exists(fs::path(dir) / "exp_info.json"));
