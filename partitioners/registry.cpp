@@ -1,6 +1,7 @@
 #include "registry.hpp"
 
 #include "../src/common/errors.hpp"
+#include "../src/common/named_table.hpp"
 #include "partitioners.hpp"
 
 namespace zb {
@@ -20,12 +21,7 @@ const std::vector<PartitionerEntry>& partitioners() {
 }
 
 const PartitionerEntry& find_partitioner(const std::string& name) {
-  std::string valid;
-  for (const auto& e : partitioners()) {
-    if (name == e.name) return e;
-    valid += (valid.empty() ? "" : ", ") + std::string(e.name);
-  }
-  throw UsageError("unknown partitioner '" + name + "'; valid partitioners: " + valid);
+  return find_by_name(partitioners(), name, "partitioner");
 }
 
 Plan make_plan(const PartitionerEntry& partitioner, const ModelSpec& model, int world_size,

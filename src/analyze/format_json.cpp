@@ -1,16 +1,12 @@
 #include <nlohmann/json.hpp>
 
+#include "../common/json_optional.hpp"
 #include "report.hpp"
 
 namespace zb {
 namespace {
 
 using nlohmann::ordered_json;
-
-template <typename T>
-ordered_json or_null(const std::optional<T>& v) {
-  return v ? ordered_json(*v) : ordered_json(nullptr);
-}
 
 ordered_json case_json(const CaseReport& c) {
   ordered_json j;
@@ -22,10 +18,10 @@ ordered_json case_json(const CaseReport& c) {
   j["diff"] = c.balance.diff;
   j["std_params"] = c.balance.std;
   j["params_per_rank"] = c.numel_per_rank;
-  j["max_time"] = or_null(c.max_time);
-  j["max_time_std"] = or_null(c.max_time_std);
-  j["slowest_rank"] = or_null(c.slowest_rank);
-  j["step_mean_per_rank"] = or_null(c.step_mean_per_rank);
+  j["max_time"] = optional_json(c.max_time);
+  j["max_time_std"] = optional_json(c.max_time_std);
+  j["slowest_rank"] = optional_json(c.slowest_rank);
+  j["step_mean_per_rank"] = optional_json(c.step_mean_per_rank);
   return j;
 }
 

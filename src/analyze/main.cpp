@@ -2,7 +2,7 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
-#include "../common/errors.hpp"
+#include "../common/guarded_main.hpp"
 #include "report.hpp"
 
 namespace {
@@ -35,13 +35,5 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  try {
-    return run(argc, argv);
-  } catch (const zb::UsageError& e) {
-    std::cerr << "zero_analyze: error: " << e.what() << "\n";
-    return zb::kExitUsage;
-  } catch (const std::exception& e) {
-    std::cerr << "zero_analyze: error: " << e.what() << "\n";
-    return zb::kExitFailure;
-  }
+  return zb::guarded_main("zero_analyze", [&] { return run(argc, argv); });
 }

@@ -1,7 +1,7 @@
 // zero_bench: the one place errors become exit codes.
 #include <iostream>
 
-#include "../common/errors.hpp"
+#include "../common/guarded_main.hpp"
 #include "config.hpp"
 #include "model_listing.hpp"
 #include "plan_only.hpp"
@@ -28,13 +28,5 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  try {
-    return run(argc, argv);
-  } catch (const zb::UsageError& e) {
-    std::cerr << "zero_bench: error: " << e.what() << "\n";
-    return zb::kExitUsage;
-  } catch (const std::exception& e) {
-    std::cerr << "zero_bench: error: " << e.what() << "\n";
-    return zb::kExitFailure;
-  }
+  return zb::guarded_main("zero_bench", [&] { return run(argc, argv); });
 }

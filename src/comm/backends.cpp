@@ -1,4 +1,4 @@
-#include "../common/errors.hpp"
+#include "../common/named_table.hpp"
 #include "backend_factories.hpp"
 
 namespace zb {
@@ -15,12 +15,7 @@ const std::vector<BackendEntry>& communication_backends() {
 }
 
 const BackendEntry& find_backend(const std::string& name) {
-  std::string valid;
-  for (const auto& b : communication_backends()) {
-    if (name == b.name) return b;
-    valid += (valid.empty() ? "" : ", ") + std::string(b.name);
-  }
-  throw UsageError("unknown backend '" + name + "'; valid backends: " + valid);
+  return find_by_name(communication_backends(), name, "backend");
 }
 
 }  // namespace zb

@@ -3,17 +3,13 @@
 #include <nlohmann/json.hpp>
 
 #include "errors.hpp"
+#include "json_optional.hpp"
 
 namespace zb {
 namespace {
 
 using nlohmann::json;
 using nlohmann::ordered_json;
-
-template <typename T>
-ordered_json optional_json(const std::optional<T>& v) {
-  return v ? ordered_json(*v) : ordered_json(nullptr);
-}
 
 ordered_json context_json(const RunContext& c) {
   ordered_json j;
