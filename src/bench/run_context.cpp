@@ -7,11 +7,9 @@
 #ifndef ZB_VERSION
 #define ZB_VERSION "unknown"
 #endif
-#ifndef ZB_GIT_SHA
-#define ZB_GIT_SHA "unknown"
-#endif
-
 namespace zb {
+
+const char* git_sha();  // build/generated/git_sha.cpp, rewritten at every build
 
 std::string utc_now_iso8601() {
   const std::time_t now = std::time(nullptr);
@@ -25,7 +23,7 @@ std::string utc_now_iso8601() {
 RunContext base_context(const Config& config) {
   RunContext c;
   c.tool_version = ZB_VERSION;
-  c.git_sha = ZB_GIT_SHA;
+  c.git_sha = git_sha();
   c.argv = config.argv;
   char host[256] = {};
   gethostname(host, sizeof host - 1);
