@@ -12,7 +12,7 @@ add_library(zb_runner STATIC
   src/comm/world.cpp src/comm/backends.cpp src/comm/c10d_communicator.cpp
   src/comm/gloo_backend.cpp src/comm/nccl_backend.cpp src/comm/mpi_backend.cpp
   src/runner/synthetic.cpp src/runner/zero_rank.cpp src/runner/device.cpp
-  src/runner/reference_check.cpp src/runner/timed_run.cpp)
+  src/runner/reference_check.cpp src/runner/timed_run.cpp src/runner/calibrate.cpp)
 # libtorch >= 2.10 headers require C++20; the rest of zero-bench stays C++17.
 target_compile_features(zb_runner PUBLIC cxx_std_20)
 target_link_libraries(zb_runner PUBLIC zb_bench ${TORCH_LIBRARIES} MPI::MPI_CXX)

@@ -1,8 +1,14 @@
 #pragma once
+#include <string>
+
 #include "model_spec.hpp"
 
 namespace zb {
 ModelSpec resnet50();
 ModelSpec resnet152();
 ModelSpec bert_base();
+ModelSpec gpt2_xl();
+ModelSpec llama2_7b();
+bool is_synthetic_spec(const std::string& name);
+ModelSpec synthetic_model(const std::string& spec);  // "synthetic:N[:seed]"
 }  // namespace zb

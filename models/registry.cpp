@@ -14,15 +14,14 @@ const std::vector<ModelEntry>& builtin_models() {
       {"ResNet152", "torchvision resnet152: 467 tensors, 60,192,808 elements", resnet152},
       {"BERT", "transformers BertModel (bert-base-uncased, pooler): 199 tensors, 109,482,240 elements",
        bert_base},
+      {"GPT2-XL", "transformers GPT2Model (gpt2-xl): 580 tensors, 1,557,611,200 elements", gpt2_xl},
+      {"Llama-2-7B", "transformers LlamaModel (Llama-2-7B, no lm_head): 290 tensors, 6,607,343,616 elements",
+       llama2_7b},
   };
   return table;
 }
 
-std::vector<std::string> default_model_names() {
-  std::vector<std::string> names;
-  for (const auto& e : builtin_models()) names.emplace_back(e.name);
-  return names;
-}
+std::vector<std::string> default_model_names() { return {"ResNet50", "ResNet152", "BERT"}; }
 
 static std::string lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
@@ -30,13 +29,14 @@ static std::string lower(std::string s) {
 }
 
 ModelSpec builtin_model(const std::string& name) {
+  if (is_synthetic_spec(lower(name))) return synthetic_model(lower(name));
   std::string valid;
   for (const auto& e : builtin_models()) {
     if (lower(e.name) == lower(name)) return e.build();
     valid += (valid.empty() ? "" : ", ") + std::string(e.name);
   }
   throw UsageError("unknown model '" + name + "'; valid models: " + valid +
-                   " (or a manifest given with --model-file)");
+                   ", synthetic:N[:seed] (or a manifest given with --model-file)");
 }
 
 void check_model_name(const std::string& name) {

@@ -14,9 +14,11 @@ struct ModelEntry {
 };
 
 const std::vector<ModelEntry>& builtin_models();
+// The models a run covers unless --models says otherwise: ResNet50, ResNet152, BERT.
 std::vector<std::string> default_model_names();
 
-// Case-insensitive lookup; throws UsageError listing the valid names.
+// Case-insensitive lookup of a built-in name or "synthetic:N[:seed]"; throws
+// UsageError listing the valid names.
 ModelSpec builtin_model(const std::string& name);
 
 // Loads a manifest [{"name": "...", "shape": [..]}, ...]; the model is named

@@ -8,4 +8,10 @@ Plan partition_greedy_sorted(const ModelSpec&, int world_size, const PlanOptions
 Plan partition_lpt(const ModelSpec&, int world_size, const PlanOptions&);
 Plan partition_round_robin(const ModelSpec&, int world_size, const PlanOptions&);
 Plan partition_uniform_count(const ModelSpec&, int world_size, const PlanOptions&);
+Plan partition_flat(const ModelSpec&, int world_size, const PlanOptions&);
+Plan partition_buckets(const ModelSpec&, int world_size, const PlanOptions&);
+Plan partition_dim0(const ModelSpec&, int world_size, const PlanOptions&);
+Plan partition_hybrid(const ModelSpec&, int world_size, const PlanOptions&);
+Plan partition_optimal(const ModelSpec&, int world_size, const PlanOptions&);
+Plan partition_cost(const ModelSpec&, int world_size, const PlanOptions&);
 }  // namespace zb

@@ -1,9 +1,12 @@
 #include "plan.hpp"
 
 #include <algorithm>
+#include <numeric>
 #include <queue>
 
 namespace zb {
+
+const char* granularity_name(Granularity g) { return g == Granularity::kWholeTensors ? "whole-tensors" : "ranges"; }
 
 int64_t Plan::rank_numel(int rank) const {
   int64_t total = 0;
@@ -15,6 +18,18 @@ std::vector<int64_t> Plan::numel_per_rank() const {
   std::vector<int64_t> out;
   for (int r = 0; r < world_size(); ++r) out.push_back(rank_numel(r));
   return out;
+}
+
+int Plan::tensors_split(std::size_t param_count) const {
+  std::vector<int> owners(param_count, 0);
+  for (const auto& rank : ranks) {
+    std::vector<int> seen;
+    for (const auto& s : rank) seen.push_back(s.param);
+    std::sort(seen.begin(), seen.end());
+    seen.erase(std::unique(seen.begin(), seen.end()), seen.end());
+    for (int p : seen) ++owners[p];
+  }
+  return static_cast<int>(std::count_if(owners.begin(), owners.end(), [](int n) { return n > 1; }));
 }
 
 Shard whole_tensor(const ModelSpec& model, int param) {
@@ -35,6 +50,19 @@ Plan greedy_in_order(const ModelSpec& model, int world_size, const std::vector<i
     lightest.push({load + model.params[param].numel(), rank});
   }
   return plan;
+}
+
+std::vector<int> order_by_numel_desc(const ModelSpec& model) {
+  std::vector<int> order(model.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int a, int b) { return model.params[a].numel() > model.params[b].numel(); });
+  return order;
+}
+
+int64_t lower_bound(const ModelSpec& model, int world_size, Granularity granularity) {
+  const int64_t even = (model.total_numel() + world_size - 1) / world_size;
+  return granularity == Granularity::kRanges ? even : std::max(even, model.largest_numel());
 }
 
 }  // namespace zb

@@ -1,6 +1,7 @@
 // Pure algorithm data: which rank owns which elements of which parameter.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,22 +17,64 @@ struct Shard {
   int64_t length = 0;
 };
 
+// Whole tensors (one owner per tensor) or element ranges (tensors may be split).
+enum class Granularity { kWholeTensors, kRanges };
+const char* granularity_name(Granularity g);
+
+// What a search-based partitioner knows about its plan.
+struct PlanInfo {
+  std::optional<bool> optimal_proven;
+  std::optional<int64_t> best_lower_bound;
+  std::optional<double> search_seconds;
+  std::optional<std::string> started_from;  // e.g. "lpt" or "karmarkar-karp"
+  std::optional<int64_t> start_max;         // the largest rank before the search
+  std::vector<double> predicted_cost;       // cost partitioner: per-rank predicted step seconds
+};
+
 struct Plan {
   std::vector<std::vector<Shard>> ranks;  // ranks[r] = shards owned by rank r
+  // Range plans: elements of each rank's equal-size slot in the all-gather
+  // (real elements + padding); 0 for whole-tensor plans.
+  int64_t slot_elems = 0;
+  PlanInfo info;
 
   int world_size() const { return static_cast<int>(ranks.size()); }
   int64_t rank_numel(int rank) const;
   std::vector<int64_t> numel_per_rank() const;
+  int64_t padding(int rank) const { return slot_elems > 0 ? slot_elems - rank_numel(rank) : 0; }
+  int tensors_split(std::size_t param_count) const;  // parameters owned by more than one rank
 };
 
-// Knobs some partitioners read; the initial set reads none.
-struct PlanOptions {};
+// The per-rank step cost a·numel + b·tensors + c (seconds), from --calibrate
+// or the documented defaults.
+struct CostModel {
+  double seconds_per_element = 1.0e-9;
+  double seconds_per_tensor = 2.0e-6;
+  double seconds_per_step = 0.0;
+  std::string source = "defaults";
+  double predict(int64_t elements, int64_t tensors) const {
+    return seconds_per_element * static_cast<double>(elements) + seconds_per_tensor * static_cast<double>(tensors) +
+           seconds_per_step;
+  }
+};
+
+struct PlanOptions {
+  int64_t bucket_elems = 40000000;  // buckets: close a bucket at this many elements
+  double time_limit_s = 10.0;       // optimal (and cost): search budget
+  CostModel cost;
+};
 
 Shard whole_tensor(const ModelSpec& model, int param);
 
 // Assigns params, in the given order, each to the rank with the fewest
 // elements so far (ties to the lowest rank): PyTorch's greedy loop.
 Plan greedy_in_order(const ModelSpec& model, int world_size, const std::vector<int>& order);
+// Indices 0..n-1 stably sorted by numel, descending.
+std::vector<int> order_by_numel_desc(const ModelSpec& model);
+
+// The best possible largest rank: ceil(total/W) for range plans; for whole
+// tensors also the largest tensor.
+int64_t lower_bound(const ModelSpec& model, int world_size, Granularity granularity);
 
 // Every element of every parameter owned exactly once, shards in range.
 // Throws RunError naming the partitioner, the parameter and the fault.

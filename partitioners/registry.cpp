@@ -7,15 +7,27 @@
 namespace zb {
 
 const std::vector<PartitionerEntry>& partitioners() {
+  constexpr auto whole = Granularity::kWholeTensors;
+  constexpr auto ranges = Granularity::kRanges;
   static const std::vector<PartitionerEntry> table = {
-      {"greedy", "registration order, each tensor to the least-loaded rank (PyTorch 1.9 ZeRO)",
+      {"greedy", "registration order, each tensor to the least-loaded rank (PyTorch 1.9 ZeRO)", whole,
        partition_greedy},
-      {"greedy_sorted", "stable sort by size(0) descending, then greedy (PyTorch's first sorted ZeRO)",
+      {"greedy_sorted", "stable sort by size(0) descending, then greedy (PyTorch's first sorted ZeRO)", whole,
        partition_greedy_sorted},
-      {"lpt", "stable sort by numel descending, then greedy (today's PyTorch ZeRO)", partition_lpt},
-      {"round_robin", "tensor i to rank i mod W", partition_round_robin},
-      {"uniform_count", "contiguous runs of nearly equal tensor count in registration order",
+      {"lpt", "stable sort by numel descending, then greedy (today's PyTorch ZeRO)", whole, partition_lpt},
+      {"round_robin", "tensor i to rank i mod W", whole, partition_round_robin},
+      {"uniform_count", "contiguous runs of nearly equal tensor count in registration order", whole,
        partition_uniform_count},
+      {"flat", "DeepSpeed ZeRO-1/2: concatenate, pad to a multiple of 2W, W equal slices", ranges, partition_flat},
+      {"buckets", "Megatron-LM: reverse order, 64-aligned, --bucket-elems buckets padded to lcm(W,128), split W ways",
+       ranges, partition_buckets},
+      {"dim0", "FSDP2: every tensor chunked along dim 0 in ceil(d0/W)-row chunks", ranges, partition_dim0},
+      {"hybrid", "whole tensors; only tensors above ceil(total/W) split on dim-0 rows, fewest pieces", ranges,
+       partition_hybrid},
+      {"optimal", "whole tensors, minimal largest rank: best of LPT/Karmarkar-Karp, then branch and bound "
+                  "(--time-limit)", whole, partition_optimal},
+      {"cost", "whole tensors balanced on predicted step time a*numel + b*tensors (--cost-model)", whole,
+       partition_cost},
   };
   return table;
 }

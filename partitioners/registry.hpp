@@ -10,6 +10,7 @@ namespace zb {
 struct PartitionerEntry {
   const char* name;
   const char* summary;
+  Granularity granularity;
   Plan (*partition)(const ModelSpec&, int world_size, const PlanOptions&);
 };
 

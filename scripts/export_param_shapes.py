@@ -8,6 +8,7 @@ letters, digits, '.' and '-' (no '_').
 
     python3 scripts/export_param_shapes.py torchvision.models:resnet50 resnet50.json
     python3 scripts/export_param_shapes.py my_pkg.models:build --kwargs '{"depth": 12}' mine.json
+    python3 scripts/export_param_shapes.py big_models:llama --meta llama.json   # no memory for weights
 
 From Python:  from export_param_shapes import export; export(module, "mine.json")
 """
@@ -40,7 +41,7 @@ def export(module, path):
     return len(entries)
 
 
-def build_module(spec, kwargs):
+def build_module(spec, kwargs, meta=False):
     if ":" not in spec:
         raise SystemExit(f"export_param_shapes: error: '{spec}' is not MODULE:CALLABLE "
                          "(e.g. torchvision.models:resnet50)")
@@ -49,6 +50,10 @@ def build_module(spec, kwargs):
         factory = getattr(importlib.import_module(module_name), attr)
     except (ImportError, AttributeError) as e:
         raise SystemExit(f"export_param_shapes: error: cannot load '{spec}': {e}")
+    if meta:  # shapes only: parameters live on the meta device, no memory is allocated
+        import torch
+        with torch.device("meta"):
+            return factory(**kwargs)
     return factory(**kwargs)
 
 
@@ -57,13 +62,15 @@ def main(argv):
     parser.add_argument("factory", help="MODULE:CALLABLE returning a torch.nn.Module")
     parser.add_argument("output", help="manifest path to write (e.g. resnet50.json)")
     parser.add_argument("--kwargs", default="{}", help="JSON object of keyword arguments for the callable")
+    parser.add_argument("--meta", action="store_true",
+                        help="build the module on torch's meta device (for models too big for memory)")
     args = parser.parse_args(argv)
     try:
         kwargs = json.loads(args.kwargs)
     except json.JSONDecodeError as e:
         print(f"export_param_shapes: error: --kwargs is not JSON: {e}", file=sys.stderr)
         return 2
-    module = build_module(args.factory, kwargs)
+    module = build_module(args.factory, kwargs, args.meta)
     count = export(module, args.output)
     total = sum(p.numel() for p in module.parameters())
     print(f"wrote {args.output}: {count} tensors, {total} elements")

@@ -54,6 +54,16 @@ void add_options(CLI::App& app, Config& c, std::vector<std::string>& world_sizes
                  "per-param: one broadcast per parameter; bucket: one flat bucket per owner rank")->group(timed);
   app.add_option("--seed", c.seed, "seed of the synthetic parameters and gradients (default 0)")->group(timed);
   app.add_option("--threads", c.threads, "intra-op CPU threads per rank (default 1)")->group(timed);
+  auto* knobs = "partitioner options";
+  app.add_option("--bucket-elems", c.bucket_elems, "buckets: close a bucket at this many elements (default 40M)")
+      ->group(knobs);
+  app.add_option("--time-limit", c.time_limit_s, "optimal: search budget in seconds per plan (default 10)")
+      ->group(knobs);
+  app.add_option("--cost-model", c.cost_model,
+                 "cost: coefficients file to read; with --calibrate, the file to write")->group(knobs);
+  app.add_flag("--calibrate", c.calibrate,
+               "time Adam steps over varied tensor sizes and counts on this device and write the cost "
+               "model to --cost-model FILE (under mpirun every rank measures at once)")->group(knobs);
   app.add_flag("-c,--check", c.check,
                "after timing, compare every parameter with a single-process Adam over all of them "
                "(bitwise; costs a second copy of the model)")->group(timed);
@@ -65,6 +75,8 @@ void check_timed_options(const Config& c) {
   if (c.threads < 1) throw UsageError("--threads " + std::to_string(c.threads) + ": must be 1 or more");
   if (c.sync != "per-param" && c.sync != "bucket")
     throw UsageError("unknown --sync '" + c.sync + "'; valid: per-param, bucket");
+  if (c.bucket_elems < 1) throw UsageError("--bucket-elems " + std::to_string(c.bucket_elems) + ": must be 1 or more");
+  if (!(c.time_limit_s > 0)) throw UsageError("--time-limit " + std::to_string(c.time_limit_s) + ": must be > 0 seconds");
   if (c.device != "auto" && c.device != "cuda" && c.device != "cpu")
     throw UsageError("unknown device '" + c.device + "'; valid devices: auto, cuda, cpu");
 }
@@ -109,6 +121,10 @@ Config parse_command_line(int argc, char** argv, bool& help_shown) {
   if (app.count("--list-partitioners")) c.action = Action::kListPartitioners;
   else if (app.count("--list-models")) c.action = Action::kListModels;
   else if (!c.print_model.empty()) c.action = Action::kPrintModel;
+  else if (c.calibrate) {
+    c.action = Action::kCalibrate;
+    if (c.cost_model.empty()) throw UsageError("--calibrate needs --cost-model FILE, the file to write");
+  }
   else finish_run_config(c, world_sizes);
   check_timed_options(c);
   return c;

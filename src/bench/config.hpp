@@ -7,7 +7,7 @@
 
 namespace zb {
 
-enum class Action { kRun, kListPartitioners, kListModels, kPrintModel };
+enum class Action { kRun, kListPartitioners, kListModels, kPrintModel, kCalibrate };
 
 struct Config {
   Action action = Action::kRun;
@@ -30,6 +30,12 @@ struct Config {
   uint64_t seed = 0;
   int threads = 1;               // intra-op threads per rank
   bool check = false;            // compare with a single-process Adam reference
+
+  // Partitioner knobs.
+  int64_t bucket_elems = 40000000;  // buckets
+  double time_limit_s = 10.0;       // optimal
+  std::string cost_model;           // cost: coefficients file (--calibrate writes it)
+  bool calibrate = false;
 };
 
 // Parses argv; throws UsageError for anything invalid. A --help request

@@ -7,6 +7,7 @@
 #include "../common/atomic_file.hpp"
 #include "../common/stats.hpp"
 #include "model_selection.hpp"
+#include "plan_options.hpp"
 #include "rank_record.hpp"
 #include "run_context.hpp"
 #include "run_dir.hpp"
@@ -27,6 +28,7 @@ std::string balance_line(int world_size, const std::string& model, const Plan& p
 void run_plan_only(const Config& config, std::ostream& log) {
   const PartitionerEntry& partitioner = find_partitioner(config.partitioner);
   const std::vector<ModelSpec> models = selected_models(config);
+  const PlanOptions options = plan_options(config);
   const std::string dir = run_directory(config);
   prepare_run_dir(dir, config.force);
 
@@ -39,10 +41,11 @@ void run_plan_only(const Config& config, std::ostream& log) {
   std::size_t files = 0;
   for (int world_size : config.world_sizes) {
     for (const ModelSpec& model : models) {
-      const Plan plan = make_plan(partitioner, model, world_size, PlanOptions{});
+      const Plan plan = make_plan(partitioner, model, world_size, options);
+      const PlanRecord facts = plan_record(model, plan, partitioner.granularity);
       for (int rank = 0; rank < world_size; ++rank) {
         const std::string path = dir + "/" + rank_file_name(model.name, world_size, rank);
-        write_file_atomically(path, to_json_text(rank_record(base, model, plan, rank)));
+        write_file_atomically(path, to_json_text(rank_record(base, model, plan, rank, facts)));
         ++files;
       }
       log << balance_line(world_size, model.name, plan) << "\n";

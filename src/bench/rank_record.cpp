@@ -2,12 +2,32 @@
 
 namespace zb {
 
-RankResult rank_record(const RunContext& base, const ModelSpec& model, const Plan& plan, int rank) {
+PlanRecord plan_record(const ModelSpec& model, const Plan& plan, Granularity granularity) {
+  PlanRecord p;
+  p.granularity = granularity_name(granularity);
+  p.lower_bound = lower_bound(model, plan.world_size(), granularity);
+  p.slot_elems = plan.slot_elems;
+  p.tensors_split = plan.tensors_split(model.size());
+  for (int r = 0; r < plan.world_size(); ++r) p.padding_elements += plan.padding(r);
+  p.optimal_proven = plan.info.optimal_proven;
+  p.best_lower_bound = plan.info.best_lower_bound;
+  p.search_seconds = plan.info.search_seconds;
+  p.started_from = plan.info.started_from;
+  p.start_max = plan.info.start_max;
+  return p;
+}
+
+RankResult rank_record(const RunContext& base, const ModelSpec& model, const Plan& plan, int rank,
+                       const PlanRecord& plan_facts) {
   RankResult r;
   r.context = base;
   r.context.model = model.name;
   r.context.model_tensors = static_cast<int64_t>(model.size());
   r.context.model_numel = model.total_numel();
+  r.context.model_largest_numel = model.largest_numel();
+  r.plan = plan_facts;
+  r.padding_elements = plan.padding(rank);
+  if (!plan.info.predicted_cost.empty()) r.predicted_step_seconds = plan.info.predicted_cost[rank];
   r.context.world_size = plan.world_size();
   r.context.rank = rank;
   for (const Shard& s : plan.ranks[rank]) {

@@ -21,13 +21,12 @@ void polite_barrier(MPI_Comm comm) {
   }
 }
 
-int local_rank_of_world() {
+void set_node_position(World& world) {
   MPI_Comm node;
   MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-  int local = 0;
-  MPI_Comm_rank(node, &local);
+  MPI_Comm_rank(node, &world.local_rank);
+  MPI_Comm_size(node, &world.local_size);
   MPI_Comm_free(&node);
-  return local;
 }
 
 }  // namespace
@@ -37,7 +36,7 @@ MpiSession::MpiSession(int* argc, char*** argv) {
   MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided);
   MPI_Comm_rank(MPI_COMM_WORLD, &world_.rank);
   MPI_Comm_size(MPI_COMM_WORLD, &world_.size);
-  world_.local_rank = local_rank_of_world();
+  set_node_position(world_);
 }
 
 MpiSession::~MpiSession() { MPI_Finalize(); }

@@ -10,7 +10,7 @@
 namespace zb {
 
 struct World {
-  int rank = 0, size = 1, local_rank = 0;
+  int rank = 0, size = 1, local_rank = 0, local_size = 1;  // local: on this node
 };
 
 // MPI_Init on construction (works without mpirun: a world of one),

@@ -24,6 +24,7 @@ ordered_json context_json(const RunContext& c) {
   j["model"] = c.model;
   j["model_tensors"] = c.model_tensors;
   j["model_numel"] = c.model_numel;
+  j["model_largest_numel"] = c.model_largest_numel;
   j["world_size"] = c.world_size;
   j["rank"] = c.rank;
   j["local_rank"] = c.local_rank;
@@ -32,6 +33,21 @@ ordered_json context_json(const RunContext& c) {
   j["optimizer"] = optional_json(c.optimizer);
   j["versions"] = ordered_json::object();
   for (const auto& [k, v] : c.versions) j["versions"][k] = v;
+  return j;
+}
+
+ordered_json plan_json(const PlanRecord& p) {
+  ordered_json j;
+  j["granularity"] = p.granularity;
+  j["lower_bound"] = p.lower_bound;
+  j["slot_elems"] = p.slot_elems;
+  j["tensors_split"] = p.tensors_split;
+  j["padding_elements"] = p.padding_elements;
+  j["optimal_proven"] = optional_json(p.optimal_proven);
+  j["best_lower_bound"] = optional_json(p.best_lower_bound);
+  j["search_seconds"] = optional_json(p.search_seconds);
+  j["started_from"] = optional_json(p.started_from);
+  j["start_max"] = optional_json(p.start_max);
   return j;
 }
 
@@ -135,6 +151,9 @@ std::string to_json_text(const RankResult& r) {
   result["param_count"] = r.param_count;
   result["numel"] = r.numel;
   result["optimizer_state_bytes"] = r.optimizer_state_bytes;
+  result["padding_elements"] = r.padding_elements;
+  result["predicted_step_seconds"] = optional_json(r.predicted_step_seconds);
+  result["plan"] = plan_json(r.plan);
   result["peak_memory_bytes"] = optional_json(r.peak_memory_bytes);
   result["peak_memory_source"] = optional_json(r.peak_memory_source);
   result["check"] = optional_json(r.check);
@@ -176,6 +195,23 @@ RankResult rank_result_from_json_text(const std::string& text, const std::string
   out.numel = r.get<int64_t>(res, "numel", "result");
   out.optimizer_state_bytes = r.get<int64_t>(res, "optimizer_state_bytes", "result");
   out.timings = read_timings(res, r);
+  out.context.model_numel = ctx.value("model_numel", int64_t{0});
+  out.context.model_largest_numel = ctx.value("model_largest_numel", int64_t{0});
+  out.padding_elements = res.value("padding_elements", int64_t{0});
+  if (res.contains("plan") && res["plan"].is_object()) {
+    const json& p = res["plan"];
+    out.plan.granularity = p.value("granularity", std::string("whole-tensors"));
+    out.plan.lower_bound = p.value("lower_bound", int64_t{0});
+    out.plan.slot_elems = p.value("slot_elems", int64_t{0});
+    out.plan.tensors_split = p.value("tensors_split", int64_t{0});
+    out.plan.padding_elements = p.value("padding_elements", int64_t{0});
+    if (p.contains("optimal_proven") && p["optimal_proven"].is_boolean()) out.plan.optimal_proven = p["optimal_proven"].get<bool>();
+    if (p.contains("best_lower_bound") && p["best_lower_bound"].is_number_integer())
+      out.plan.best_lower_bound = p["best_lower_bound"].get<int64_t>();
+    if (p.contains("search_seconds") && p["search_seconds"].is_number()) out.plan.search_seconds = p["search_seconds"].get<double>();
+  }
+  if (res.contains("predicted_step_seconds") && res["predicted_step_seconds"].is_number())
+    out.predicted_step_seconds = res["predicted_step_seconds"].get<double>();
   return out;
 }
 

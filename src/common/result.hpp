@@ -20,10 +20,24 @@ struct RunContext {
   std::vector<std::string> argv;
   std::string mode;  // "plan-only" or "timed"
   std::string partitioner, model;
-  int64_t model_tensors = 0, model_numel = 0;
+  int64_t model_tensors = 0, model_numel = 0, model_largest_numel = 0;
   int world_size = 0, rank = 0, local_rank = 0;
   std::optional<std::string> backend, device, optimizer;
   std::map<std::string, std::string> versions;  // libtorch, cuda, nccl, mpi (when known)
+};
+
+// Facts about the whole plan, the same in every rank's record.
+struct PlanRecord {
+  std::string granularity;   // "whole-tensors" | "ranges"
+  int64_t lower_bound = 0;   // best possible largest rank for this granularity
+  int64_t slot_elems = 0;    // range plans: equal per-rank all-gather slot
+  int64_t tensors_split = 0;
+  int64_t padding_elements = 0;  // all ranks together
+  std::optional<bool> optimal_proven;
+  std::optional<int64_t> best_lower_bound;
+  std::optional<double> search_seconds;
+  std::optional<std::string> started_from;
+  std::optional<int64_t> start_max;
 };
 
 struct ShardRecord {
@@ -51,6 +65,9 @@ struct RankResult {
   int64_t param_count = 0;  // tensors (whole or partial) this rank owns
   int64_t numel = 0;        // elements this rank owns
   int64_t optimizer_state_bytes = 0;
+  int64_t padding_elements = 0;  // this rank's slot elements that hold no data
+  std::optional<double> predicted_step_seconds;  // cost partitioner's model
+  PlanRecord plan;
   std::vector<ShardRecord> shards;
   std::optional<Timings> timings;
   std::optional<int64_t> peak_memory_bytes;

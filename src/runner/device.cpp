@@ -3,7 +3,10 @@
 #include <torch/cuda.h>
 #include <torch/version.h>
 
+#include <algorithm>
 #include <chrono>
+#include <climits>
+#include <fstream>
 
 #include "../comm/backend_factories.hpp"
 #include "../comm/world.hpp"
@@ -110,6 +113,24 @@ std::optional<int64_t> device_peak_memory(const at::Device& device) {
 #endif
   (void)device;
   return std::nullopt;
+}
+
+int64_t available_bytes_per_rank(const at::Device& device, int ranks_on_node) {
+#ifdef ZB_HAVE_CUDA
+  if (device.is_cuda()) {
+    size_t free_bytes = 0, total_bytes = 0;
+    cudaMemGetInfo(&free_bytes, &total_bytes);
+    const int gpus = std::max<int>(1, static_cast<int>(torch::cuda::device_count()));
+    return static_cast<int64_t>(free_bytes) / std::max(1, (ranks_on_node + gpus - 1) / gpus);
+  }
+#endif
+  (void)device;
+  std::ifstream meminfo("/proc/meminfo");
+  std::string key;
+  int64_t kib = 0;
+  while (meminfo >> key >> kib)
+    if (key == "MemAvailable:") return kib * 1024 / std::max(1, ranks_on_node);
+  return INT64_MAX;  // unknown: do not refuse
 }
 
 std::map<std::string, std::string> library_versions() {

@@ -33,6 +33,10 @@ void reset_peak_memory(const at::Device& device);
 // CUDA caching allocator's peak since the last reset; nullopt on CPU.
 std::optional<int64_t> device_peak_memory(const at::Device& device);
 
+// Memory one rank may use: the GPU's free memory shared by the ranks on it,
+// or the host's MemAvailable shared by the ranks on this node.
+int64_t available_bytes_per_rank(const at::Device& device, int ranks_on_node);
+
 std::map<std::string, std::string> library_versions();  // libtorch, cuda, nccl, mpi
 bool built_with_cuda();
 

@@ -14,6 +14,7 @@
 
 #include "../../partitioners/registry.hpp"
 #include "../bench/model_selection.hpp"
+#include "../bench/plan_options.hpp"
 #include "../bench/rank_record.hpp"
 #include "../bench/run_context.hpp"
 #include "../bench/run_dir.hpp"
@@ -31,11 +32,34 @@ using Clock = std::chrono::steady_clock;
 
 struct TimedSetup {
   const PartitionerEntry* partitioner = nullptr;
+  PlanOptions options;
   std::vector<ModelSpec> models;
   const BackendEntry* backend = nullptr;
   at::Device device{at::kCPU};
   std::string dir;
 };
+
+std::string gib(double bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f GiB", bytes / (1024.0 * 1024 * 1024));
+  return buf;
+}
+
+// Says so, before allocating, when a model cannot fit: every rank holds all
+// parameters and gradients (fp32) plus Adam state for about its share.
+void check_fits(const ModelSpec& model, int w, const TimedSetup& s, const Config& config, const World& world) {
+  const double total = static_cast<double>(model.total_numel());
+  const double share = static_cast<double>(lower_bound(model, w, s.partitioner->granularity));
+  double bytes = 4 * (2 * total + 2 * share);
+  if (s.partitioner->granularity == Granularity::kRanges) bytes += 4 * (2 * share + w * share);  // flat grad, gather
+  else if (config.sync == "bucket") bytes += 4 * total;
+  const double available = static_cast<double>(available_bytes_per_rank(s.device, world.local_size));
+  if (bytes > available)
+    throw UsageError("model " + model.name + " at world size " + std::to_string(w) + " needs about " + gib(bytes) +
+                     " per rank (fp32 parameters and gradients of all " + std::to_string(model.total_numel()) +
+                     " elements, plus Adam state for this rank's share) but " + device_name(s.device) + " has " +
+                     gib(available) + " available per rank; use --plan-only, or fewer ranks per node");
+}
 
 // Everything that can be wrong with the request, found identically on every rank.
 TimedSetup check_request(const Config& config, const World& world) {
@@ -54,10 +78,13 @@ TimedSetup check_request(const Config& config, const World& world) {
   const std::string reason = s.backend->unavailable_reason();
   if (!reason.empty()) throw UsageError("-b " + std::string(s.backend->name) + ": " + reason);
   s.dir = run_directory(config);
+  s.options = plan_options(config);
+  for (int w : config.world_sizes)
+    for (const ModelSpec& m : s.models) check_fits(m, w, s, config, world);
   return s;
 }
 
-Timings time_iterations(ZeroRank& zero, Communicator& comm, const Config& config, const at::Device& device) {
+Timings time_iterations(ZeroState& zero, Communicator& comm, const Config& config, const at::Device& device) {
   auto timer = make_timer(device);
   std::vector<double> step, sync, total, collective, overhead;
   for (int i = 0; i < config.warmup + config.iters; ++i) {
@@ -108,17 +135,18 @@ RunContext timed_context(const Config& config, const TimedSetup& setup, const Wo
 void run_case(const Config& config, const TimedSetup& setup, const RunContext& base, const ModelSpec& model,
               Communicator& comm, const SubWorld& group, Clock::time_point started) {
   const auto case_start = Clock::now();
-  const Plan plan = make_plan(*setup.partitioner, model, group.size(), PlanOptions{});
+  const Plan plan = make_plan(*setup.partitioner, model, group.size(), setup.options);
   reset_peak_memory(setup.device);
-  ZeroRank zero(model, plan, group.rank(), setup.device, config.seed,
-                config.sync == "bucket" ? SyncMode::kBucket : SyncMode::kPerParam);
-  RankResult record = rank_record(base, model, plan, group.rank());
-  record.timings = time_iterations(zero, comm, config, setup.device);
+  const ZeroSetup zero_setup{model, plan, setup.partitioner->granularity, group.rank(), setup.device, config.seed,
+                             config.sync == "bucket" ? SyncMode::kBucket : SyncMode::kPerParam, AdamSettings{}};
+  const auto zero = make_zero_state(zero_setup);
+  RankResult record = rank_record(base, model, plan, group.rank(), plan_record(model, plan, setup.partitioner->granularity));
+  record.timings = time_iterations(*zero, comm, config, setup.device);
   const auto device_peak = device_peak_memory(setup.device);
-  record.peak_memory_bytes = device_peak ? *device_peak : zero.tracked_bytes();
+  record.peak_memory_bytes = device_peak ? *device_peak : zero->tracked_bytes();
   record.peak_memory_source = device_peak ? "cuda_allocator" : "tracked_tensors";
   if (config.check) {
-    const std::string mismatch = compare_with_unsharded_adam(model, zero.parameters(), setup.device, config.seed,
+    const std::string mismatch = compare_with_unsharded_adam(model, zero->parameters(), setup.device, config.seed,
                                                              config.warmup + config.iters);
     if (!mismatch.empty()) throw RunError("--check failed on rank " + std::to_string(group.rank()) + ": " + mismatch);
     record.check = "passed: all parameters bitwise equal to single-process Adam";

@@ -8,89 +8,95 @@
 #include "synthetic.hpp"
 
 namespace zb {
+namespace {
 
-std::vector<int> whole_tensor_owners(const ModelSpec& model, const Plan& plan) {
-  std::vector<int> owner(model.size(), -1);
-  for (int r = 0; r < plan.world_size(); ++r)
-    for (const Shard& s : plan.ranks[r]) {
-      if (s.offset != 0 || s.length != model.params[s.param].numel())
-        throw RunError("the timed runner needs whole-tensor shards; parameter '" + model.params[s.param].name +
-                       "' is split");
-      owner[s.param] = r;
-    }
-  return owner;
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-ZeroRank::ZeroRank(const ModelSpec& model, const Plan& plan, int rank, const at::Device& device, uint64_t seed,
-                   SyncMode sync, AdamSettings adam)
-    : sync_mode_(sync), rank_(rank), owner_(whole_tensor_owners(model, plan)) {
-  owned_by_rank_.resize(plan.world_size());
-  for (int r = 0; r < plan.world_size(); ++r)
-    for (const Shard& s : plan.ranks[r]) owned_by_rank_[r].push_back(s.param);
+at::TensorOptions fp32_on(const at::Device& device) { return at::TensorOptions().dtype(at::kFloat).device(device); }
+
+// Whole tensors: Adam over the owned tensors; owners broadcast.
+class TensorZeroState : public ZeroState {
+ public:
+  explicit TensorZeroState(const ZeroSetup& s);
+  void step() override { adam_->step(); }
+  void sync(Communicator& comm) override;
+  int64_t tracked_bytes() const override;
+
+ private:
+  SyncMode sync_mode_;
+  int rank_;
+  std::vector<int> owner_;                       // parameter -> owning rank
+  std::vector<std::vector<int>> owned_by_rank_;  // rank -> parameters (plan order)
+  std::vector<at::Tensor> buckets_;              // kBucket: one flat buffer per owner rank
+  std::unique_ptr<torch::optim::Adam> adam_;
+};
+
+// Ranges: Adam over one flat buffer per rank; all-gather of equal slots.
+class FlatZeroState : public ZeroState {
+ public:
+  explicit FlatZeroState(const ZeroSetup& s);
+  void step() override { adam_->step(); }
+  void sync(Communicator& comm) override;
+  int64_t tracked_bytes() const override;
+
+ private:
+  const Plan& plan_;
+  int64_t slot_;
+  at::Tensor flat_, gathered_;
+  std::unique_ptr<torch::optim::Adam> adam_;
+};
+
+TensorZeroState::TensorZeroState(const ZeroSetup& s)
+    : ZeroState(s.model, s.device, s.seed), sync_mode_(s.sync), rank_(s.rank), owner_(whole_tensor_owners(s.model, s.plan)) {
+  owned_by_rank_.resize(s.plan.world_size());
   std::vector<at::Tensor> owned;
-  for (int p = 0; p < static_cast<int>(model.size()); ++p) {
-    at::Tensor t = initial_parameter(model.params[p], p, seed, device).set_requires_grad(true);
-    t.mutable_grad() = synthetic_gradient(model.params[p], p, seed, device);
-    params_.push_back(t);
-    if (owner_[p] == rank) owned.push_back(t);
-  }
-  adam_ = std::make_unique<torch::optim::Adam>(owned, torch::optim::AdamOptions(adam.lr));
+  for (int r = 0; r < s.plan.world_size(); ++r)
+    for (const Shard& shard : s.plan.ranks[r]) owned_by_rank_[r].push_back(shard.param);
+  for (std::size_t p = 0; p < params_.size(); ++p)
+    if (owner_[p] == s.rank) owned.push_back(params_[p]);
+  adam_ = std::make_unique<torch::optim::Adam>(owned, torch::optim::AdamOptions(s.adam.lr));
   if (sync_mode_ == SyncMode::kBucket)
-    for (int r = 0; r < plan.world_size(); ++r)
-      buckets_.push_back(at::empty({plan.rank_numel(r)}, at::TensorOptions().dtype(at::kFloat).device(device)));
+    for (int r = 0; r < s.plan.world_size(); ++r) buckets_.push_back(at::empty({s.plan.rank_numel(r)}, fp32_on(s.device)));
 }
 
-void ZeroRank::step() { adam_->step(); }
-
-void ZeroRank::sync(Communicator& comm) {
+void TensorZeroState::sync(Communicator& comm) {
   torch::NoGradGuard no_grad;
-  if (sync_mode_ == SyncMode::kPerParam) sync_per_param(comm);
-  else sync_buckets(comm);
-}
-
-void ZeroRank::sync_per_param(Communicator& comm) {
   std::vector<at::Tensor> tensors;
   std::vector<int> roots;
-  for (std::size_t p = 0; p < params_.size(); ++p) {
-    tensors.push_back(params_[p].detach());
-    roots.push_back(owner_[p]);
-  }
-  const auto start = std::chrono::steady_clock::now();
-  comm.broadcast_all(tensors, roots);
-  collective_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-void ZeroRank::sync_buckets(Communicator& comm) {
-  std::vector<at::Tensor> to_send;
-  std::vector<int> roots;
-  for (int r = 0; r < static_cast<int>(buckets_.size()); ++r) {
-    if (buckets_[r].numel() == 0) continue;  // an empty rank has nothing to broadcast
-    if (r == rank_) {
-      int64_t offset = 0;
-      for (int p : owned_by_rank_[r]) {
-        const int64_t n = params_[p].numel();
-        buckets_[r].narrow(0, offset, n).copy_(params_[p].detach().reshape(-1));
-        offset += n;
+  if (sync_mode_ == SyncMode::kPerParam) {
+    for (std::size_t p = 0; p < params_.size(); ++p) tensors.push_back(params_[p].detach()), roots.push_back(owner_[p]);
+  } else {
+    for (int r = 0; r < static_cast<int>(buckets_.size()); ++r) {
+      if (buckets_[r].numel() == 0) continue;  // an empty rank has nothing to send
+      if (r == rank_) {
+        int64_t offset = 0;
+        for (int p : owned_by_rank_[r]) {
+          buckets_[r].narrow(0, offset, params_[p].numel()).copy_(params_[p].detach().reshape(-1));
+          offset += params_[p].numel();
+        }
       }
+      tensors.push_back(buckets_[r]), roots.push_back(r);
     }
-    to_send.push_back(buckets_[r]);
-    roots.push_back(r);
   }
-  const auto start = std::chrono::steady_clock::now();
-  comm.broadcast_all(to_send, roots);
-  collective_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const auto start = Clock::now();
+  comm.broadcast_all(tensors, roots);
+  collective_seconds_ = seconds_since(start);
+  if (sync_mode_ == SyncMode::kPerParam) return;
   for (int r = 0; r < static_cast<int>(buckets_.size()); ++r) {
     if (r == rank_ || buckets_[r].numel() == 0) continue;
     int64_t offset = 0;
     for (int p : owned_by_rank_[r]) {
-      const int64_t n = params_[p].numel();
-      params_[p].detach().view(-1).copy_(buckets_[r].narrow(0, offset, n));
-      offset += n;
+      params_[p].detach().view(-1).copy_(buckets_[r].narrow(0, offset, params_[p].numel()));
+      offset += params_[p].numel();
     }
   }
 }
 
-int64_t ZeroRank::tracked_bytes() const {
+int64_t TensorZeroState::tracked_bytes() const {
   int64_t all = 0, owned = 0, buffers = 0;
   for (std::size_t p = 0; p < params_.size(); ++p) {
     all += params_[p].numel();
@@ -99,6 +105,73 @@ int64_t ZeroRank::tracked_bytes() const {
   for (const auto& b : buckets_) buffers += b.numel();
   // parameters + gradients (all, replicated) + exp_avg + exp_avg_sq (owned) + buckets, fp32
   return 4 * (2 * all + 2 * owned + buffers);
+}
+
+FlatZeroState::FlatZeroState(const ZeroSetup& s) : ZeroState(s.model, s.device, s.seed), plan_(s.plan), slot_(s.plan.slot_elems) {
+  if (slot_ < s.plan.rank_numel(s.rank))
+    throw RunError("range plan's slot (" + std::to_string(slot_) + " elements) is smaller than rank " +
+                   std::to_string(s.rank) + "'s shards");
+  torch::NoGradGuard no_grad;
+  flat_ = at::zeros({slot_}, fp32_on(s.device));
+  at::Tensor flat_grad = at::zeros({slot_}, fp32_on(s.device));
+  int64_t pos = 0;
+  for (const Shard& shard : s.plan.ranks[s.rank]) {
+    flat_.narrow(0, pos, shard.length).copy_(params_[shard.param].detach().view(-1).narrow(0, shard.offset, shard.length));
+    flat_grad.narrow(0, pos, shard.length).copy_(params_[shard.param].grad().view(-1).narrow(0, shard.offset, shard.length));
+    pos += shard.length;
+  }
+  flat_.set_requires_grad(true);
+  flat_.mutable_grad() = flat_grad;
+  gathered_ = at::empty({slot_ * s.plan.world_size()}, fp32_on(s.device));
+  adam_ = std::make_unique<torch::optim::Adam>(std::vector<at::Tensor>{flat_}, torch::optim::AdamOptions(s.adam.lr));
+}
+
+void FlatZeroState::sync(Communicator& comm) {
+  torch::NoGradGuard no_grad;
+  const auto start = Clock::now();
+  comm.all_gather(gathered_, flat_.detach());
+  collective_seconds_ = seconds_since(start);
+  for (int r = 0; r < plan_.world_size(); ++r) {
+    int64_t pos = r * slot_;
+    for (const Shard& shard : plan_.ranks[r]) {
+      params_[shard.param].detach().view(-1).narrow(0, shard.offset, shard.length).copy_(gathered_.narrow(0, pos, shard.length));
+      pos += shard.length;
+    }
+  }
+}
+
+int64_t FlatZeroState::tracked_bytes() const {
+  int64_t all = 0;
+  for (const auto& p : params_) all += p.numel();
+  // parameters + gradients (all) + flat slot, its gradient and 2 Adam moments + the gathered slots, fp32
+  return 4 * (2 * all + 4 * slot_ + gathered_.numel());
+}
+
+}  // namespace
+
+ZeroState::ZeroState(const ModelSpec& model, const at::Device& device, uint64_t seed) {
+  for (int p = 0; p < static_cast<int>(model.size()); ++p) {
+    at::Tensor t = initial_parameter(model.params[p], p, seed, device).set_requires_grad(true);
+    t.mutable_grad() = synthetic_gradient(model.params[p], p, seed, device);
+    params_.push_back(t);
+  }
+}
+
+std::vector<int> whole_tensor_owners(const ModelSpec& model, const Plan& plan) {
+  std::vector<int> owner(model.size(), -1);
+  for (int r = 0; r < plan.world_size(); ++r)
+    for (const Shard& s : plan.ranks[r]) {
+      if (s.offset != 0 || s.length != model.params[s.param].numel())
+        throw RunError("the whole-tensor runner needs whole-tensor shards; parameter '" + model.params[s.param].name +
+                       "' is split");
+      owner[s.param] = r;
+    }
+  return owner;
+}
+
+std::unique_ptr<ZeroState> make_zero_state(const ZeroSetup& setup) {
+  if (setup.granularity == Granularity::kRanges) return std::make_unique<FlatZeroState>(setup);
+  return std::make_unique<TensorZeroState>(setup);
 }
 
 }  // namespace zb

@@ -57,6 +57,22 @@ TEST_CASE("with 2 and 3 ranks, gloo and mpi, every rank's parameters equal singl
   }
 }
 
+TEST_CASE("range plans (flat, dim0, hybrid, buckets) also equal single-process Adam bitwise at 2 and 3 ranks") {
+  for (const char* partitioner : {"flat", "dim0", "hybrid", "buckets"}) {
+    for (const char* backend : {"gloo", "mpi"}) {
+      zbtest::TempDir tmp;
+      const std::string dir = (tmp.path() / "run").string();
+      const auto r = mpirun(3, std::string(partitioner) + " 2 3 --device cpu -b " + backend +
+                                   " -w 0 -n 3 --check --model-file " + small_model_file(tmp) + " -o " + quote(dir));
+      INFO(partitioner << " " << backend << "\nstdout: " << r.out << "\nstderr: " << r.err);
+      REQUIRE(r.exit_code == 0);
+      const auto doc = load(fs::path(dir) / "small_3_2.json");
+      CHECK_THAT(doc["result"]["check"].get<std::string>(), Catch::StartsWith("passed"));
+      CHECK(doc["result"]["plan"]["granularity"] == "ranges");
+    }
+  }
+}
+
 TEST_CASE("console output follows the seed's style in rank order, with a progress line") {
   zbtest::TempDir tmp;
   const auto r = mpirun(2, "greedy 2 --device cpu -n 2 --model-file " + small_model_file(tmp) + " -o " +

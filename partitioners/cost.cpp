@@ -1,0 +1,36 @@
+// cost: whole tensors balanced on the predicted per-rank step time
+// a·numel + b·tensors (+ c per step) of a cost model (--cost-model FILE from
+// --calibrate, or the documented defaults) instead of numel: largest
+// predicted cost first, each to the rank with the least predicted time.
+#include <algorithm>
+#include <numeric>
+#include <queue>
+
+#include "partitioners.hpp"
+
+namespace zb {
+
+Plan partition_cost(const ModelSpec& model, int world_size, const PlanOptions& options) {
+  const CostModel& cost = options.cost;
+  auto tensor_cost = [&](int p) { return cost.predict(model.params[p].numel(), 1) - cost.seconds_per_step; };
+  std::vector<int> order(model.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return tensor_cost(a) > tensor_cost(b); });
+  Plan plan;
+  plan.ranks.resize(world_size);
+  using Slot = std::pair<double, int>;
+  std::priority_queue<Slot, std::vector<Slot>, std::greater<Slot>> cheapest;
+  for (int r = 0; r < world_size; ++r) cheapest.push({cost.seconds_per_step, r});
+  for (int p : order) {
+    auto [load, rank] = cheapest.top();
+    cheapest.pop();
+    plan.ranks[rank].push_back(whole_tensor(model, p));
+    cheapest.push({load + tensor_cost(p), rank});
+  }
+  for (int r = 0; r < world_size; ++r)
+    plan.info.predicted_cost.push_back(
+        cost.predict(plan.rank_numel(r), static_cast<int64_t>(plan.ranks[r].size())));
+  return plan;
+}
+
+}  // namespace zb

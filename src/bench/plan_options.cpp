@@ -1,0 +1,15 @@
+#include "plan_options.hpp"
+
+#include "../common/cost_model_file.hpp"
+
+namespace zb {
+
+PlanOptions plan_options(const Config& config) {
+  PlanOptions options;
+  options.bucket_elems = config.bucket_elems;
+  options.time_limit_s = config.time_limit_s;
+  if (!config.cost_model.empty() && !config.calibrate) options.cost = load_cost_model(config.cost_model);
+  return options;
+}
+
+}  // namespace zb

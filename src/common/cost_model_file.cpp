@@ -1,0 +1,49 @@
+#include "cost_model_file.hpp"
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "atomic_file.hpp"
+#include "errors.hpp"
+
+namespace zb {
+namespace {
+
+double coefficient(const nlohmann::json& c, const char* key, const std::string& source) {
+  if (!c.contains(key) || !c[key].is_number())
+    throw UsageError("cost model '" + source + "': coefficients." + key + " is missing or not a number");
+  const double v = c[key].get<double>();
+  if (!std::isfinite(v) || v < 0)
+    throw UsageError("cost model '" + source + "': coefficients." + key + " = " + c[key].dump() +
+                     " must be a finite number >= 0");
+  return v;
+}
+
+}  // namespace
+
+CostModel cost_model_from_json_text(const std::string& text, const std::string& source) {
+  nlohmann::json doc;
+  try {
+    doc = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw UsageError("cost model '" + source + "': malformed JSON: " + e.what());
+  }
+  if (!doc.is_object() || doc.value("schema", std::string()) != kCostSchema)
+    throw UsageError("cost model '" + source + "': not a " + std::string(kCostSchema) +
+                     " file (write one with zero_bench --calibrate --cost-model FILE)");
+  if (!doc.contains("coefficients") || !doc["coefficients"].is_object())
+    throw UsageError("cost model '" + source + "': missing object \"coefficients\"");
+  const auto& c = doc["coefficients"];
+  CostModel m;
+  m.seconds_per_element = coefficient(c, "seconds_per_element", source);
+  m.seconds_per_tensor = coefficient(c, "seconds_per_tensor", source);
+  m.seconds_per_step = coefficient(c, "seconds_per_step", source);
+  if (m.seconds_per_element == 0 && m.seconds_per_tensor == 0)
+    throw UsageError("cost model '" + source + "': seconds_per_element and seconds_per_tensor are both 0");
+  m.source = source;
+  return m;
+}
+
+CostModel load_cost_model(const std::string& path) { return cost_model_from_json_text(read_file(path), path); }
+
+}  // namespace zb

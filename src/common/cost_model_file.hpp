@@ -1,0 +1,17 @@
+// The cost-model file --calibrate writes and --cost-model reads:
+// {"schema": "zero-bench-cost/1", "coefficients": {"seconds_per_element",
+//  "seconds_per_tensor", "seconds_per_step"}, ...context and samples...}
+#pragma once
+#include <string>
+
+#include "../../partitioners/plan.hpp"
+
+namespace zb {
+
+inline constexpr const char* kCostSchema = "zero-bench-cost/1";
+
+// Throws UsageError naming the file and what is wrong with it.
+CostModel load_cost_model(const std::string& path);
+CostModel cost_model_from_json_text(const std::string& text, const std::string& source);
+
+}  // namespace zb
