@@ -22,6 +22,14 @@ ordered_json case_json(const CaseReport& c) {
   j["max_time_std"] = optional_json(c.max_time_std);
   j["slowest_rank"] = optional_json(c.slowest_rank);
   j["step_mean_per_rank"] = optional_json(c.step_mean_per_rank);
+  j["granularity"] = c.granularity;
+  j["lower_bound"] = optional_json(c.lower_bound);
+  j["gap_percent"] = optional_json(c.gap_percent);
+  j["padding"] = c.padding;
+  j["tensors_split"] = c.tensors_split;
+  j["optimal_proven"] = optional_json(c.optimal_proven);
+  j["best_lower_bound"] = optional_json(c.best_lower_bound);
+  j["search_seconds"] = optional_json(c.search_seconds);
   return j;
 }
 

@@ -26,15 +26,21 @@ std::vector<std::pair<int, std::string>> all_rows(const std::vector<RunReport>& 
 }
 
 std::string cells(const CaseReport* c) {
-  if (!c) return " - | - | - |";
+  if (!c) return " - | - | - | - |";
   char buf[256];
   std::string time = "n/a";
   if (c->max_time) {
     std::snprintf(buf, sizeof buf, "%.3f ± %.5f", *c->max_time, *c->max_time_std);
     time = buf;
   }
-  std::snprintf(buf, sizeof buf, " %lld | %.3f | %s |", static_cast<long long>(c->balance.max), c->balance.diff,
-                time.c_str());
+  std::string gap = "n/a";
+  if (c->gap_percent) {
+    char g[32];
+    std::snprintf(g, sizeof g, "%.3f %%", *c->gap_percent);
+    gap = g;
+  }
+  std::snprintf(buf, sizeof buf, " %lld | %.3f | %s | %s |", static_cast<long long>(c->balance.max), c->balance.diff,
+                gap.c_str(), time.c_str());
   return buf;
 }
 
@@ -43,8 +49,9 @@ std::string cells(const CaseReport* c) {
 std::string format_markdown(const std::vector<RunReport>& runs) {
   std::string header = "| world_size | model |", rule = "|---:|---|";
   for (const auto& run : runs) {
-    header += " " + run.name + " max params | " + run.name + " diff | " + run.name + " max time (s) |";
-    rule += "---:|---:|---:|";
+    header += " " + run.name + " max params | " + run.name + " diff | " + run.name + " gap to bound | " + run.name +
+              " max time (s) |";
+    rule += "---:|---:|---:|---:|";
   }
   std::string out = header + "\n" + rule + "\n";
   for (const auto& [world_size, model] : all_rows(runs)) {

@@ -24,14 +24,38 @@ std::string case_text(const CaseReport& c) {
   return buf;
 }
 
+std::string bounds_text(const CaseReport& c) {
+  char buf[512];
+  std::string bound = "n/a", gap = "n/a", optimal;
+  if (c.lower_bound) {
+    bound = std::to_string(*c.lower_bound) + (c.granularity == "ranges" ? " (ceil(total/W))"
+                                                                        : " (max(ceil(total/W), largest tensor))");
+    std::snprintf(buf, sizeof buf, "%.3f %%", *c.gap_percent);
+    gap = buf;
+  }
+  if (c.optimal_proven) {
+    std::snprintf(buf, sizeof buf, "optimal        = %s, best lower bound %lld, search %.2f s\n",
+                  *c.optimal_proven ? "proven" : "not proven", static_cast<long long>(c.best_lower_bound.value_or(0)),
+                  c.search_seconds.value_or(0));
+    optimal = buf;
+  }
+  std::snprintf(buf, sizeof buf,
+                "lower bound    = %s\n"
+                "gap            = %s\n"
+                "padding        = %lld\n"
+                "tensors split  = %lld\n",
+                bound.c_str(), gap.c_str(), static_cast<long long>(c.padding), static_cast<long long>(c.tensors_split));
+  return buf + optimal;
+}
+
 }  // namespace
 
-std::string format_text(const std::vector<RunReport>& runs) {
+std::string format_text(const std::vector<RunReport>& runs, bool with_bounds) {
   const std::string rule = "-----------------------------------\n";
   std::string out;
   for (const auto& run : runs) {
     out += rule + run.name + "\n" + rule;
-    for (const auto& c : run.cases) out += case_text(c);
+    for (const auto& c : run.cases) out += case_text(c) + (with_bounds ? bounds_text(c) : "");
   }
   return out;
 }

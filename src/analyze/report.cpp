@@ -20,13 +20,29 @@ void add_timings(CaseReport& c, const LoadedCase& loaded) {
   c.max_time_std = loaded.ranks[slowest].timings->step.stats.std;
 }
 
+void add_bounds(CaseReport& c, const RankResult& any_rank) {
+  const PlanRecord& plan = any_rank.plan;
+  c.granularity = plan.granularity.empty() ? "whole-tensors" : plan.granularity;
+  c.padding = plan.padding_elements;
+  c.tensors_split = plan.tensors_split;
+  c.optimal_proven = plan.optimal_proven;
+  c.best_lower_bound = plan.best_lower_bound;
+  c.search_seconds = plan.search_seconds;
+  if (plan.lower_bound > 0) {
+    c.lower_bound = plan.lower_bound;
+    c.gap_percent = 100.0 * static_cast<double>(c.balance.max - plan.lower_bound) / static_cast<double>(plan.lower_bound);
+  }
+}
+
 CaseReport report_case(const LoadedCase& loaded) {
   CaseReport c;
   c.world_size = loaded.world_size;
   c.model = loaded.model;
   for (const auto& r : loaded.ranks) c.numel_per_rank.push_back(r.numel);
   c.balance = balance_of(c.numel_per_rank);
-  if (!loaded.ranks.empty()) add_timings(c, loaded);
+  if (loaded.ranks.empty()) return c;
+  add_timings(c, loaded);
+  add_bounds(c, loaded.ranks.front());
   return c;
 }
 
@@ -40,9 +56,10 @@ RunReport report_run(const LoadedRun& run) {
 
 Format parse_format(const std::string& name) {
   if (name == "text") return Format::kText;
+  if (name == "seed") return Format::kSeed;
   if (name == "json") return Format::kJson;
   if (name == "markdown") return Format::kMarkdown;
-  throw UsageError("unknown format '" + name + "'; valid formats: text, json, markdown");
+  throw UsageError("unknown format '" + name + "'; valid formats: text, seed, json, markdown");
 }
 
 }  // namespace zb

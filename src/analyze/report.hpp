@@ -18,6 +18,14 @@ struct CaseReport {
   std::optional<std::vector<double>> step_mean_per_rank;
   std::optional<int> slowest_rank;
   std::optional<double> max_time, max_time_std;
+  // Bounds (plan facts; unknown in records written before they existed).
+  std::string granularity;
+  std::optional<int64_t> lower_bound;
+  std::optional<double> gap_percent;  // (max - lower bound) / lower bound
+  int64_t padding = 0, tensors_split = 0;
+  std::optional<bool> optimal_proven;
+  std::optional<int64_t> best_lower_bound;
+  std::optional<double> search_seconds;
 };
 
 struct RunReport {
@@ -27,10 +35,11 @@ struct RunReport {
 
 RunReport report_run(const LoadedRun& run);
 
-enum class Format { kText, kJson, kMarkdown };
+enum class Format { kText, kSeed, kJson, kMarkdown };
 Format parse_format(const std::string& name);  // throws UsageError
 
-std::string format_text(const std::vector<RunReport>& runs);
+// with_bounds = false: exactly the seed analyze.py's five lines per case.
+std::string format_text(const std::vector<RunReport>& runs, bool with_bounds = true);
 std::string format_json(const std::vector<RunReport>& runs);
 std::string format_markdown(const std::vector<RunReport>& runs);
 

@@ -63,17 +63,20 @@ std::vector<Sample> measure_grid(const at::Device& device, int world_size) {
   return samples;
 }
 
-// Least squares for t = a·E + b·K + c; a coefficient fitted below 0 is fixed
-// at 0 and the rest refitted.
+// Least squares for t = a·E + b·K + c in relative terms (each sample's row
+// divided by its time, so small and large steps count alike); a coefficient
+// fitted below 0 is fixed at 0 and the rest refitted.
 std::array<double, 3> fit(const std::vector<Sample>& samples) {
   std::array<bool, 3> active{true, true, true};
   for (;;) {
     double m[3][4] = {};
     for (const Sample& s : samples) {
-      const double x[3] = {static_cast<double>(s.tensors * s.elements_per_tensor), static_cast<double>(s.tensors), 1.0};
+      const double w = 1.0 / s.seconds;
+      const double x[3] = {w * static_cast<double>(s.tensors * s.elements_per_tensor), w * static_cast<double>(s.tensors),
+                           w};
       for (int i = 0; i < 3; ++i) {
         for (int j = 0; j < 3; ++j) m[i][j] += active[i] && active[j] ? x[i] * x[j] : 0.0;
-        m[i][3] += active[i] ? x[i] * s.seconds : 0.0;
+        m[i][3] += active[i] ? x[i] * 1.0 : 0.0;  // w * seconds
       }
     }
     for (int i = 0; i < 3; ++i)

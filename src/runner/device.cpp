@@ -7,6 +7,7 @@
 #include <chrono>
 #include <climits>
 #include <fstream>
+#include <sstream>
 
 #include "../comm/backend_factories.hpp"
 #include "../comm/world.hpp"
@@ -126,10 +127,13 @@ int64_t available_bytes_per_rank(const at::Device& device, int ranks_on_node) {
 #endif
   (void)device;
   std::ifstream meminfo("/proc/meminfo");
-  std::string key;
-  int64_t kib = 0;
-  while (meminfo >> key >> kib)
-    if (key == "MemAvailable:") return kib * 1024 / std::max(1, ranks_on_node);
+  std::string line;
+  while (std::getline(meminfo, line)) {  // "MemAvailable:   23456789 kB"
+    std::istringstream fields(line);
+    std::string key;
+    int64_t kib = 0;
+    if (fields >> key >> kib && key == "MemAvailable:") return kib * 1024 / std::max(1, ranks_on_node);
+  }
   return INT64_MAX;  // unknown: do not refuse
 }
 

@@ -36,7 +36,7 @@ TEST_CASE("zero_analyze prints the tables of committed fixture runs") {
 TEST_CASE("zero_analyze finds run names under --results") {
   const auto r = analyze("--results " + quote(ZB_FIXTURES_DIR) + " plan_tiny --format markdown");
   REQUIRE(r.exit_code == 0);
-  CHECK_THAT(r.out, Catch::Contains("| 2 | Tiny | 35 | 10.000 | n/a |"));
+  CHECK_THAT(r.out, Catch::Contains("| 2 | Tiny | 35 | 10.000 | n/a | n/a |"));
 }
 
 TEST_CASE("zero_analyze on bad input exits 2 naming the problem") {

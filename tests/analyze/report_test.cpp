@@ -28,7 +28,7 @@ TEST_CASE("text output follows the seed's analyze.py layout, with the slowest ra
       "mean params    = 25.000\n"
       "diff           = 10.000\n"
       "max time (std) = n/a\n";
-  CHECK(format_text({fixture("timed_tiny"), fixture("plan_tiny")}) == expected);
+  CHECK(format_text({fixture("timed_tiny"), fixture("plan_tiny")}, false) == expected);
 }
 
 TEST_CASE("the slowest rank is the one with the largest mean step time, not the most elements") {
@@ -51,9 +51,20 @@ TEST_CASE("json output carries the same numbers") {
 TEST_CASE("markdown puts runs side by side, one row per (world size, model)") {
   const std::string md = format_markdown({fixture("timed_tiny"), fixture("plan_tiny")});
   CHECK_THAT(md, Catch::StartsWith("| world_size | model | timed_tiny max params |"));
-  CHECK_THAT(md, Catch::Contains("| 2 | Tiny | 30 | 5.000 | 0.048 ± 0.00163 | 35 | 10.000 | n/a |"));
+  CHECK_THAT(md, Catch::Contains("| 2 | Tiny | 30 | 5.000 | n/a | 0.048 ± 0.00163 | 35 | 10.000 | n/a | n/a |"));
 }
 
 TEST_CASE("unknown formats are usage errors listing the valid ones") {
-  CHECK_THROWS_WITH(parse_format("csv"), Catch::Contains("text, json, markdown"));
+  CHECK_THROWS_WITH(parse_format("csv"), Catch::Contains("text, seed, json, markdown"));
+}
+
+TEST_CASE("the default text adds lower bound, gap, padding and tensors split after the seed's lines") {
+  const std::string text = format_text({fixture("bounds_tiny")});
+  CHECK_THAT(text, Catch::Contains("max time (std) = n/a\n"
+                                   "lower bound    = 25 (ceil(total/W))\n"
+                                   "gap            = 4.000 %\n"
+                                   "padding        = 2\n"
+                                   "tensors split  = 1\n"));
+  const RunReport r = fixture("bounds_tiny");
+  CHECK(r.cases[0].gap_percent == Catch::Detail::Approx(4.0));
 }

@@ -37,6 +37,19 @@ TEST_CASE("bad input exits 2 with a one-line error naming the problem and the va
   expect_usage_error("--plan-only greedy 2 --model-file /nonexistent/m.json", "/nonexistent/m.json");
 }
 
+TEST_CASE("a bad cost model file exits 2 naming the file and the problem") {
+  zbtest::TempDir tmp;
+  zbtest::write_text(tmp.path() / "cost.json", R"({"schema": "zero-bench-cost/1", "coefficients": {}})");
+  expect_usage_error("--plan-only cost 2 --models ResNet50 --cost-model " + quote(tmp.str() + "/cost.json") + " -o " +
+                         quote(tmp.str() + "/run"),
+                     "cost model '" + tmp.str() + "/cost.json': coefficients.seconds_per_element is missing");
+  expect_usage_error("--plan-only cost 2 --cost-model /nonexistent/c.json -o " + quote(tmp.str() + "/run"),
+                     "/nonexistent/c.json");
+  expect_usage_error("--plan-only optimal 2 --time-limit 0", "--time-limit");
+  expect_usage_error("--plan-only buckets 2 --bucket-elems 0", "--bucket-elems");
+  expect_usage_error("--calibrate", "--calibrate needs --cost-model FILE");
+}
+
 TEST_CASE("an unwritable output directory exits 2 naming it") {
   zbtest::TempDir tmp;
   zbtest::write_text(tmp.path() / "afile", "x");

@@ -63,9 +63,11 @@ TEST_CASE("leading_dim follows size(0); scalars count as 1") {
 }
 
 TEST_CASE("built-in models equal manifests exported from torchvision 0.29.1 and transformers 5.23.0") {
-  // tests/fixtures/manifests/*.json were written by scripts/export_param_shapes.py
-  // from torchvision.models.resnet50/resnet152 and BertModel(BertConfig()).
-  for (const auto& name : default_model_names()) {
+  // tests/fixtures/manifests/*.json were written by scripts/export_param_shapes.py from
+  // torchvision.models.resnet50/resnet152, BertModel(BertConfig()), and (--meta) GPT2Model
+  // with gpt2-xl's config and LlamaModel with Llama-2-7B's.
+  for (const auto& entry : builtin_models()) {
+    const std::string name = entry.name;
     INFO("model " << name);
     const ModelSpec built_in = builtin_model(name);
     const ModelSpec exported = load_manifest(std::string(ZB_FIXTURES_DIR) + "/manifests/" + name + ".json");
@@ -76,4 +78,32 @@ TEST_CASE("built-in models equal manifests exported from torchvision 0.29.1 and 
       CHECK(built_in.params[i].shape == exported.params[i].shape);
     }
   }
+}
+
+TEST_CASE("large models have the documented sizes") {
+  CHECK(builtin_model("gpt2-xl").total_numel() == 1557611200);
+  CHECK(builtin_model("GPT2-XL").size() == 580);
+  CHECK(builtin_model("llama-2-7b").total_numel() == 6607343616);
+  CHECK(builtin_model("Llama-2-7B").size() == 290);
+}
+
+TEST_CASE("synthetic:N[:seed] is deterministic, seed-dependent and heavy-tailed") {
+  const ModelSpec a = builtin_model("synthetic:5000"), b = builtin_model("synthetic:5000:0");
+  const ModelSpec c = builtin_model("synthetic:5000:1");
+  CHECK(a.name == "synthetic-5000-0");
+  REQUIRE(a.size() == 5000);
+  bool same = true, differs = false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    same = same && a.params[i].shape == b.params[i].shape;
+    differs = differs || a.params[i].shape != c.params[i].shape;
+  }
+  CHECK(same);
+  CHECK(differs);
+  std::vector<int64_t> n;
+  for (const auto& p : a.params) n.push_back(p.numel());
+  std::sort(n.begin(), n.end());
+  CHECK(n.back() > 100 * n[n.size() / 2]);  // the largest dwarfs the median
+  CHECK_THROWS_WITH(builtin_model("synthetic:0"), Catch::Contains("synthetic:N[:seed]"));
+  CHECK_THROWS_WITH(builtin_model("synthetic:12x"), Catch::Contains("'12x'"));
+  CHECK_THROWS_WITH(builtin_model("synthetic:5:-1"), Catch::Contains("seed"));
 }

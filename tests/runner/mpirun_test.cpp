@@ -128,3 +128,39 @@ TEST_CASE("without mpirun, a single process runs world size 1") {
   REQUIRE(r.exit_code == 0);
   CHECK(load(tmp.path() / "run/small_1_0.json")["result"]["numel"] == 9600 + 2048 + 64 + 2048 + 32 + 32 + 160 + 1);
 }
+
+TEST_CASE("zero_bench --calibrate writes a cost model that the cost partitioner reads back") {
+  zbtest::TempDir tmp;
+  const std::string model_file = (tmp.path() / "cost.json").string();
+  const auto calibrated = mpirun(2, "--calibrate --device cpu --cost-model " + quote(model_file));
+  INFO(calibrated.err);
+  REQUIRE(calibrated.exit_code == 0);
+  const auto cost = load(model_file);
+  CHECK(cost["schema"] == "zero-bench-cost/1");
+  CHECK(cost["ranks_measuring_at_once"] == 2);
+  CHECK(cost["samples"].size() >= 10);
+  const double a = cost["coefficients"]["seconds_per_element"], b = cost["coefficients"]["seconds_per_tensor"],
+               c = cost["coefficients"]["seconds_per_step"];
+  CHECK(a + b > 0);
+  const auto planned = run_command(std::string(ZB_BENCH_BIN) + " --plan-only cost 4 --models ResNet152 --cost-model " +
+                                   quote(model_file) + " -o " + quote(tmp.str() + "/run"));
+  INFO(planned.err);
+  REQUIRE(planned.exit_code == 0);
+  for (int rank = 0; rank < 4; ++rank) {
+    const auto r = load(tmp.path() / ("run/ResNet152_4_" + std::to_string(rank) + ".json"))["result"];
+    const double expected = a * r["numel"].get<double>() + b * r["param_count"].get<double>() + c;
+    CHECK(r["predicted_step_seconds"].get<double>() == Catch::Detail::Approx(expected));
+  }
+  const auto again = mpirun(1, "--calibrate --device cpu --cost-model " + quote(model_file));
+  CHECK(again.exit_code == 2);
+  CHECK_THAT(again.err, Catch::Contains("exists; pass --force"));
+}
+
+TEST_CASE("a model that cannot fit is refused before anything is allocated") {
+  zbtest::TempDir tmp;
+  zbtest::write_text(tmp.path() / "huge.json", R"([{"name": "w", "shape": [1099511627776]}])");  // 4 TiB of fp32
+  const auto r = mpirun(2, "greedy 2 --device cpu --model-file " + quote((tmp.path() / "huge.json").string()) + " -o " +
+                               quote(tmp.str() + "/run"));
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("model huge at world size 2 needs about") && Catch::Contains("use --plan-only"));
+}

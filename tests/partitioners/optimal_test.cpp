@@ -1,0 +1,91 @@
+#include <catch2/catch.hpp>
+
+#include "models/registry.hpp"
+#include "partitioners/karmarkar_karp.hpp"
+#include "partitioners/registry.hpp"
+
+using namespace zb;
+
+namespace {
+ModelSpec sizes(const std::vector<int64_t>& list) {
+  ModelSpec m{"m", {}};
+  for (std::size_t i = 0; i < list.size(); ++i) add_param(m, "p" + std::to_string(i), {list[i]});
+  return m;
+}
+int64_t largest(const Plan& p) {
+  const auto v = p.numel_per_rank();
+  return *std::max_element(v.begin(), v.end());
+}
+Plan plan_of(const char* name, const ModelSpec& m, int w, double limit = 2.0) {
+  PlanOptions o;
+  o.time_limit_s = limit;
+  return make_plan(find_partitioner(name), m, w, o);
+}
+}  // namespace
+
+TEST_CASE("optimal finds and proves the optimum where LPT misses it") {
+  // LPT on {3,3,2,2,2} over 2 ranks: 3+2+2=7 vs 3+2=5 -> 7; the optimum is 6 (3+3 | 2+2+2).
+  const Plan plan = plan_of("optimal", sizes({3, 3, 2, 2, 2}), 2);
+  CHECK(largest(plan_of("lpt", sizes({3, 3, 2, 2, 2}), 2)) == 7);
+  CHECK(largest(plan) == 6);
+  CHECK(plan.info.optimal_proven == true);
+  CHECK(plan.info.best_lower_bound == 6);
+}
+
+TEST_CASE("optimal proves optimality above the even share when granularity forbids it") {
+  // {5,5,5} over 2 ranks: even share 8 (gcd 5 -> 10), optimum 10, proven by exhausting the search.
+  const Plan plan = plan_of("optimal", sizes({5, 5, 5}), 2);
+  CHECK(largest(plan) == 10);
+  CHECK(plan.info.optimal_proven == true);
+  // 7 items of 4,5,6,7,8,9,10 on 3 ranks: total 49 -> bound 17; 17 = 10+7, 9+8, 6+5+4+... check by proof
+  const Plan three = plan_of("optimal", sizes({4, 5, 6, 7, 8, 9, 10}), 3);
+  CHECK(three.info.optimal_proven == true);
+  CHECK(largest(three) == 17);
+}
+
+TEST_CASE("optimal is never worse than lpt, and says whether it proved optimality") {
+  for (const char* model_name : {"ResNet50", "ResNet152", "BERT", "synthetic:500:3"}) {
+    const ModelSpec m = builtin_model(model_name);
+    for (int w : {2, 3, 5, 8}) {
+      INFO(model_name << " W=" << w);
+      const Plan opt = plan_of("optimal", m, w, 0.5);
+      CHECK(largest(opt) <= largest(plan_of("lpt", m, w)));
+      REQUIRE(opt.info.optimal_proven.has_value());
+      REQUIRE(opt.info.best_lower_bound.has_value());
+      CHECK(*opt.info.best_lower_bound <= largest(opt));
+      CHECK(*opt.info.best_lower_bound >= lower_bound(m, w, Granularity::kWholeTensors));
+      if (*opt.info.optimal_proven) CHECK(*opt.info.best_lower_bound == largest(opt));
+    }
+  }
+}
+
+TEST_CASE("optimal respects its time limit") {
+  const ModelSpec m = builtin_model("synthetic:20000:1");
+  const Plan plan = plan_of("optimal", m, 7, 0.3);
+  CHECK(*plan.info.search_seconds < 0.3 + 0.5);  // the limit plus the starting heuristics
+}
+
+TEST_CASE("Karmarkar-Karp differencing assigns every tensor and balances a classic case") {
+  const ModelSpec m = sizes({8, 7, 6, 5, 4});  // KK 2-way: 16 | 14
+  const auto owners = karmarkar_karp_owners(m, 2);
+  int64_t load[2] = {0, 0};
+  for (std::size_t p = 0; p < owners.size(); ++p) load[owners[p]] += m.params[p].numel();
+  CHECK(std::max(load[0], load[1]) == 16);
+}
+
+TEST_CASE("cost balances predicted time, not elements: many small tensors weigh more") {
+  // One 1000-element tensor vs twenty 10-element ones: by elements rank 0 takes the big one.
+  std::vector<int64_t> list = {1000};
+  for (int i = 0; i < 20; ++i) list.push_back(10);
+  const ModelSpec m = sizes(list);
+  PlanOptions o;
+  o.cost.seconds_per_element = 1e-9;
+  o.cost.seconds_per_tensor = 1e-7;  // a tensor costs as much as 100 elements
+  const Plan plan = make_plan(find_partitioner("cost"), m, 2, o);
+  REQUIRE(plan.info.predicted_cost.size() == 2);
+  const double a = plan.info.predicted_cost[0], b = plan.info.predicted_cost[1];
+  CHECK(std::max(a, b) / std::min(a, b) < 1.5);
+  // predicted = a*elements + b*tensors for each rank
+  CHECK(plan.info.predicted_cost[0] ==
+        Catch::Detail::Approx(1e-9 * plan.rank_numel(0) + 1e-7 * static_cast<double>(plan.ranks[0].size())));
+}

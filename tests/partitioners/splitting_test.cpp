@@ -1,0 +1,90 @@
+// flat, buckets, dim0, hybrid: the layout each reproduces, and the balance.
+#include <catch2/catch.hpp>
+
+#include "models/registry.hpp"
+#include "partitioners/registry.hpp"
+
+using namespace zb;
+
+namespace {
+ModelSpec shapes(const std::vector<std::vector<int64_t>>& list) {
+  ModelSpec m{"m", {}};
+  for (std::size_t i = 0; i < list.size(); ++i) add_param(m, "p" + std::to_string(i), list[i]);
+  return m;
+}
+Plan plan_of(const char* name, const ModelSpec& m, int w, PlanOptions options = {}) {
+  return make_plan(find_partitioner(name), m, w, options);
+}
+bool same_shard(const Shard& a, const Shard& b) {
+  return a.param == b.param && a.offset == b.offset && a.length == b.length;
+}
+}  // namespace
+
+TEST_CASE("flat pads the concatenation to a multiple of 2W and cuts W equal slices") {
+  const ModelSpec m = shapes({{5}, {4, 3}, {6}});  // 23 elements
+  const Plan plan = plan_of("flat", m, 3);        // padded to 24: slots of 8
+  CHECK(plan.slot_elems == 8);
+  REQUIRE(plan.ranks[0].size() == 2);
+  CHECK(same_shard(plan.ranks[0][0], {0, 0, 5}));
+  CHECK(same_shard(plan.ranks[0][1], {1, 0, 3}));
+  CHECK(same_shard(plan.ranks[1][0], {1, 3, 8}));
+  CHECK(same_shard(plan.ranks[2][0], {1, 11, 1}));
+  CHECK(same_shard(plan.ranks[2][1], {2, 0, 6}));
+  CHECK(plan.padding(2) == 1);
+  CHECK(plan.tensors_split(m.size()) == 1);
+}
+
+TEST_CASE("buckets walk in reverse, align starts to 64, pad buckets to lcm(W,128), split each W ways") {
+  const ModelSpec m = shapes({{100}, {30}});
+  // reverse: p1 at [0,30), p0 at 64 -> [64,164); one bucket padded to 256 (lcm(2,128)=128): slices of 128
+  const Plan plan = plan_of("buckets", m, 2);
+  CHECK(plan.slot_elems == 128);
+  REQUIRE(plan.ranks[0].size() == 2);
+  CHECK(same_shard(plan.ranks[0][0], {1, 0, 30}));
+  CHECK(same_shard(plan.ranks[0][1], {0, 0, 64}));
+  CHECK(same_shard(plan.ranks[1][0], {0, 64, 36}));
+  PlanOptions small_buckets;
+  small_buckets.bucket_elems = 10;  // every parameter closes its own bucket
+  const Plan two = plan_of("buckets", m, 2, small_buckets);
+  CHECK(two.slot_elems == 64 + 64);  // buckets of 128 and 128 elements, half each
+  CHECK(same_shard(two.ranks[0][0], {1, 0, 30}));
+  CHECK(same_shard(two.ranks[0][1], {0, 0, 64}));
+}
+
+TEST_CASE("dim0 chunks every tensor in ceil(d0/W) rows; trailing ranks get short or no chunks") {
+  const ModelSpec m = shapes({{5, 2}, {2}, {}});
+  const Plan plan = plan_of("dim0", m, 3);  // p0: rows 2,2,1; p1: rows 1,1,-; scalar: rank 0
+  CHECK(plan.numel_per_rank() == std::vector<int64_t>{4 + 1 + 1, 4 + 1, 2});
+  CHECK(same_shard(plan.ranks[2][0], {0, 8, 2}));
+  CHECK(plan.slot_elems == 6);
+}
+
+TEST_CASE("hybrid splits only tensors above the target, into the fewest row-aligned pieces") {
+  const ModelSpec bert = builtin_model("BERT");
+  CHECK(plan_of("hybrid", bert, 4).tensors_split(bert.size()) == 0);  // 23.4M embedding < 27.4M target
+  const Plan w8 = plan_of("hybrid", bert, 8);
+  CHECK(w8.tensors_split(bert.size()) == 1);  // only the word embedding
+  const ModelSpec m = shapes({{10, 4}, {2}, {2}});
+  const Plan plan = plan_of("hybrid", m, 2);  // target 22: the 40-element tensor in 2 pieces of 5 rows
+  CHECK(plan.tensors_split(m.size()) == 1);
+  CHECK(plan.numel_per_rank() == std::vector<int64_t>{22, 22});
+}
+
+TEST_CASE("splitting partitioners keep the largest rank within padding of ceil(total/W)") {
+  for (const char* model_name : {"ResNet50", "ResNet152", "BERT", "GPT2-XL", "Llama-2-7B"}) {
+    const ModelSpec model = builtin_model(model_name);
+    for (int w : {2, 3, 4, 8, 16, 64}) {
+      const int64_t even = (model.total_numel() + w - 1) / w;
+      for (const char* name : {"flat", "buckets", "dim0"}) {
+        INFO(name << " " << model_name << " W=" << w);
+        const Plan plan = plan_of(name, model, w);
+        const auto per_rank = plan.numel_per_rank();
+        CHECK(*std::max_element(per_rank.begin(), per_rank.end()) <= std::max(even, plan.slot_elems));
+        CHECK(plan.slot_elems >= even);
+      }
+    }
+  }
+  // flat's slot is ceil(total / 2W) * 2: at most 1 element above the even share per rank
+  const ModelSpec r50 = builtin_model("ResNet50");
+  CHECK(plan_of("flat", r50, 8).slot_elems - (r50.total_numel() + 7) / 8 <= 1);
+}
