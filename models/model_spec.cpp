@@ -18,6 +18,13 @@ int64_t ModelSpec::total_numel() const {
   return total;
 }
 
+std::vector<int64_t> ModelSpec::numels() const {
+  std::vector<int64_t> out;
+  out.reserve(params.size());
+  for (const auto& p : params) out.push_back(p.numel());
+  return out;
+}
+
 int64_t ModelSpec::largest_numel() const {
   int64_t largest = 0;
   for (const auto& p : params) largest = std::max(largest, p.numel());

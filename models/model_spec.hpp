@@ -22,6 +22,7 @@ struct ModelSpec {
   std::vector<ParamSpec> params;
 
   int64_t total_numel() const;
+  std::vector<int64_t> numels() const;  // every tensor's numel, in order
   int64_t largest_numel() const;
   std::size_t size() const { return params.size(); }
 };

@@ -12,7 +12,8 @@ namespace zb {
 
 Plan partition_cost(const ModelSpec& model, int world_size, const PlanOptions& options) {
   const CostModel& cost = options.cost;
-  auto tensor_cost = [&](int p) { return cost.predict(model.params[p].numel(), 1) - cost.seconds_per_step; };
+  const std::vector<int64_t> sizes = model.numels();
+  auto tensor_cost = [&](int p) { return cost.predict(sizes[p], 1) - cost.seconds_per_step; };
   std::vector<int> order(model.size());
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return tensor_cost(a) > tensor_cost(b); });
@@ -24,7 +25,7 @@ Plan partition_cost(const ModelSpec& model, int world_size, const PlanOptions& o
   for (int p : order) {
     auto [load, rank] = cheapest.top();
     cheapest.pop();
-    plan.ranks[rank].push_back(whole_tensor(model, p));
+    plan.ranks[rank].push_back(Shard{p, 0, sizes[p]});
     cheapest.push({load + tensor_cost(p), rank});
   }
   for (int r = 0; r < world_size; ++r)

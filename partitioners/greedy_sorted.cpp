@@ -11,9 +11,9 @@ namespace zb {
 Plan partition_greedy_sorted(const ModelSpec& model, int world_size, const PlanOptions&) {
   std::vector<int> order(model.size());
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
-    return model.params[a].leading_dim() > model.params[b].leading_dim();
-  });
+  std::vector<int64_t> lead;
+  for (const auto& p : model.params) lead.push_back(p.leading_dim());
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return lead[a] > lead[b]; });
   return greedy_in_order(model, world_size, order);
 }
 

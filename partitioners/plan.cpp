@@ -43,11 +43,12 @@ Plan greedy_in_order(const ModelSpec& model, int world_size, const std::vector<i
   using Slot = std::pair<int64_t, int>;
   std::priority_queue<Slot, std::vector<Slot>, std::greater<Slot>> lightest;
   for (int r = 0; r < world_size; ++r) lightest.push({0, r});
+  const std::vector<int64_t> sizes = model.numels();
   for (int param : order) {
     auto [load, rank] = lightest.top();
     lightest.pop();
-    plan.ranks[rank].push_back(whole_tensor(model, param));
-    lightest.push({load + model.params[param].numel(), rank});
+    plan.ranks[rank].push_back(Shard{param, 0, sizes[param]});
+    lightest.push({load + sizes[param], rank});
   }
   return plan;
 }
@@ -55,8 +56,8 @@ Plan greedy_in_order(const ModelSpec& model, int world_size, const std::vector<i
 std::vector<int> order_by_numel_desc(const ModelSpec& model) {
   std::vector<int> order(model.size());
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](int a, int b) { return model.params[a].numel() > model.params[b].numel(); });
+  const std::vector<int64_t> sizes = model.numels();
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return sizes[a] > sizes[b]; });
   return order;
 }
 

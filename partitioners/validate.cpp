@@ -17,27 +17,29 @@ std::string describe(const ModelSpec& model, int param) {
   return "parameter " + std::to_string(param) + " '" + model.params[param].name + "'";
 }
 
-void check_coverage(std::vector<OwnedRange>& ranges, int64_t numel, const std::string& what) {
+// `what()` names the parameter; built only when there is a fault to report.
+template <typename What>
+void check_coverage(std::vector<OwnedRange>& ranges, int64_t numel, What what) {
   std::sort(ranges.begin(), ranges.end(),
             [](const OwnedRange& a, const OwnedRange& b) { return a.begin < b.begin; });
-  if (ranges.empty()) throw RunError(what + " is owned by no rank");
+  if (ranges.empty()) throw RunError(what() + " is owned by no rank");
   int64_t covered = 0;
   for (std::size_t i = 0; i < ranges.size(); ++i) {
     const auto& r = ranges[i];
     if (r.begin > covered)
-      throw RunError(what + ": elements [" + std::to_string(covered) + ", " + std::to_string(r.begin) +
+      throw RunError(what() + ": elements [" + std::to_string(covered) + ", " + std::to_string(r.begin) +
                      ") are owned by no rank");
     if (r.begin < covered)
-      throw RunError(what + ": element " + std::to_string(r.begin) + " is owned twice (ranks " +
+      throw RunError(what() + ": element " + std::to_string(r.begin) + " is owned twice (ranks " +
                      std::to_string(ranges[i - 1].rank) + " and " + std::to_string(r.rank) + ")");
     covered = r.end;
   }
   if (covered < numel)
-    throw RunError(what + ": elements [" + std::to_string(covered) + ", " + std::to_string(numel) +
+    throw RunError(what() + ": elements [" + std::to_string(covered) + ", " + std::to_string(numel) +
                    ") are owned by no rank");
   // A zero-element tensor must still be assigned, exactly once.
   if (numel == 0 && ranges.size() > 1)
-    throw RunError(what + " (0 elements) is assigned " + std::to_string(ranges.size()) + " times");
+    throw RunError(what() + " (0 elements) is assigned " + std::to_string(ranges.size()) + " times");
 }
 
 }  // namespace
@@ -46,12 +48,13 @@ void validate(const Plan& plan, const ModelSpec& model, const std::string& parti
   const std::string prefix = "partitioner '" + partitioner + "' produced an invalid plan: ";
   const int n = static_cast<int>(model.size());
   std::vector<std::vector<OwnedRange>> owned(n);
+  const std::vector<int64_t> sizes = model.numels();
   for (int rank = 0; rank < plan.world_size(); ++rank) {
     for (const Shard& s : plan.ranks[rank]) {
       if (s.param < 0 || s.param >= n)
         throw RunError(prefix + "rank " + std::to_string(rank) + " owns parameter index " +
                        std::to_string(s.param) + ", but the model has " + std::to_string(n));
-      const int64_t numel = model.params[s.param].numel();
+      const int64_t numel = sizes[s.param];
       if (s.offset < 0 || s.length < 0 || s.offset + s.length > numel)
         throw RunError(prefix + describe(model, s.param) + ": rank " + std::to_string(rank) + " owns [" +
                        std::to_string(s.offset) + ", " + std::to_string(s.offset + s.length) +
@@ -59,8 +62,10 @@ void validate(const Plan& plan, const ModelSpec& model, const std::string& parti
       owned[s.param].push_back({s.offset, s.offset + s.length, rank});
     }
   }
-  for (int p = 0; p < n; ++p)
-    check_coverage(owned[p], model.params[p].numel(), prefix + describe(model, p));
+  for (int p = 0; p < n; ++p) {
+    if (owned[p].size() == 1 && owned[p][0].begin == 0 && owned[p][0].end == sizes[p]) continue;  // whole: fine
+    check_coverage(owned[p], sizes[p], [&] { return prefix + describe(model, p); });
+  }
 }
 
 }  // namespace zb

@@ -30,7 +30,8 @@ std::vector<std::string> split_commas(const std::string& list) {
   return out;
 }
 
-void add_options(CLI::App& app, Config& c, std::vector<std::string>& world_sizes, std::string& models) {
+void add_options(CLI::App& app, Config& c, std::vector<std::string>& world_sizes, std::string& models,
+                 std::string& shard_list) {
   app.add_option("partitioner", c.partitioner, "partitioning algorithm (see --list-partitioners)");
   app.add_option("world_sizes", world_sizes, "one or more world sizes W (positive integers)");
   app.add_flag("--plan-only", c.plan_only,
@@ -42,6 +43,9 @@ void add_options(CLI::App& app, Config& c, std::vector<std::string>& world_sizes
                  "JSON manifest [{\"name\",\"shape\"},...]; the model is named after the file stem "
                  "(repeatable; without --models only the manifests run)")
       ->allow_extra_args(false);
+  app.add_option("--shard-list", shard_list,
+                 "full: each rank's JSON lists its shards (default); none: counts only, for huge models")
+      ->check(CLI::IsMember({"full", "none"}));
   app.add_option("--print-model", c.print_model, "print a model's tensors (index, name, shape, numel)");
   app.add_flag("--list-partitioners", "print each partitioner with a one-line summary");
   app.add_flag("--list-models", "print the built-in models");
@@ -104,8 +108,8 @@ Config parse_command_line(int argc, char** argv, bool& help_shown) {
   c.argv.assign(argv, argv + argc);
   CLI::App app{"zero-bench: ZeRO stage-1 optimizer-state partitioning benchmark", "zero_bench"};
   std::vector<std::string> world_sizes;
-  std::string models;
-  add_options(app, c, world_sizes, models);
+  std::string models, shard_list = "full";
+  add_options(app, c, world_sizes, models, shard_list);
   help_shown = false;
   try {
     app.parse(argc, argv);
@@ -117,6 +121,7 @@ Config parse_command_line(int argc, char** argv, bool& help_shown) {
     throw UsageError(e.what());
   }
   c.model_names = split_commas(models);
+  c.shard_list = shard_list == "full";
   check_unique(c.model_names, "model");
   if (app.count("--list-partitioners")) c.action = Action::kListPartitioners;
   else if (app.count("--list-models")) c.action = Action::kListModels;

@@ -21,6 +21,7 @@ struct Config {
   std::vector<std::string> model_names;  // empty: defaults (or only the model files)
   std::vector<std::string> model_files;
   std::string print_model;
+  bool shard_list = true;  // --shard-list none: omit each rank's shard list from the JSON
 
   // Timed runs (under mpirun).
   std::string backend;           // empty: nccl on CUDA, gloo on CPU

@@ -2,8 +2,11 @@
 
 namespace zb {
 
-PlanRecord plan_record(const ModelSpec& model, const Plan& plan, Granularity granularity) {
-  PlanRecord p;
+CaseFacts case_facts(const ModelSpec& model, const Plan& plan, Granularity granularity) {
+  CaseFacts facts;
+  facts.model_numel = model.total_numel();
+  facts.model_largest_numel = model.largest_numel();
+  PlanRecord& p = facts.plan;
   p.granularity = granularity_name(granularity);
   p.lower_bound = lower_bound(model, plan.world_size(), granularity);
   p.slot_elems = plan.slot_elems;
@@ -14,26 +17,28 @@ PlanRecord plan_record(const ModelSpec& model, const Plan& plan, Granularity gra
   p.search_seconds = plan.info.search_seconds;
   p.started_from = plan.info.started_from;
   p.start_max = plan.info.start_max;
-  return p;
+  return facts;
 }
 
 RankResult rank_record(const RunContext& base, const ModelSpec& model, const Plan& plan, int rank,
-                       const PlanRecord& plan_facts) {
+                       const CaseFacts& facts) {
   RankResult r;
   r.context = base;
   r.context.model = model.name;
   r.context.model_tensors = static_cast<int64_t>(model.size());
-  r.context.model_numel = model.total_numel();
-  r.context.model_largest_numel = model.largest_numel();
-  r.plan = plan_facts;
+  r.context.model_numel = facts.model_numel;
+  r.context.model_largest_numel = facts.model_largest_numel;
+  r.plan = facts.plan;
   r.padding_elements = plan.padding(rank);
   if (!plan.info.predicted_cost.empty()) r.predicted_step_seconds = plan.info.predicted_cost[rank];
   r.context.world_size = plan.world_size();
   r.context.rank = rank;
+  if (facts.list_shards) r.shards.reserve(plan.ranks[rank].size());
   for (const Shard& s : plan.ranks[rank]) {
-    r.shards.push_back({s.param, model.params[s.param].name, s.offset, s.length});
+    if (facts.list_shards) r.shards.push_back({s.param, model.params[s.param].name, s.offset, s.length});
     r.numel += s.length;
   }
+  r.shards_listed = facts.list_shards;
   r.param_count = static_cast<int64_t>(plan.ranks[rank].size());
   r.optimizer_state_bytes = r.numel * kAdamStateBytesPerElement;
   return r;

@@ -8,9 +8,15 @@ namespace zb {
 inline constexpr int64_t kAdamStateBytesPerElement = 8;
 
 // The timing-free part of one rank's record: what it owns under `plan`.
-// `plan_facts` is the same for every rank: compute it once per plan.
-PlanRecord plan_record(const ModelSpec& model, const Plan& plan, Granularity granularity);
+// What every rank's record of one (model, plan) shares: computed once, since
+// a model can hold millions of tensors and a plan thousands of ranks.
+struct CaseFacts {
+  PlanRecord plan;
+  int64_t model_numel = 0, model_largest_numel = 0;
+  bool list_shards = true;
+};
+CaseFacts case_facts(const ModelSpec& model, const Plan& plan, Granularity granularity);
 RankResult rank_record(const RunContext& base, const ModelSpec& model, const Plan& plan, int rank,
-                       const PlanRecord& plan_facts);
+                       const CaseFacts& facts);
 
 }  // namespace zb

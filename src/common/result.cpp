@@ -158,9 +158,16 @@ std::string to_json_text(const RankResult& r) {
   result["peak_memory_source"] = optional_json(r.peak_memory_source);
   result["check"] = optional_json(r.check);
   result["timing"] = timings_json(r.timings);
-  result["shards"] = ordered_json::array();
-  for (const auto& s : r.shards)
-    result["shards"].push_back({{"param", s.param}, {"name", s.name}, {"offset", s.offset}, {"length", s.length}});
+  result["shard_count"] = r.param_count;
+  if (!r.shards_listed) {
+    result["shards"] = nullptr;
+  } else {
+    ordered_json shards = ordered_json::array();
+    shards.get_ref<ordered_json::array_t&>().reserve(r.shards.size());
+    for (const auto& s : r.shards)
+      shards.push_back({{"param", s.param}, {"name", s.name}, {"offset", s.offset}, {"length", s.length}});
+    result["shards"] = std::move(shards);
+  }
   ordered_json doc;
   doc["context"] = context_json(r.context);
   doc["result"] = std::move(result);

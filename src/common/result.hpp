@@ -69,6 +69,7 @@ struct RankResult {
   std::optional<double> predicted_step_seconds;  // cost partitioner's model
   PlanRecord plan;
   std::vector<ShardRecord> shards;
+  bool shards_listed = true;  // false: "shards" is null (--shard-list none)
   std::optional<Timings> timings;
   std::optional<int64_t> peak_memory_bytes;
   std::optional<std::string> peak_memory_source;  // "cuda_allocator" | "tracked_tensors"
