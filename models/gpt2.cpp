@@ -18,11 +18,6 @@ void add_conv1d(ModelSpec& m, const std::string& prefix, int64_t in, int64_t out
   add_param(m, prefix + ".bias", {out});
 }
 
-void add_norm(ModelSpec& m, const std::string& prefix, int64_t width) {
-  add_param(m, prefix + ".weight", {width});
-  add_param(m, prefix + ".bias", {width});
-}
-
 }  // namespace
 
 ModelSpec gpt2_xl() {

@@ -35,6 +35,11 @@ void add_param(ModelSpec& model, std::string name, std::vector<int64_t> shape) {
   model.params.push_back(ParamSpec{std::move(name), std::move(shape)});
 }
 
+void add_norm(ModelSpec& model, const std::string& prefix, int64_t width) {
+  add_param(model, prefix + ".weight", {width});
+  add_param(model, prefix + ".bias", {width});
+}
+
 std::string shape_to_string(const std::vector<int64_t>& shape) {
   std::string out = "[";
   for (std::size_t i = 0; i < shape.size(); ++i) {

@@ -29,6 +29,8 @@ struct ModelSpec {
 
 // Appends one parameter; used by the model builders.
 void add_param(ModelSpec& model, std::string name, std::vector<int64_t> shape);
+// A normalisation layer's <prefix>.weight and <prefix>.bias, both [width].
+void add_norm(ModelSpec& model, const std::string& prefix, int64_t width);
 
 std::string shape_to_string(const std::vector<int64_t>& shape);
 

@@ -7,11 +7,6 @@
 namespace zb {
 namespace {
 
-void add_batchnorm(ModelSpec& m, const std::string& prefix, int64_t channels) {
-  add_param(m, prefix + ".weight", {channels});
-  add_param(m, prefix + ".bias", {channels});
-}
-
 void add_conv(ModelSpec& m, const std::string& name, int64_t out, int64_t in, int64_t k) {
   add_param(m, name + ".weight", {out, in, k, k});
 }
@@ -22,14 +17,14 @@ int64_t add_bottleneck(ModelSpec& m, const std::string& prefix, int64_t inplanes
                        bool downsample) {
   const int64_t expansion = 4;
   add_conv(m, prefix + ".conv1", planes, inplanes, 1);
-  add_batchnorm(m, prefix + ".bn1", planes);
+  add_norm(m, prefix + ".bn1", planes);
   add_conv(m, prefix + ".conv2", planes, planes, 3);
-  add_batchnorm(m, prefix + ".bn2", planes);
+  add_norm(m, prefix + ".bn2", planes);
   add_conv(m, prefix + ".conv3", planes * expansion, planes, 1);
-  add_batchnorm(m, prefix + ".bn3", planes * expansion);
+  add_norm(m, prefix + ".bn3", planes * expansion);
   if (downsample) {
     add_conv(m, prefix + ".downsample.0", planes * expansion, inplanes, 1);
-    add_batchnorm(m, prefix + ".downsample.1", planes * expansion);
+    add_norm(m, prefix + ".downsample.1", planes * expansion);
   }
   return planes * expansion;
 }
@@ -37,7 +32,7 @@ int64_t add_bottleneck(ModelSpec& m, const std::string& prefix, int64_t inplanes
 ModelSpec bottleneck_resnet(const std::string& name, const int (&blocks)[4]) {
   ModelSpec m{name, {}};
   add_conv(m, "conv1", 64, 3, 7);
-  add_batchnorm(m, "bn1", 64);
+  add_norm(m, "bn1", 64);
   int64_t inplanes = 64;
   const int64_t stage_planes[4] = {64, 128, 256, 512};
   for (int stage = 0; stage < 4; ++stage) {

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <numeric>
+#include <optional>
 
 #include "karmarkar_karp.hpp"
 #include "partitioners.hpp"
@@ -31,6 +32,33 @@ int64_t whole_tensor_bound(std::vector<int64_t> sorted_desc, int w) {
   int64_t bound = std::max((total + w - 1) / w, sorted_desc.empty() ? 0 : sorted_desc.front());
   if (static_cast<int>(sorted_desc.size()) > w) bound = std::max(bound, sorted_desc[w - 1] + sorted_desc[w]);
   return g > 0 ? (bound + g - 1) / g * g : bound;
+}
+
+// Every rank's load is a sum of whole tensors, so the largest rank is at
+// least the smallest subset sum >= ceil(total/W). A bitset over sums/gcd
+// finds it (e.g. ResNet's sizes are multiples of 64 but for fc.bias, which
+// rules out most sums just above total/W). Skipped (nullopt) when the bitset
+// would exceed 2^31 bits or the deadline passes.
+std::optional<int64_t> reachable_sum_bound(const std::vector<int64_t>& sizes, int64_t at_least,
+                                           Clock::time_point deadline) {
+  int64_t total = 0, g = 0;
+  for (int64_t s : sizes) total += s, g = std::gcd(g, s);
+  if (g == 0 || total / g > (int64_t{1} << 31)) return std::nullopt;
+  const int64_t bits = total / g + 1, words = (bits + 63) / 64;
+  std::vector<uint64_t> reach(words, 0);
+  reach[0] = 1;
+  for (int64_t size : sizes) {
+    if (Clock::now() > deadline) return std::nullopt;
+    const int64_t k = size / g, q = k / 64, r = k % 64;
+    for (int64_t i = words - 1; i >= q; --i) {
+      uint64_t v = reach[i - q] << r;
+      if (r && i - q - 1 >= 0) v |= reach[i - q - 1] >> (64 - r);
+      reach[i] |= v;
+    }
+  }
+  for (int64_t b = (at_least + g - 1) / g; b < bits; ++b)
+    if (reach[b / 64] >> (b % 64) & 1) return b * g;
+  return std::nullopt;
 }
 
 class BranchAndBound {
@@ -134,7 +162,9 @@ Plan partition_optimal(const ModelSpec& model, int world_size, const PlanOptions
     const int64_t kk = makespan(kk_owner, sizes, world_size);
     if (kk < best) best = kk, incumbent = kk_owner, started_from = "karmarkar-karp";
   }
-  const int64_t bound = whole_tensor_bound(sizes, world_size);
+  int64_t bound = whole_tensor_bound(sizes, world_size);
+  if (bound < best)
+    if (const auto reachable = reachable_sum_bound(sizes, bound, deadline)) bound = std::max(bound, *reachable);
   BranchAndBound search(sizes, world_size, best, incumbent, bound, deadline);
   const bool finished = search.run();
 

@@ -22,6 +22,7 @@ void print_models(std::ostream& out) {
     std::snprintf(line, sizeof line, "%-10s %s\n", m.name, m.summary);
     out << line;
   }
+  out << "synthetic:N[:seed]  N tensors of seeded log-normal sizes (median 4096 elements), for scale studies\n";
 }
 
 void print_model(const Config& config, std::ostream& out) {

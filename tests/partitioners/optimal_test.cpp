@@ -89,3 +89,16 @@ TEST_CASE("cost balances predicted time, not elements: many small tensors weigh 
   CHECK(plan.info.predicted_cost[0] ==
         Catch::Detail::Approx(1e-9 * plan.rank_numel(0) + 1e-7 * static_cast<double>(plan.ranks[0].size())));
 }
+
+TEST_CASE("optimal's bound knows that a rank's load must be a reachable subset sum") {
+  // {10,10,7,7,3} on 2 ranks: even share 19, pigeonhole 17, but no subset sums to 19: the bound is 20.
+  const Plan plan = plan_of("optimal", sizes({10, 10, 7, 7, 3}), 2);
+  CHECK(largest(plan) == 20);
+  CHECK(plan.info.optimal_proven == true);
+  CHECK(plan.info.best_lower_bound == 20);
+  // ResNet50 at W=2: every size but fc.bias (1000) is a multiple of 64, so LPT's
+  // 12,778,536 (8 elements above ceil(total/2) rounded to the gcd) is optimal.
+  const Plan r50 = plan_of("optimal", builtin_model("ResNet50"), 2);
+  CHECK(largest(r50) == 12778536);
+  CHECK(r50.info.optimal_proven == true);
+}

@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# Targets of the partitioning issue, recorded in results/bench/partitions.md:
+#  1. optimal on ResNet50, ResNet152, BERT at W = 2..8 (default --time-limit 10):
+#     proven or not, time, improvement over lpt, lower bound;
+#  2. splitting partitioners: largest rank vs ceil(total/W) and padding, W = 2..64;
+#  3. scale: --plan-only synthetic:1000000 at W = 4096 (greedy, lpt, flat, dim0,
+#     hybrid; optimal and cost with --time-limit 1);
+#  4. cost model validity: mpirun -np 4 --calibrate, then ResNet152 at W = 4
+#     under lpt, round_robin and cost, predicted vs measured per-rank step time.
+# ZB_SKIP=1,2,.. leaves parts out (e.g. ZB_SKIP=4 on a machine without MPI).
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/mpi_env.sh"
+[ "${ZB_SKIP_BUILD:-0}" = 1 ] || zb_setup_and_build >/dev/null
+cd "$ZB_ROOT"
+B="$ZB_BUILD_DIR/zero_bench" A="$ZB_BUILD_DIR/zero_analyze"
+out="results/bench/partitions.md" work="results/bench/partitions"
+mkdir -p "$work"
+tmp="$(mktemp -d)"; shm="$(mktemp -d -p /dev/shm 2>/dev/null || mktemp -d)"; trap 'rm -rf "$tmp" "$shm"' EXIT
+skip() { [[ ",${ZB_SKIP:-}," == *",$1,"* ]]; }
+now() { date +%s.%N; }
+{
+echo "# Partitioning benchmarks: scripts/bench_partitions.sh"
+echo
+echo "$(hostname), $(nproc) cores, $(date -u +%Y-%m-%dT%H:%M:%SZ), git $(git rev-parse --short HEAD 2>/dev/null || echo unknown)."
+
+if ! skip 1; then
+  echo; echo "## 1. optimal vs lpt (whole tensors), --time-limit 10 s per plan"; echo
+  for p in optimal lpt; do
+    "$B" --plan-only "$p" 2 3 4 5 6 7 8 --models ResNet50,ResNet152,BERT --shard-list none -o "$tmp/$p" >/dev/null
+  done
+  "$A" "$tmp/optimal" "$tmp/lpt" --format json >"$tmp/optimal.json"
+  python3 - "$tmp/optimal.json" <<'PY'
+import json, sys
+runs = {r["run"]: r for r in json.load(open(sys.argv[1]))["runs"]}
+lpt = {(c["world_size"], c["model"]): c for c in runs["lpt"]["cases"]}
+print("| model | W | lower bound | lpt max | optimal max | better than lpt by | proven optimal | time (s) |")
+print("|---|---:|---:|---:|---:|---:|---|---:|")
+for c in sorted(runs["optimal"]["cases"], key=lambda c: (c["model"], c["world_size"])):
+    l = lpt[(c["world_size"], c["model"])]["max_params"]
+    gain = l - c["max_params"]
+    proven = "yes" if c["optimal_proven"] else "no"
+    print(f"| {c['model']} | {c['world_size']} | {c['best_lower_bound']} | {l} | {c['max_params']} | "
+          f"{gain} ({100 * gain / l:.4f} %) | {proven} | {c['search_seconds']:.3f} |")
+PY
+fi
+
+if ! skip 2; then
+  echo; echo "## 2. Splitting partitioners: largest rank vs ceil(total/W)"; echo
+  echo "OK = the largest rank exceeds ceil(total/W) by no more than the plan's padding."; echo
+  for p in flat buckets dim0 hybrid; do
+    "$B" --plan-only "$p" 2 3 4 8 16 32 64 --models ResNet50,ResNet152,BERT,GPT2-XL,Llama-2-7B --shard-list none \
+      -o "$tmp/$p" >/dev/null
+  done
+  "$A" "$tmp/flat" "$tmp/buckets" "$tmp/dim0" "$tmp/hybrid" --format json >"$tmp/split.json"
+  python3 - "$tmp/split.json" <<'PY'
+import json, sys
+print("| partitioner | cases | OK | worst gap to ceil(total/W) | most padding (elements) | most tensors split |")
+print("|---|---:|---:|---:|---:|---:|")
+for r in json.load(open(sys.argv[1]))["runs"]:
+    cs = r["cases"]
+    ok = sum(1 for c in cs if c["max_params"] - c["lower_bound"] <= max(c["padding"], 0))
+    worst = max(cs, key=lambda c: c["gap_percent"])
+    print(f"| {r['run']} | {len(cs)} | {ok} | {worst['gap_percent']:.4f} % ({worst['model']}, W={worst['world_size']}) | "
+          f"{max(c['padding'] for c in cs)} | {max(c['tensors_split'] for c in cs)} |")
+PY
+fi
+
+if ! skip 3; then
+  echo; echo "## 3. Scale: --plan-only synthetic:1000000 at W = 4096 (target < 2 s)"; echo
+  echo "| partitioner | --shard-list | output | wall (s) | exit |"
+  echo "|---|---|---|---:|---:|"
+  for p in greedy lpt flat dim0 hybrid; do
+    for list in none full; do
+      for where in "$shm" "$tmp"; do
+        [ "$list" = full ] && [ "$where" = "$tmp" ] && continue  # ~100 MB of JSON per run: tmpfs only
+        rm -rf "$where/scale"; start=$(now); rc=0
+        "$B" --plan-only "$p" 4096 --models synthetic:1000000 --shard-list "$list" -o "$where/scale" >/dev/null 2>&1 || rc=$?
+        printf '| %s | %s | %s | %.2f | %s |\n' "$p" "$list" "$([ "$where" = "$shm" ] && echo tmpfs || echo disk)" \
+          "$(echo "$(now) - $start" | bc -l)" "$rc"
+      done
+    done
+  done
+  for p in optimal cost; do
+    rm -rf "$shm/scale"; start=$(now)
+    "$B" --plan-only "$p" 4096 --models synthetic:1000000 --shard-list none --time-limit 1 -o "$shm/scale" >/dev/null
+    printf '| %s (--time-limit 1) | none | tmpfs | %.2f | 0 |\n' "$p" "$(echo "$(now) - $start" | bc -l)"
+  done
+  echo; echo "dim0 exits 2 at this size: it would cut the model into ~855M shards (see the note in the README)."
+fi
+
+if ! skip 4; then
+  echo; echo "## 4. Cost model: predicted vs measured step time, ResNet152, W = 4, 4 CPU ranks"; echo
+  zb_mpirun 4 "$B" --calibrate --device cpu --force --cost-model "$work/cost_model_cpu.json" | sed 's/^/    /'
+  echo
+  for p in lpt round_robin cost; do
+    zb_mpirun 4 "$B" "$p" 4 --device cpu -b gloo --models ResNet152 -n 10 -w 2 --force \
+      --cost-model "$work/cost_model_cpu.json" -o "$work/$p" >/dev/null
+  done
+  python3 - "$work" <<'PY'
+import json, sys
+work = sys.argv[1]
+c = json.load(open(f"{work}/cost_model_cpu.json"))["coefficients"]
+print("| partitioner | rank | tensors | elements | predicted (s) | measured mean (s) | error |")
+print("|---|---:|---:|---:|---:|---:|---:|")
+worst = {}
+for p in ("lpt", "round_robin", "cost"):
+    for rank in range(4):
+        r = json.load(open(f"{work}/{p}/ResNet152_4_{rank}.json"))["result"]
+        pred = c["seconds_per_element"] * r["numel"] + c["seconds_per_tensor"] * r["param_count"] + c["seconds_per_step"]
+        meas = r["timing"]["step"]["mean"]
+        err = (pred - meas) / meas
+        worst[p] = max(worst.get(p, 0), abs(err))
+        print(f"| {p} | {rank} | {r['param_count']} | {r['numel']} | {pred:.4f} | {meas:.4f} | {100 * err:+.1f} % |")
+print()
+print("worst |error| per partitioner: " + ", ".join(f"{p} {100 * e:.1f} %" for p, e in worst.items()) + " (target 10 %)")
+PY
+fi
+} | tee "$out.tmp"
+mv "$out.tmp" "$out"
