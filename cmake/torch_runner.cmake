@@ -42,5 +42,13 @@ foreach(dir ${ZB_NVIDIA_LIB_DIRS})
   target_link_options(zb_runner INTERFACE "LINKER:-rpath-link,${dir}")
 endforeach()
 
-target_link_libraries(zero_bench PRIVATE zb_runner)
-set_target_properties(zero_bench PROPERTIES BUILD_RPATH "${ZB_NVIDIA_LIB_DIRS}")
+# zero_bench loads the runner (and so libtorch) only for timed runs and
+# --calibrate; MPI is linked into the executable so that its plugins find
+# libmpi's symbols.
+add_library(zb_runner_module MODULE src/runner/module_entry.cpp)
+target_link_libraries(zb_runner_module PRIVATE zb_runner)
+set_target_properties(zb_runner_module PROPERTIES OUTPUT_NAME zero_bench_runner PREFIX "lib"
+                      BUILD_RPATH "${ZB_NVIDIA_LIB_DIRS}")
+target_sources(zero_bench PRIVATE src/bench/timed_run_loader.cpp)
+target_link_libraries(zero_bench PRIVATE MPI::MPI_CXX ${CMAKE_DL_LIBS})
+add_dependencies(zero_bench zb_runner_module)
