@@ -17,7 +17,7 @@ ZB_BUILD_DIR="${ZB_BUILD_DIR:-$ZB_ROOT/build}"
 ZB_TORCH_VERSION="2.14.1"
 ZB_VENV="${ZB_VENV:-$HOME/.cache/zero-bench/venv-torch$ZB_TORCH_VERSION}"
 ZB_WITH_TORCH="${ZB_WITH_TORCH:-1}"
-ZB_APT_PACKAGES=(cmake g++ make git libopenmpi-dev openmpi-bin libcli11-dev nlohmann-json3-dev catch2 libgloo-dev)
+ZB_APT_PACKAGES=(cmake g++ make git bc libopenmpi-dev openmpi-bin libcli11-dev nlohmann-json3-dev catch2 libgloo-dev)
 
 zb_log() { echo "[zero-bench] $*" >&2; }
 
