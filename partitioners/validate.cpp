@@ -47,25 +47,43 @@ void check_coverage(std::vector<OwnedRange>& ranges, int64_t numel, What what) {
 void validate(const Plan& plan, const ModelSpec& model, const std::string& partitioner) {
   const std::string prefix = "partitioner '" + partitioner + "' produced an invalid plan: ";
   const int n = static_cast<int>(model.size());
-  std::vector<std::vector<OwnedRange>> owned(n);
   const std::vector<int64_t> sizes = model.numels();
+  // Flat arrays, not a vector per parameter: models can hold millions of tensors.
+  std::vector<int> shard_count(n, 0);
+  std::vector<char> whole(n, 0);
+  struct Piece {
+    int param;
+    OwnedRange range;
+  };
+  std::vector<Piece> pieces;  // every shard of a parameter that is not owned whole by one rank
   for (int rank = 0; rank < plan.world_size(); ++rank) {
     for (const Shard& s : plan.ranks[rank]) {
       if (s.param < 0 || s.param >= n)
-        throw RunError(prefix + "rank " + std::to_string(rank) + " owns parameter index " +
-                       std::to_string(s.param) + ", but the model has " + std::to_string(n));
+        throw RunError(prefix + "rank " + std::to_string(rank) + " owns parameter index " + std::to_string(s.param) +
+                       ", but the model has " + std::to_string(n));
       const int64_t numel = sizes[s.param];
       if (s.offset < 0 || s.length < 0 || s.offset + s.length > numel)
         throw RunError(prefix + describe(model, s.param) + ": rank " + std::to_string(rank) + " owns [" +
-                       std::to_string(s.offset) + ", " + std::to_string(s.offset + s.length) +
-                       ") outside [0, " + std::to_string(numel) + ")");
-      owned[s.param].push_back({s.offset, s.offset + s.length, rank});
+                       std::to_string(s.offset) + ", " + std::to_string(s.offset + s.length) + ") outside [0, " +
+                       std::to_string(numel) + ")");
+      ++shard_count[s.param];
+      whole[s.param] = s.offset == 0 && s.length == numel;
     }
   }
-  for (int p = 0; p < n; ++p) {
-    if (owned[p].size() == 1 && owned[p][0].begin == 0 && owned[p][0].end == sizes[p]) continue;  // whole: fine
-    check_coverage(owned[p], sizes[p], [&] { return prefix + describe(model, p); });
+  for (int rank = 0; rank < plan.world_size(); ++rank)
+    for (const Shard& s : plan.ranks[rank])
+      if (shard_count[s.param] > 1 || !whole[s.param])
+        pieces.push_back({s.param, {s.offset, s.offset + s.length, rank}});
+  std::stable_sort(pieces.begin(), pieces.end(), [](const Piece& a, const Piece& b) { return a.param < b.param; });
+  std::vector<OwnedRange> ranges;
+  for (std::size_t i = 0; i < pieces.size();) {
+    const int p = pieces[i].param;
+    ranges.clear();
+    for (; i < pieces.size() && pieces[i].param == p; ++i) ranges.push_back(pieces[i].range);
+    check_coverage(ranges, sizes[p], [&] { return prefix + describe(model, p); });
   }
+  for (int p = 0; p < n; ++p)
+    if (shard_count[p] == 0) throw RunError(prefix + describe(model, p) + " is owned by no rank");
 }
 
 }  // namespace zb
