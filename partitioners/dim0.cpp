@@ -11,15 +11,10 @@ namespace {
 // A shard list this long would not fit in memory (24 bytes a shard, plus JSON).
 constexpr int64_t kMaxShards = 100000000;
 
-int64_t chunk_count(int64_t rows, int world_size) {
-  const int64_t chunk_rows = (rows + world_size - 1) / world_size;
-  return (rows + chunk_rows - 1) / chunk_rows;
-}
-
 void check_shard_count(const ModelSpec& model, int world_size) {
   int64_t shards = 0;
   for (const auto& p : model.params)
-    if (p.numel() > 0) shards += chunk_count(p.leading_dim(), world_size);
+    if (p.numel() > 0) shards += row_chunk_count(p.leading_dim(), world_size);
   if (shards > kMaxShards)
     throw UsageError("dim0 at world size " + std::to_string(world_size) + " cuts " + model.name + " into " +
                      std::to_string(shards) + " shards, more than the " + std::to_string(kMaxShards) +
@@ -32,16 +27,8 @@ Plan partition_dim0(const ModelSpec& model, int world_size, const PlanOptions&) 
   check_shard_count(model, world_size);
   Plan plan;
   plan.ranks.resize(world_size);
-  for (int p = 0; p < static_cast<int>(model.size()); ++p) {
-    const int64_t rows = model.params[p].leading_dim(), numel = model.params[p].numel();
-    if (numel == 0) continue;
-    const int64_t row_elems = numel / rows;
-    const int64_t chunk_rows = (rows + world_size - 1) / world_size;
-    for (int64_t r = 0; r * chunk_rows < rows; ++r) {
-      const int64_t first = r * chunk_rows, count = std::min(chunk_rows, rows - first);
-      plan.ranks[r].push_back(Shard{p, first * row_elems, count * row_elems});
-    }
-  }
+  for (int p = 0; p < static_cast<int>(model.size()); ++p)
+    for_each_row_chunk(model, p, world_size, [&](int64_t r, const Shard& chunk) { plan.ranks[r].push_back(chunk); });
   assign_empty_tensors(plan, model);
   set_slot_to_largest_rank(plan);
   return plan;

@@ -19,11 +19,8 @@ void add_pieces(const ModelSpec& model, int p, int64_t target, std::vector<Shard
     pieces.push_back(whole_tensor(model, p));
     return;
   }
-  const int64_t row_elems = numel / rows;
   const int64_t wanted = (numel + target - 1) / target;
-  const int64_t chunk_rows = (rows + wanted - 1) / wanted;
-  for (int64_t first = 0; first < rows; first += chunk_rows)
-    pieces.push_back(Shard{p, first * row_elems, std::min(chunk_rows, rows - first) * row_elems});
+  for_each_row_chunk(model, p, wanted, [&](int64_t, const Shard& chunk) { pieces.push_back(chunk); });
 }
 
 }  // namespace

@@ -6,6 +6,11 @@ namespace zb {
 
 int64_t round_up(int64_t value, int64_t multiple) { return (value + multiple - 1) / multiple * multiple; }
 
+int64_t row_chunk_count(int64_t rows, int64_t pieces) {
+  const int64_t chunk_rows = (rows + pieces - 1) / pieces;
+  return (rows + chunk_rows - 1) / chunk_rows;
+}
+
 void cut_spans(const std::vector<ParamSpan>& spans, int64_t lo, int64_t hi, std::vector<Shard>& out) {
   auto it = std::upper_bound(spans.begin(), spans.end(), lo,
                              [](int64_t value, const ParamSpan& s) { return value < s.start + s.numel; });

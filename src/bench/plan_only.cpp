@@ -42,8 +42,7 @@ void run_plan_only(const Config& config, std::ostream& log) {
   for (int world_size : config.world_sizes) {
     for (const ModelSpec& model : models) {
       const Plan plan = make_plan(partitioner, model, world_size, options);
-      CaseFacts facts = case_facts(model, plan, partitioner.granularity);
-      facts.list_shards = config.shard_list;
+      const CaseFacts facts = case_facts(model, plan, partitioner.granularity, config.shard_list);
       for (int rank = 0; rank < world_size; ++rank) {
         const std::string path = dir + "/" + rank_file_name(model.name, world_size, rank);
         write_file_atomically(path, to_json_text(rank_record(base, model, plan, rank, facts)));

@@ -2,8 +2,9 @@
 
 namespace zb {
 
-CaseFacts case_facts(const ModelSpec& model, const Plan& plan, Granularity granularity) {
+CaseFacts case_facts(const ModelSpec& model, const Plan& plan, Granularity granularity, bool list_shards) {
   CaseFacts facts;
+  facts.list_shards = list_shards;
   facts.model_numel = model.total_numel();
   facts.model_largest_numel = model.largest_numel();
   PlanRecord& p = facts.plan;

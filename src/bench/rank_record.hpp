@@ -15,7 +15,7 @@ struct CaseFacts {
   int64_t model_numel = 0, model_largest_numel = 0;
   bool list_shards = true;
 };
-CaseFacts case_facts(const ModelSpec& model, const Plan& plan, Granularity granularity);
+CaseFacts case_facts(const ModelSpec& model, const Plan& plan, Granularity granularity, bool list_shards);
 RankResult rank_record(const RunContext& base, const ModelSpec& model, const Plan& plan, int rank,
                        const CaseFacts& facts);
 

@@ -21,17 +21,8 @@ class MpiCommunicator : public Communicator {
 
   void broadcast_all(std::vector<at::Tensor>& tensors, const std::vector<int>& roots) override {
     std::vector<at::Tensor> host(tensors.size());
-    std::vector<MPI_Request> requests;
-    for (std::size_t i = 0; i < tensors.size(); ++i) {
-      host[i] = on_cuda_ ? tensors[i].to(at::kCPU) : tensors[i];
-      float* data = host[i].data_ptr<float>();
-      for (int64_t off = 0; off < host[i].numel(); off += kMaxChunk) {
-        const int count = static_cast<int>(std::min(kMaxChunk, host[i].numel() - off));
-        requests.emplace_back();
-        MPI_Ibcast(data + off, count, MPI_FLOAT, roots[i], group_.comm(), &requests.back());
-      }
-    }
-    MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
+    for (std::size_t i = 0; i < tensors.size(); ++i) host[i] = on_cuda_ ? tensors[i].to(at::kCPU) : tensors[i];
+    broadcast_host(host, roots);
     if (on_cuda_)
       for (std::size_t i = 0; i < tensors.size(); ++i) tensors[i].copy_(host[i]);
   }
@@ -44,17 +35,14 @@ class MpiCommunicator : public Communicator {
       MPI_Allgather(host_in.data_ptr<float>(), static_cast<int>(n), MPI_FLOAT, host_out.data_ptr<float>(),
                     static_cast<int>(n), MPI_FLOAT, group_.comm());
     } else {  // large shards: one broadcast per rank, chunked
-      std::vector<at::Tensor> parts;
+      std::vector<at::Tensor> parts;  // views into host_out
       std::vector<int> roots;
       for (int r = 0; r < size(); ++r) {
         parts.push_back(host_out.narrow(0, r * n, n));
         if (r == rank()) parts.back().copy_(host_in);
         roots.push_back(r);
       }
-      const bool was_cuda = on_cuda_;
-      on_cuda_ = false;
-      broadcast_all(parts, roots);
-      on_cuda_ = was_cuda;
+      broadcast_host(parts, roots);
     }
     if (on_cuda_) out.copy_(host_out);
   }
@@ -65,8 +53,22 @@ class MpiCommunicator : public Communicator {
   }
 
  private:
+  // One MPI_Ibcast per tensor (per chunk of a large one) on host memory, then wait for all.
+  void broadcast_host(std::vector<at::Tensor>& host, const std::vector<int>& roots) {
+    std::vector<MPI_Request> requests;
+    for (std::size_t i = 0; i < host.size(); ++i) {
+      float* data = host[i].data_ptr<float>();
+      for (int64_t off = 0; off < host[i].numel(); off += kMaxChunk) {
+        const int count = static_cast<int>(std::min(kMaxChunk, host[i].numel() - off));
+        requests.emplace_back();
+        MPI_Ibcast(data + off, count, MPI_FLOAT, roots[i], group_.comm(), &requests.back());
+      }
+    }
+    MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
+  }
+
   const SubWorld& group_;
-  bool on_cuda_;
+  const bool on_cuda_;
 };
 
 }  // namespace

@@ -140,8 +140,7 @@ void run_case(const Config& config, const TimedSetup& setup, const RunContext& b
   const ZeroSetup zero_setup{model, plan, setup.partitioner->granularity, group.rank(), setup.device, config.seed,
                              config.sync == "bucket" ? SyncMode::kBucket : SyncMode::kPerParam, AdamSettings{}};
   const auto zero = make_zero_state(zero_setup);
-  CaseFacts facts = case_facts(model, plan, setup.partitioner->granularity);
-  facts.list_shards = config.shard_list;
+  const CaseFacts facts = case_facts(model, plan, setup.partitioner->granularity, config.shard_list);
   RankResult record = rank_record(base, model, plan, group.rank(), facts);
   record.timings = time_iterations(*zero, comm, config, setup.device);
   const auto device_peak = device_peak_memory(setup.device);

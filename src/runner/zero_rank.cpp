@@ -149,13 +149,8 @@ int64_t FlatZeroState::tracked_bytes() const {
 
 }  // namespace
 
-ZeroState::ZeroState(const ModelSpec& model, const at::Device& device, uint64_t seed) {
-  for (int p = 0; p < static_cast<int>(model.size()); ++p) {
-    at::Tensor t = initial_parameter(model.params[p], p, seed, device).set_requires_grad(true);
-    t.mutable_grad() = synthetic_gradient(model.params[p], p, seed, device);
-    params_.push_back(t);
-  }
-}
+ZeroState::ZeroState(const ModelSpec& model, const at::Device& device, uint64_t seed)
+    : params_(seeded_parameters(model, device, seed)) {}
 
 std::vector<int> whole_tensor_owners(const ModelSpec& model, const Plan& plan) {
   std::vector<int> owner(model.size(), -1);
