@@ -34,31 +34,73 @@ int64_t whole_tensor_bound(std::vector<int64_t> sorted_desc, int w) {
   return g > 0 ? (bound + g - 1) / g * g : bound;
 }
 
-// Every rank's load is a sum of whole tensors, so the largest rank is at
-// least the smallest subset sum >= ceil(total/W). A bitset over sums/gcd
-// finds it (e.g. ResNet's sizes are multiples of 64 but for fc.bias, which
-// rules out most sums just above total/W). Skipped (nullopt) when the bitset
-// would exceed 2^31 bits or the deadline passes.
-std::optional<int64_t> reachable_sum_bound(const std::vector<int64_t>& sizes, int64_t at_least,
-                                           Clock::time_point deadline) {
-  int64_t total = 0, g = 0;
-  for (int64_t s : sizes) total += s, g = std::gcd(g, s);
-  if (g == 0 || total / g > (int64_t{1} << 31)) return std::nullopt;
-  const int64_t bits = total / g + 1, words = (bits + 63) / 64;
-  std::vector<uint64_t> reach(words, 0);
+// Every subset sum of the sizes, as a bitset over sums/gcd. Every rank's load
+// is one of them. nullopt when the bitset would exceed 2^31 bits or the
+// deadline passes.
+struct SubsetSums {
+  int64_t g = 0, total = 0;
+  std::vector<uint64_t> bits;
+  bool has(int64_t sum) const {
+    if (sum < 0 || sum > total || sum % g) return false;
+    const int64_t b = sum / g;
+    return bits[b / 64] >> (b % 64) & 1;
+  }
+};
+
+std::optional<SubsetSums> subset_sums(const std::vector<int64_t>& sizes, Clock::time_point deadline) {
+  SubsetSums sums;
+  for (int64_t s : sizes) sums.total += s, sums.g = std::gcd(sums.g, s);
+  if (sums.g == 0 || sums.total / sums.g > (int64_t{1} << 31)) return std::nullopt;
+  const int64_t words = (sums.total / sums.g + 1 + 63) / 64;
+  std::vector<uint64_t>& reach = sums.bits;
+  reach.assign(words, 0);
   reach[0] = 1;
   for (int64_t size : sizes) {
     if (Clock::now() > deadline) return std::nullopt;
-    const int64_t k = size / g, q = k / 64, r = k % 64;
+    const int64_t k = size / sums.g, q = k / 64, r = k % 64;
     for (int64_t i = words - 1; i >= q; --i) {
       uint64_t v = reach[i - q] << r;
       if (r && i - q - 1 >= 0) v |= reach[i - q - 1] >> (64 - r);
       reach[i] |= v;
     }
   }
-  for (int64_t b = (at_least + g - 1) / g; b < bits; ++b)
-    if (reach[b / 64] >> (b % 64) & 1) return b * g;
-  return std::nullopt;
+  return sums;
+}
+
+// The W loads are W subset sums that add up to the total. So a largest load
+// of C is possible only if W subset sums <= C, one of them C itself, add up
+// to the total: with slack = W*C - total, the ranks' shortfalls below C are W
+// values d with C-d a subset sum, summing to slack. (ResNet: every size but
+// fc.bias is a multiple of 64, so all loads but one are too; that alone rules
+// out most C just above total/W.) Returns the smallest such C in
+// [from, below), or `below` when none qualifies (the incumbent is optimal).
+int64_t load_sums_bound(const SubsetSums& sums, int w, int64_t from, int64_t below, Clock::time_point deadline) {
+  const int64_t g = sums.g;
+  for (int64_t c = (from + g - 1) / g * g; c < below; c += g) {
+    if (!sums.has(c)) continue;
+    if (Clock::now() > deadline) return c;  // out of time: c is still a valid bound
+    const int64_t slack = (static_cast<int64_t>(w) * c - sums.total) / g;  // in units of g
+    if (slack < 0) continue;
+    if (slack > (int64_t{1} << 16)) return c;  // too wide to check cheaply: stop here, still valid
+    std::vector<int64_t> shortfalls;
+    for (int64_t d = 0; d <= slack; ++d)
+      if (sums.has(c - d * g)) shortfalls.push_back(d);
+    // reach[s]: some k shortfalls add up to s; W-1 more ranks after the one at C.
+    std::vector<char> reach(slack + 1, 0);
+    reach[0] = 1;
+    for (int k = 1; k < w; ++k) {
+      std::vector<char> next(slack + 1, 0);
+      for (int64_t s = 0; s <= slack; ++s)
+        if (reach[s])
+          for (int64_t d : shortfalls) {
+            if (s + d > slack) break;
+            next[s + d] = 1;
+          }
+      reach.swap(next);
+    }
+    if (reach[slack]) return c;
+  }
+  return below;
 }
 
 class BranchAndBound {
@@ -86,6 +128,7 @@ class BranchAndBound {
   std::vector<int64_t> loads_;
   std::vector<int> owner_;
 };
+
 
 bool BranchAndBound::allowed(int depth, int r) const {
   const int lo = (depth > 0 && s_[depth] == s_[depth - 1]) ? owner_[depth - 1] : 0;
@@ -164,7 +207,7 @@ Plan partition_optimal(const ModelSpec& model, int world_size, const PlanOptions
   }
   int64_t bound = whole_tensor_bound(sizes, world_size);
   if (bound < best)
-    if (const auto reachable = reachable_sum_bound(sizes, bound, deadline)) bound = std::max(bound, *reachable);
+    if (const auto sums = subset_sums(sizes, deadline)) bound = load_sums_bound(*sums, world_size, bound, best, deadline);
   BranchAndBound search(sizes, world_size, best, incumbent, bound, deadline);
   const bool finished = search.run();
 

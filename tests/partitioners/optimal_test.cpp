@@ -102,3 +102,18 @@ TEST_CASE("optimal's bound knows that a rank's load must be a reachable subset s
   CHECK(largest(r50) == 12778536);
   CHECK(r50.info.optimal_proven == true);
 }
+
+TEST_CASE("optimal's bound knows that the W loads are subset sums adding up to the total") {
+  // {15,9,4,4,4,4,4} on 3 ranks: 15 is the even share, the largest tensor and a
+  // subset sum, but the other two loads would then have to be 15 and 14, and no
+  // subset sums to 14. So 16 is optimal, proven without searching.
+  const Plan plan = plan_of("optimal", sizes({15, 9, 4, 4, 4, 4, 4}), 3);
+  CHECK(largest(plan) == 16);
+  CHECK(plan.info.optimal_proven == true);
+  CHECK(plan.info.best_lower_bound == 16);
+  // ResNet152 at W=5: all loads but one are multiples of 64 (fc.bias is 1000),
+  // which rules out every largest load below LPT's 12,038,592.
+  const Plan r152 = plan_of("optimal", builtin_model("ResNet152"), 5);
+  CHECK(largest(r152) == 12038592);
+  CHECK(r152.info.optimal_proven == true);
+}
