@@ -12,11 +12,18 @@ add_library(zb_runner STATIC
   src/comm/world.cpp src/comm/backends.cpp src/comm/c10d_communicator.cpp
   src/comm/gloo_backend.cpp src/comm/nccl_backend.cpp src/comm/mpi_backend.cpp
   src/runner/synthetic.cpp src/runner/zero_rank.cpp src/runner/device.cpp
-  src/runner/reference_check.cpp src/runner/timed_run.cpp src/runner/calibrate.cpp)
+  src/runner/reference_check.cpp src/runner/timed_run.cpp src/runner/calibrate.cpp
+  src/runner/bandwidth_probe.cpp src/runner/optim/optimizer.cpp src/runner/optim/torch_optimizers.cpp
+  src/runner/optim/foreach_optimizers.cpp src/runner/optim/fused_optimizers.cpp src/runner/optim/muon.cpp)
 # libtorch >= 2.10 headers require C++20; the rest of zero-bench stays C++17.
 target_compile_features(zb_runner PUBLIC cxx_std_20)
 target_link_libraries(zb_runner PUBLIC zb_bench ${TORCH_LIBRARIES} MPI::MPI_CXX)
 target_compile_options(zb_runner PRIVATE -Wall -Wextra -Wno-unused-parameter)
+# The fused optimizer and the triad probe: `omp simd` loops (no OpenMP runtime:
+# threads come from ATen's pool), sqrt inlined, no FMA contraction so that a
+# sharded step equals the unsharded one bitwise.
+set_source_files_properties(src/runner/optim/fused_optimizers.cpp src/runner/bandwidth_probe.cpp PROPERTIES
+  COMPILE_OPTIONS "-O3;-fopenmp-simd;-fno-math-errno;-ffp-contract=off")
 
 # CUDA: libtorch built with it lists libtorch_cuda / c10_cuda among its libraries.
 if(TORCH_CUDA_LIBRARIES OR "${TORCH_LIBRARIES}" MATCHES "c10_cuda")

@@ -14,4 +14,5 @@ Plan partition_dim0(const ModelSpec&, int world_size, const PlanOptions&);
 Plan partition_hybrid(const ModelSpec&, int world_size, const PlanOptions&);
 Plan partition_optimal(const ModelSpec&, int world_size, const PlanOptions&);
 Plan partition_cost(const ModelSpec&, int world_size, const PlanOptions&);
+Plan partition_none(const ModelSpec&, int world_size, const PlanOptions&);
 }  // namespace zb

@@ -6,7 +6,14 @@
 
 namespace zb {
 
-const char* granularity_name(Granularity g) { return g == Granularity::kWholeTensors ? "whole-tensors" : "ranges"; }
+const char* granularity_name(Granularity g) {
+  switch (g) {
+    case Granularity::kWholeTensors: return "whole-tensors";
+    case Granularity::kRanges: return "ranges";
+    case Granularity::kReplicated: return "replicated";
+  }
+  return "?";
+}
 
 int64_t Plan::rank_numel(int rank) const {
   int64_t total = 0;
@@ -63,6 +70,7 @@ std::vector<int> order_by_numel_desc(const ModelSpec& model) {
 
 int64_t lower_bound(const ModelSpec& model, int world_size, Granularity granularity) {
   const int64_t even = (model.total_numel() + world_size - 1) / world_size;
+  if (granularity == Granularity::kReplicated) return model.total_numel();
   return granularity == Granularity::kRanges ? even : std::max(even, model.largest_numel());
 }
 

@@ -17,8 +17,9 @@ struct Shard {
   int64_t length = 0;
 };
 
-// Whole tensors (one owner per tensor) or element ranges (tensors may be split).
-enum class Granularity { kWholeTensors, kRanges };
+// Whole tensors (one owner per tensor), element ranges (tensors may be split),
+// or replicated (every rank owns every tensor: plain DDP, the unsharded baseline).
+enum class Granularity { kWholeTensors, kRanges, kReplicated };
 const char* granularity_name(Granularity g);
 
 // What a search-based partitioner knows about its plan.

@@ -9,6 +9,7 @@ namespace zb {
 const std::vector<PartitionerEntry>& partitioners() {
   constexpr auto whole = Granularity::kWholeTensors;
   constexpr auto ranges = Granularity::kRanges;
+  constexpr auto replicated = Granularity::kReplicated;
   static const std::vector<PartitionerEntry> table = {
       {"greedy", "registration order, each tensor to the least-loaded rank (PyTorch 1.9 ZeRO)", whole,
        partition_greedy},
@@ -28,6 +29,8 @@ const std::vector<PartitionerEntry>& partitioners() {
                   "(--time-limit)", whole, partition_optimal},
       {"cost", "whole tensors balanced on predicted step time a*numel + b*tensors (--cost-model)", whole,
        partition_cost},
+      {"none", "no sharding: every rank owns every tensor (plain DDP baseline; nothing to sync)", replicated,
+       partition_none},
   };
   return table;
 }
@@ -42,7 +45,15 @@ Plan make_plan(const PartitionerEntry& partitioner, const ModelSpec& model, int 
   if (plan.world_size() != world_size)
     throw RunError("partitioner '" + std::string(partitioner.name) + "' returned " +
                    std::to_string(plan.world_size()) + " ranks for world size " + std::to_string(world_size));
-  validate(plan, model, partitioner.name);
+  if (partitioner.granularity != Granularity::kReplicated) {
+    validate(plan, model, partitioner.name);
+    return plan;
+  }
+  for (const auto& rank : plan.ranks) {  // replicated: each rank alone must cover every element once
+    Plan alone;
+    alone.ranks = {rank};
+    validate(alone, model, partitioner.name);
+  }
   return plan;
 }
 

@@ -28,8 +28,9 @@ std::string bounds_text(const CaseReport& c) {
   char buf[512];
   std::string bound = "n/a", gap = "n/a", optimal;
   if (c.lower_bound) {
-    bound = std::to_string(*c.lower_bound) + (c.granularity == "ranges" ? " (ceil(total/W))"
-                                                                        : " (max(ceil(total/W), largest tensor))");
+    bound = std::to_string(*c.lower_bound) + (c.granularity == "ranges"       ? " (ceil(total/W))"
+                                              : c.granularity == "replicated" ? " (total: every rank owns all)"
+                                                                              : " (max(ceil(total/W), largest tensor))");
     std::snprintf(buf, sizeof buf, "%.3f %%", *c.gap_percent);
     gap = buf;
   }

@@ -1,9 +1,11 @@
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <charconv>
 #include <iostream>
 #include <set>
 
 #include "../common/errors.hpp"
+#include "../common/optimizer_traffic.hpp"
 #include "config.hpp"
 
 namespace zb {
@@ -57,7 +59,15 @@ void add_options(CLI::App& app, Config& c, std::vector<std::string>& world_sizes
   app.add_option("--sync", c.sync,
                  "per-param: one broadcast per parameter; bucket: one flat bucket per owner rank")->group(timed);
   app.add_option("--seed", c.seed, "seed of the synthetic parameters and gradients (default 0)")->group(timed);
-  app.add_option("--threads", c.threads, "intra-op CPU threads per rank (default 1)")->group(timed);
+  app.add_option("--threads", c.threads,
+                 "CPU threads per rank for the optimizer (fused: its parallel loop), the bandwidth probe and "
+                 "libtorch's intra-op pool (default 1)")->group(timed);
+  app.add_option("--optimizer", c.optimizer,
+                 "adam (default) | adamw | sgd (momentum 0.9) | muon (Newton-Schulz on 2-D weights, Adam for "
+                 "the rest; whole-tensor partitioners only)")->group(timed);
+  app.add_option("--adam", c.adam_impl,
+                 "implementation of adam/adamw/sgd (and muon's Adam part): torch (torch::optim, default) | "
+                 "foreach (ATen _foreach_ ops) | fused (one pass per element)")->group(timed);
   auto* knobs = "partitioner options";
   app.add_option("--bucket-elems", c.bucket_elems, "buckets: close a bucket at this many elements (default 40M)")
       ->group(knobs);
@@ -73,6 +83,10 @@ void add_options(CLI::App& app, Config& c, std::vector<std::string>& world_sizes
                "(bitwise; costs a second copy of the model)")->group(timed);
 }
 
+bool is_one_of(const std::string& value, const std::vector<std::string>& valid) {
+  return std::find(valid.begin(), valid.end(), value) != valid.end();
+}
+
 void check_timed_options(const Config& c) {
   if (c.iters < 1) throw UsageError("--iters " + std::to_string(c.iters) + ": need at least 1 timed iteration");
   if (c.warmup < 0) throw UsageError("--warmup " + std::to_string(c.warmup) + ": must be 0 or more");
@@ -81,6 +95,10 @@ void check_timed_options(const Config& c) {
     throw UsageError("unknown --sync '" + c.sync + "'; valid: per-param, bucket");
   if (c.bucket_elems < 1) throw UsageError("--bucket-elems " + std::to_string(c.bucket_elems) + ": must be 1 or more");
   if (!(c.time_limit_s > 0)) throw UsageError("--time-limit " + std::to_string(c.time_limit_s) + ": must be > 0 seconds");
+  if (!is_one_of(c.optimizer, optimizer_kinds()))
+    throw UsageError("unknown --optimizer '" + c.optimizer + "'; valid: adam, adamw, sgd, muon");
+  if (!is_one_of(c.adam_impl, optimizer_impls()))
+    throw UsageError("unknown --adam '" + c.adam_impl + "'; valid: torch, foreach, fused");
   if (c.device != "auto" && c.device != "cuda" && c.device != "cpu")
     throw UsageError("unknown device '" + c.device + "'; valid devices: auto, cuda, cpu");
 }

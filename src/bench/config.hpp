@@ -30,7 +30,9 @@ struct Config {
   std::string sync = "per-param";  // per-param | bucket
   uint64_t seed = 0;
   int threads = 1;               // intra-op threads per rank
-  bool check = false;            // compare with a single-process Adam reference
+  bool check = false;            // compare with a single-process reference of the same optimizer
+  std::string optimizer = "adam";  // adam | adamw | sgd | muon
+  std::string adam_impl = "torch";  // torch | foreach | fused
 
   // Partitioner knobs.
   int64_t bucket_elems = 40000000;  // buckets

@@ -1,5 +1,7 @@
 #include "rank_record.hpp"
 
+#include "../common/optimizer_traffic.hpp"
+
 namespace zb {
 
 CaseFacts case_facts(const ModelSpec& model, const Plan& plan, Granularity granularity, bool list_shards) {
@@ -35,13 +37,14 @@ RankResult rank_record(const RunContext& base, const ModelSpec& model, const Pla
   r.context.world_size = plan.world_size();
   r.context.rank = rank;
   if (facts.list_shards) r.shards.reserve(plan.ranks[rank].size());
+  const std::string optimizer = base.optimizer.value_or("adam");
   for (const Shard& s : plan.ranks[rank]) {
     if (facts.list_shards) r.shards.push_back({s.param, model.params[s.param].name, s.offset, s.length});
     r.numel += s.length;
+    r.optimizer_state_bytes += state_bytes_per_element(optimizer, model.params[s.param].shape.size()) * s.length;
   }
   r.shards_listed = facts.list_shards;
   r.param_count = static_cast<int64_t>(plan.ranks[rank].size());
-  r.optimizer_state_bytes = r.numel * kAdamStateBytesPerElement;
   return r;
 }
 

@@ -4,9 +4,6 @@
 
 namespace zb {
 
-// Adam keeps two fp32 moments per owned element.
-inline constexpr int64_t kAdamStateBytesPerElement = 8;
-
 // The timing-free part of one rank's record: what it owns under `plan`.
 // What every rank's record of one (model, plan) shares: computed once, since
 // a model can hold millions of tensors and a plan thousands of ranks.

@@ -31,6 +31,8 @@ ordered_json context_json(const RunContext& c) {
   j["backend"] = optional_json(c.backend);
   j["device"] = optional_json(c.device);
   j["optimizer"] = optional_json(c.optimizer);
+  j["optimizer_impl"] = optional_json(c.optimizer_impl);
+  j["threads"] = optional_json(c.threads);
   j["versions"] = ordered_json::object();
   for (const auto& [k, v] : c.versions) j["versions"][k] = v;
   return j;
@@ -75,6 +77,28 @@ ordered_json timings_json(const std::optional<Timings>& t) {
   j["collective"] = t->collective ? series_json(*t->collective) : ordered_json(nullptr);
   j["harness_overhead"] = t->harness_overhead ? series_json(*t->harness_overhead) : ordered_json(nullptr);
   return j;
+}
+
+ordered_json memory_json(const std::vector<MemoryPoint>& points) {
+  if (points.empty()) return nullptr;
+  ordered_json j = ordered_json::array();
+  for (const auto& m : points)
+    j.push_back({{"when", m.when},
+                 {"parameters", m.parameters},
+                 {"gradients", m.gradients},
+                 {"optimizer_state", m.optimizer_state},
+                 {"buffers", m.buffers},
+                 {"total", m.total()},
+                 {"device_allocated_bytes", optional_json(m.device_allocated_bytes)}});
+  return j;
+}
+
+ordered_json roofline_json(const std::optional<Roofline>& r) {
+  if (!r) return nullptr;
+  return {{"bandwidth_bytes_per_s", r->bandwidth_bytes_per_s},
+          {"bandwidth_probe", r->bandwidth_probe},
+          {"bytes_moved_per_step", r->bytes_moved_per_step},
+          {"roofline_fraction", r->roofline_fraction}};
 }
 
 // --- reading -------------------------------------------------------------
@@ -158,6 +182,8 @@ std::string to_json_text(const RankResult& r) {
   result["peak_memory_source"] = optional_json(r.peak_memory_source);
   result["check"] = optional_json(r.check);
   result["timing"] = timings_json(r.timings);
+  result["memory"] = memory_json(r.memory);
+  result["roofline"] = roofline_json(r.roofline);
   result["shard_count"] = r.param_count;
   if (!r.shards_listed) {
     result["shards"] = nullptr;
@@ -217,6 +243,18 @@ RankResult rank_result_from_json_text(const std::string& text, const std::string
       out.plan.best_lower_bound = p["best_lower_bound"].get<int64_t>();
     if (p.contains("search_seconds") && p["search_seconds"].is_number()) out.plan.search_seconds = p["search_seconds"].get<double>();
   }
+  if (res.contains("roofline") && res["roofline"].is_object()) {
+    const json& f = res["roofline"];
+    Roofline roof;
+    roof.bandwidth_bytes_per_s = r.get<double>(f, "bandwidth_bytes_per_s", "result.roofline");
+    roof.bandwidth_probe = f.value("bandwidth_probe", std::string());
+    roof.bytes_moved_per_step = r.get<int64_t>(f, "bytes_moved_per_step", "result.roofline");
+    roof.roofline_fraction = r.get<double>(f, "roofline_fraction", "result.roofline");
+    out.roofline = roof;
+  }
+  if (ctx.contains("optimizer") && ctx["optimizer"].is_string()) out.context.optimizer = ctx["optimizer"].get<std::string>();
+  if (ctx.contains("optimizer_impl") && ctx["optimizer_impl"].is_string())
+    out.context.optimizer_impl = ctx["optimizer_impl"].get<std::string>();
   if (res.contains("predicted_step_seconds") && res["predicted_step_seconds"].is_number())
     out.predicted_step_seconds = res["predicted_step_seconds"].get<double>();
   return out;

@@ -23,6 +23,8 @@ struct RunContext {
   int64_t model_tensors = 0, model_numel = 0, model_largest_numel = 0;
   int world_size = 0, rank = 0, local_rank = 0;
   std::optional<std::string> backend, device, optimizer;
+  std::optional<std::string> optimizer_impl;  // --adam: torch | foreach | fused
+  std::optional<int> threads;
   std::map<std::string, std::string> versions;  // libtorch, cuda, nccl, mpi (when known)
 };
 
@@ -60,6 +62,23 @@ struct Timings {
   std::optional<TimingSeries> collective, harness_overhead;
 };
 
+// Bytes this rank's tensors hold at one point of a step (tracked tensor
+// bytes), and the CUDA allocator's figure there on a GPU.
+struct MemoryPoint {
+  std::string when;  // after_creation | with_gradients | after_step
+  int64_t parameters = 0, gradients = 0, optimizer_state = 0, buffers = 0;
+  std::optional<int64_t> device_allocated_bytes;
+  int64_t total() const { return parameters + gradients + optimizer_state + buffers; }
+};
+
+// roofline_fraction = bytes_moved_per_step / median step time / bandwidth.
+struct Roofline {
+  double bandwidth_bytes_per_s = 0;
+  std::string bandwidth_probe;
+  int64_t bytes_moved_per_step = 0;
+  double roofline_fraction = 0;
+};
+
 struct RankResult {
   RunContext context;
   int64_t param_count = 0;  // tensors (whole or partial) this rank owns
@@ -74,6 +93,8 @@ struct RankResult {
   std::optional<int64_t> peak_memory_bytes;
   std::optional<std::string> peak_memory_source;  // "cuda_allocator" | "tracked_tensors"
   std::optional<std::string> check;               // --check outcome
+  std::vector<MemoryPoint> memory;                // timed runs: three points
+  std::optional<Roofline> roofline;               // timed runs
 };
 
 struct ExpInfo {

@@ -116,6 +116,17 @@ std::optional<int64_t> device_peak_memory(const at::Device& device) {
   return std::nullopt;
 }
 
+std::optional<int64_t> device_allocated_memory(const at::Device& device) {
+#ifdef ZB_HAVE_CUDA
+  if (device.is_cuda()) {
+    const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(device.index());
+    return stats.allocated_bytes[static_cast<std::size_t>(c10::CachingAllocator::StatType::AGGREGATE)].current;
+  }
+#endif
+  (void)device;
+  return std::nullopt;
+}
+
 int64_t available_bytes_per_rank(const at::Device& device, int ranks_on_node) {
 #ifdef ZB_HAVE_CUDA
   if (device.is_cuda()) {

@@ -32,6 +32,8 @@ std::unique_ptr<IterationTimer> make_timer(const at::Device& device);
 void reset_peak_memory(const at::Device& device);
 // CUDA caching allocator's peak since the last reset; nullopt on CPU.
 std::optional<int64_t> device_peak_memory(const at::Device& device);
+// CUDA caching allocator's bytes allocated now; nullopt on CPU.
+std::optional<int64_t> device_allocated_memory(const at::Device& device);
 
 // Memory one rank may use: the GPU's free memory shared by the ranks on it,
 // or the host's MemAvailable shared by the ranks on this node.

@@ -6,16 +6,17 @@
 
 namespace zb {
 
-std::string compare_with_unsharded_adam(const ModelSpec& model, const std::vector<at::Tensor>& sharded,
-                                        const at::Device& device, uint64_t seed, int steps, AdamSettings adam) {
+std::string compare_with_unsharded(const ModelSpec& model, const std::vector<at::Tensor>& sharded,
+                                   const at::Device& device, uint64_t seed, int steps,
+                                   const OptimizerSettings& settings) {
   std::vector<at::Tensor> reference = seeded_parameters(model, device, seed);
-  torch::optim::Adam optimizer(reference, torch::optim::AdamOptions(adam.lr));
-  for (int i = 0; i < steps; ++i) optimizer.step();
+  const auto optimizer = make_optimizer(settings, reference);
+  for (int i = 0; i < steps; ++i) optimizer->step();
   for (std::size_t p = 0; p < reference.size(); ++p) {
     if (!torch::equal(reference[p].detach(), sharded[p].detach())) {
       const double diff = (reference[p].detach() - sharded[p].detach()).abs().max().item<double>();
-      return "parameter " + std::to_string(p) + " '" + model.params[p].name +
-             "' differs from the single-process Adam reference after " + std::to_string(steps) +
+      return "parameter " + std::to_string(p) + " '" + model.params[p].name + "' differs from the single-process " +
+             settings.kind + " (" + settings.impl + ") reference after " + std::to_string(steps) +
              " steps (max |diff| = " + std::to_string(diff) + ")";
     }
   }

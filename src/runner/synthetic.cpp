@@ -29,12 +29,13 @@ at::Tensor synthetic_gradient(const ParamSpec& spec, int index, uint64_t seed, c
   return seeded_uniform(spec, mix(mix(seed) + 2 * static_cast<uint64_t>(index) + 1), 0.01, device);
 }
 
-std::vector<at::Tensor> seeded_parameters(const ModelSpec& model, const at::Device& device, uint64_t seed) {
+std::vector<at::Tensor> seeded_parameters(const ModelSpec& model, const at::Device& device, uint64_t seed,
+                                          bool with_gradients) {
   std::vector<at::Tensor> params;
   params.reserve(model.size());
   for (int p = 0; p < static_cast<int>(model.size()); ++p) {
     at::Tensor t = initial_parameter(model.params[p], p, seed, device).set_requires_grad(true);
-    t.mutable_grad() = synthetic_gradient(model.params[p], p, seed, device);
+    if (with_gradients) t.mutable_grad() = synthetic_gradient(model.params[p], p, seed, device);
     params.push_back(t);
   }
   return params;

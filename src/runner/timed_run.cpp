@@ -21,6 +21,7 @@
 #include "../comm/world.hpp"
 #include "../common/atomic_file.hpp"
 #include "../common/errors.hpp"
+#include "bandwidth_probe.hpp"
 #include "device.hpp"
 #include "reference_check.hpp"
 #include "zero_rank.hpp"
@@ -37,7 +38,15 @@ struct TimedSetup {
   const BackendEntry* backend = nullptr;
   at::Device device{at::kCPU};
   std::string dir;
+  OptimizerSettings optimizer;
 };
+
+OptimizerSettings optimizer_settings(const Config& config) {
+  OptimizerSettings s;
+  s.kind = config.optimizer;
+  s.impl = config.adam_impl;
+  return s;
+}
 
 std::string gib(double bytes) {
   char buf[32];
@@ -77,6 +86,12 @@ TimedSetup check_request(const Config& config, const World& world) {
                      "' moves GPU tensors only and the device is the CPU; use -b gloo or -b mpi, or --device cuda");
   const std::string reason = s.backend->unavailable_reason();
   if (!reason.empty()) throw UsageError("-b " + std::string(s.backend->name) + ": " + reason);
+  if (config.optimizer == "muon" && s.partitioner->granularity == Granularity::kRanges)
+    throw UsageError("--optimizer muon orthogonalises whole matrices, which '" + config.partitioner +
+                     "' splits; use a whole-tensor partitioner (greedy, lpt, optimal, cost, none, ...)");
+  if (config.adam_impl == "fused" && config.optimizer == "sgd" && s.device.is_cuda())
+    throw UsageError("--adam fused with --optimizer sgd runs on the CPU only; use --adam foreach on CUDA");
+  s.optimizer = optimizer_settings(config);
   s.dir = run_directory(config);
   s.options = plan_options(config);
   for (int w : config.world_sizes)
@@ -127,30 +142,50 @@ RunContext timed_context(const Config& config, const TimedSetup& setup, const Wo
   base.local_rank = world.local_rank;
   base.backend = setup.backend->name;
   base.device = device_name(setup.device);
-  base.optimizer = "adam";
+  base.optimizer = config.optimizer;
+  base.optimizer_impl = config.adam_impl;
+  base.threads = config.threads;
   base.versions = library_versions();
   return base;
 }
 
+MemoryPoint memory_point(const char* when, const ZeroState& zero, const at::Device& device) {
+  const MemoryBreakdown m = zero.memory();
+  return {when, m.parameters, m.gradients, m.optimizer_state, m.buffers, device_allocated_memory(device)};
+}
+
+Roofline roofline_of(const ZeroState& zero, const Timings& timings, const Bandwidth& bandwidth) {
+  Roofline r{bandwidth.bytes_per_s, bandwidth.method, zero.step_bytes(), 0.0};
+  const double step = timings.step.stats.median;
+  if (step > 0 && bandwidth.bytes_per_s > 0) r.roofline_fraction = static_cast<double>(r.bytes_moved_per_step) / step / bandwidth.bytes_per_s;
+  return r;
+}
+
 void run_case(const Config& config, const TimedSetup& setup, const RunContext& base, const ModelSpec& model,
-              Communicator& comm, const SubWorld& group, Clock::time_point started) {
+              Communicator& comm, const SubWorld& group, const Bandwidth& bandwidth, Clock::time_point started) {
   const auto case_start = Clock::now();
   const Plan plan = make_plan(*setup.partitioner, model, group.size(), setup.options);
   reset_peak_memory(setup.device);
   const ZeroSetup zero_setup{model, plan, setup.partitioner->granularity, group.rank(), setup.device, config.seed,
-                             config.sync == "bucket" ? SyncMode::kBucket : SyncMode::kPerParam, AdamSettings{}};
+                             config.sync == "bucket" ? SyncMode::kBucket : SyncMode::kPerParam, setup.optimizer};
   const auto zero = make_zero_state(zero_setup);
   const CaseFacts facts = case_facts(model, plan, setup.partitioner->granularity, config.shard_list);
   RankResult record = rank_record(base, model, plan, group.rank(), facts);
+  record.memory.push_back(memory_point("after_creation", *zero, setup.device));
+  zero->attach_gradients();
+  record.memory.push_back(memory_point("with_gradients", *zero, setup.device));
   record.timings = time_iterations(*zero, comm, config, setup.device);
+  record.memory.push_back(memory_point("after_step", *zero, setup.device));
+  record.roofline = roofline_of(*zero, *record.timings, bandwidth);
   const auto device_peak = device_peak_memory(setup.device);
-  record.peak_memory_bytes = device_peak ? *device_peak : zero->tracked_bytes();
+  record.peak_memory_bytes = device_peak ? *device_peak : record.memory.back().total();
   record.peak_memory_source = device_peak ? "cuda_allocator" : "tracked_tensors";
   if (config.check) {
-    const std::string mismatch = compare_with_unsharded_adam(model, zero->parameters(), setup.device, config.seed,
-                                                             config.warmup + config.iters);
+    const std::string mismatch = compare_with_unsharded(model, zero->parameters(), setup.device, config.seed,
+                                                        config.warmup + config.iters, setup.optimizer);
     if (!mismatch.empty()) throw RunError("--check failed on rank " + std::to_string(group.rank()) + ": " + mismatch);
-    record.check = "passed: all parameters bitwise equal to single-process Adam";
+    record.check = "passed: all parameters bitwise equal to a single-process " + config.optimizer + " (" +
+                   config.adam_impl + ")";
   }
   write_file_atomically(setup.dir + "/" + rank_file_name(model.name, group.size(), group.rank()),
                         to_json_text(record));
@@ -168,12 +203,14 @@ void run_case(const Config& config, const TimedSetup& setup, const RunContext& b
 
 void run_all(const Config& config, const TimedSetup& setup, const World& world) {
   const RunContext base = timed_context(config, setup, world);
+  world_barrier();  // every rank probes at once, as every rank steps at once
+  const Bandwidth bandwidth = measure_bandwidth(setup.device, config.threads);
   const auto started = Clock::now();
   for (int w : config.world_sizes) {
     SubWorld group(w);
     if (group.member()) {
       auto comm = setup.backend->create(group, setup.device);
-      for (const ModelSpec& model : setup.models) run_case(config, setup, base, model, *comm, group, started);
+      for (const ModelSpec& model : setup.models) run_case(config, setup, base, model, *comm, group, bandwidth, started);
     }
     world_barrier();  // ranks beyond W wait here
   }

@@ -5,6 +5,7 @@
 #include <chrono>
 
 #include "../common/errors.hpp"
+#include "../common/optimizer_traffic.hpp"
 #include "synthetic.hpp"
 
 namespace zb {
@@ -18,13 +19,18 @@ double seconds_since(Clock::time_point start) {
 
 at::TensorOptions fp32_on(const at::Device& device) { return at::TensorOptions().dtype(at::kFloat).device(device); }
 
+int64_t step_bytes_of(const std::string& kind, const ModelSpec& model, int param, int64_t elements) {
+  return step_bytes_per_element(kind, model.params[param].shape.size()) * elements;
+}
+
 // Whole tensors: Adam over the owned tensors; owners broadcast.
 class TensorZeroState : public ZeroState {
  public:
   explicit TensorZeroState(const ZeroSetup& s);
-  void step() override { adam_->step(); }
   void sync(Communicator& comm) override;
-  int64_t tracked_bytes() const override;
+
+ protected:
+  int64_t buffer_bytes() const override { return bytes_of(buckets_); }
 
  private:
   SyncMode sync_mode_;
@@ -32,22 +38,35 @@ class TensorZeroState : public ZeroState {
   std::vector<int> owner_;                       // parameter -> owning rank
   std::vector<std::vector<int>> owned_by_rank_;  // rank -> parameters (plan order)
   std::vector<at::Tensor> buckets_;              // kBucket: one flat buffer per owner rank
-  std::unique_ptr<torch::optim::Adam> adam_;
 };
 
 // Ranges: Adam over one flat buffer per rank; all-gather of equal slots.
 class FlatZeroState : public ZeroState {
  public:
   explicit FlatZeroState(const ZeroSetup& s);
-  void step() override { adam_->step(); }
+  void attach_gradients() override;
   void sync(Communicator& comm) override;
-  int64_t tracked_bytes() const override;
+
+ protected:
+  int64_t buffer_bytes() const override { return bytes_of({flat_, gathered_}); }
+  int64_t extra_gradient_bytes() const override { return bytes_of({flat_.grad()}); }
 
  private:
   const Plan& plan_;
+  int rank_;
   int64_t slot_;
   at::Tensor flat_, gathered_;
-  std::unique_ptr<torch::optim::Adam> adam_;
+};
+
+// Every rank owns every tensor (plain DDP): nothing to sync.
+class ReplicatedZeroState : public ZeroState {
+ public:
+  explicit ReplicatedZeroState(const ZeroSetup& s) : ZeroState(s.model, s.device, s.seed) {
+    for (int p = 0; p < static_cast<int>(params_.size()); ++p)
+      step_bytes_ += step_bytes_of(s.optimizer.kind, s.model, p, params_[p].numel());
+    optimizer_ = make_optimizer(s.optimizer, params_);
+  }
+  void sync(Communicator&) override { collective_seconds_ = 0; }
 };
 
 TensorZeroState::TensorZeroState(const ZeroSetup& s)
@@ -57,8 +76,11 @@ TensorZeroState::TensorZeroState(const ZeroSetup& s)
   for (int r = 0; r < s.plan.world_size(); ++r)
     for (const Shard& shard : s.plan.ranks[r]) owned_by_rank_[r].push_back(shard.param);
   for (std::size_t p = 0; p < params_.size(); ++p)
-    if (owner_[p] == s.rank) owned.push_back(params_[p]);
-  adam_ = std::make_unique<torch::optim::Adam>(owned, torch::optim::AdamOptions(s.adam.lr));
+    if (owner_[p] == s.rank) {
+      owned.push_back(params_[p]);
+      step_bytes_ += step_bytes_of(s.optimizer.kind, s.model, static_cast<int>(p), params_[p].numel());
+    }
+  optimizer_ = make_optimizer(s.optimizer, owned);
   if (sync_mode_ == SyncMode::kBucket)
     for (int r = 0; r < s.plan.world_size(); ++r) buckets_.push_back(at::empty({s.plan.rank_numel(r)}, fp32_on(s.device)));
 }
@@ -96,34 +118,38 @@ void TensorZeroState::sync(Communicator& comm) {
   }
 }
 
-int64_t TensorZeroState::tracked_bytes() const {
-  int64_t all = 0, owned = 0, buffers = 0;
-  for (std::size_t p = 0; p < params_.size(); ++p) {
-    all += params_[p].numel();
-    if (owner_[p] == rank_) owned += params_[p].numel();
-  }
-  for (const auto& b : buckets_) buffers += b.numel();
-  // parameters + gradients (all, replicated) + exp_avg + exp_avg_sq (owned) + buckets, fp32
-  return 4 * (2 * all + 2 * owned + buffers);
-}
-
-FlatZeroState::FlatZeroState(const ZeroSetup& s) : ZeroState(s.model, s.device, s.seed), plan_(s.plan), slot_(s.plan.slot_elems) {
+FlatZeroState::FlatZeroState(const ZeroSetup& s)
+    : ZeroState(s.model, s.device, s.seed), plan_(s.plan), rank_(s.rank), slot_(s.plan.slot_elems) {
   if (slot_ < s.plan.rank_numel(s.rank))
     throw RunError("range plan's slot (" + std::to_string(slot_) + " elements) is smaller than rank " +
                    std::to_string(s.rank) + "'s shards");
+  if (s.optimizer.kind == "muon")
+    throw UsageError("--optimizer muon orthogonalises whole matrices; a range plan splits them. Use a "
+                     "whole-tensor partitioner (greedy, lpt, optimal, cost, ...)");
   torch::NoGradGuard no_grad;
   flat_ = at::zeros({slot_}, fp32_on(s.device));
-  at::Tensor flat_grad = at::zeros({slot_}, fp32_on(s.device));
   int64_t pos = 0;
   for (const Shard& shard : s.plan.ranks[s.rank]) {
     flat_.narrow(0, pos, shard.length).copy_(params_[shard.param].detach().view(-1).narrow(0, shard.offset, shard.length));
-    flat_grad.narrow(0, pos, shard.length).copy_(params_[shard.param].grad().view(-1).narrow(0, shard.offset, shard.length));
     pos += shard.length;
   }
   flat_.set_requires_grad(true);
-  flat_.mutable_grad() = flat_grad;
   gathered_ = at::empty({slot_ * s.plan.world_size()}, fp32_on(s.device));
-  adam_ = std::make_unique<torch::optim::Adam>(std::vector<at::Tensor>{flat_}, torch::optim::AdamOptions(s.adam.lr));
+  step_bytes_ = step_bytes_per_element(s.optimizer.kind, 1) * slot_;
+  optimizer_ = make_optimizer(s.optimizer, {flat_});
+}
+
+// The flat gradient holds this rank's slices of every parameter's gradient.
+void FlatZeroState::attach_gradients() {
+  ZeroState::attach_gradients();
+  torch::NoGradGuard no_grad;
+  at::Tensor flat_grad = at::zeros({slot_}, flat_.options().requires_grad(false));
+  int64_t pos = 0;
+  for (const Shard& shard : plan_.ranks[rank_]) {
+    flat_grad.narrow(0, pos, shard.length).copy_(params_[shard.param].grad().view(-1).narrow(0, shard.offset, shard.length));
+    pos += shard.length;
+  }
+  flat_.mutable_grad() = flat_grad;
 }
 
 void FlatZeroState::sync(Communicator& comm) {
@@ -140,17 +166,25 @@ void FlatZeroState::sync(Communicator& comm) {
   }
 }
 
-int64_t FlatZeroState::tracked_bytes() const {
-  int64_t all = 0;
-  for (const auto& p : params_) all += p.numel();
-  // parameters + gradients (all) + flat slot, its gradient and 2 Adam moments + the gathered slots, fp32
-  return 4 * (2 * all + 4 * slot_ + gathered_.numel());
-}
-
 }  // namespace
 
 ZeroState::ZeroState(const ModelSpec& model, const at::Device& device, uint64_t seed)
-    : params_(seeded_parameters(model, device, seed)) {}
+    : model_(model), seed_(seed), params_(seeded_parameters(model, device, seed, /*with_gradients=*/false)) {}
+
+void ZeroState::attach_gradients() {
+  for (int p = 0; p < static_cast<int>(params_.size()); ++p)
+    params_[p].mutable_grad() = synthetic_gradient(model_.params[p], p, seed_, params_[p].device());
+}
+
+MemoryBreakdown ZeroState::memory() const {
+  MemoryBreakdown m;
+  m.parameters = bytes_of(params_);
+  for (const auto& p : params_) m.gradients += p.grad().defined() ? static_cast<int64_t>(p.grad().nbytes()) : 0;
+  m.gradients += extra_gradient_bytes();
+  m.optimizer_state = optimizer_->state_bytes();
+  m.buffers = buffer_bytes();
+  return m;
+}
 
 std::vector<int> whole_tensor_owners(const ModelSpec& model, const Plan& plan) {
   std::vector<int> owner(model.size(), -1);
@@ -166,6 +200,7 @@ std::vector<int> whole_tensor_owners(const ModelSpec& model, const Plan& plan) {
 
 std::unique_ptr<ZeroState> make_zero_state(const ZeroSetup& setup) {
   if (setup.granularity == Granularity::kRanges) return std::make_unique<FlatZeroState>(setup);
+  if (setup.granularity == Granularity::kReplicated) return std::make_unique<ReplicatedZeroState>(setup);
   return std::make_unique<TensorZeroState>(setup);
 }
 

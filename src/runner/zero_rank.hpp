@@ -1,40 +1,52 @@
 // One rank's ZeRO stage-1 state: every parameter replicated (fp32, on the
-// device) with its gradient; Adam state only for what the rank owns.
-//  - whole-tensor plans: Adam over the owned tensors; sync = each owner
-//    broadcasts its tensors (per parameter, or one flat bucket per owner);
-//  - range plans: Adam over one flat buffer of the owned ranges (gradients
-//    sliced the same way, padding to the plan's equal slot); sync = an
-//    all-gather of the slots, unpacked into every parameter.
+// device) with its gradient; optimizer state only for what the rank owns.
+//  - whole-tensor plans: the optimizer over the owned tensors; sync = each
+//    owner broadcasts its tensors (per parameter, or one flat bucket per owner);
+//  - range plans: the optimizer over one flat buffer of the owned ranges
+//    (gradients sliced the same way, padding to the plan's equal slot); sync =
+//    an all-gather of the slots, unpacked into every parameter;
+//  - replicated plans (`none`, plain DDP): the optimizer over every tensor,
+//    nothing to sync.
+// Gradients are attached after construction, so that memory can be read
+// after creation, with gradients, and after a step.
 #pragma once
-#include <torch/optim/adam.h>
-
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "../../partitioners/plan.hpp"
 #include "../comm/communicator.hpp"
+#include "optim/optimizer.hpp"
 
 namespace zb {
 
 enum class SyncMode { kPerParam, kBucket };
 
-struct AdamSettings {
-  double lr = 0.01;  // the seed's setting; betas and eps are torch's defaults
+struct MemoryBreakdown {  // bytes of the tensors this rank holds
+  int64_t parameters = 0, gradients = 0, optimizer_state = 0, buffers = 0;
+  int64_t total() const { return parameters + gradients + optimizer_state + buffers; }
 };
 
 class ZeroState {
  public:
   virtual ~ZeroState() = default;
-  virtual void step() = 0;                    // optimizer.step() over what this rank owns
+  virtual void attach_gradients();            // the synthetic gradients, as after backward()
   virtual void sync(Communicator& comm) = 0;  // every rank gets every updated parameter
-  virtual int64_t tracked_bytes() const = 0;  // parameters + gradients + Adam state + buffers
+  void step() { optimizer_->step(); }         // optimizer.step() over what this rank owns
+  MemoryBreakdown memory() const;
+  int64_t step_bytes() const { return step_bytes_; }  // bytes one step moves (optimizer_traffic.hpp)
   const std::vector<at::Tensor>& parameters() const { return params_; }
   double last_collective_seconds() const { return collective_seconds_; }
 
  protected:
-  // Seeded parameters with their gradients, identical on every rank.
   ZeroState(const ModelSpec& model, const at::Device& device, uint64_t seed);
+  virtual int64_t buffer_bytes() const { return 0; }
+  virtual int64_t extra_gradient_bytes() const { return 0; }
+  const ModelSpec& model_;
+  uint64_t seed_;
   std::vector<at::Tensor> params_;
+  std::unique_ptr<ShardOptimizer> optimizer_;
+  int64_t step_bytes_ = 0;
   double collective_seconds_ = 0;
 };
 
@@ -46,7 +58,7 @@ struct ZeroSetup {
   at::Device device;
   uint64_t seed;
   SyncMode sync;
-  AdamSettings adam;
+  OptimizerSettings optimizer;
 };
 
 std::unique_ptr<ZeroState> make_zero_state(const ZeroSetup& setup);

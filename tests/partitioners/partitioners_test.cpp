@@ -2,6 +2,7 @@
 #include <numeric>
 
 #include "models/registry.hpp"
+#include "partitioners/partitioners.hpp"
 #include "partitioners/registry.hpp"
 #include "src/common/errors.hpp"
 
@@ -55,7 +56,8 @@ TEST_CASE("every partitioner yields a valid, deterministic plan on every model a
         const Plan first = make_plan(p, model, w, options);  // validates, throws if invalid
         CHECK(first.world_size() == w);
         const std::vector<int64_t> per_rank = first.numel_per_rank();
-        CHECK(std::accumulate(per_rank.begin(), per_rank.end(), int64_t{0}) == model.total_numel());
+        const int64_t copies = p.granularity == Granularity::kReplicated ? w : 1;  // none: every rank owns all
+        CHECK(std::accumulate(per_rank.begin(), per_rank.end(), int64_t{0}) == copies * model.total_numel());
         if (std::string(p.name) != "optimal") CHECK(same_plan(first, make_plan(p, model, w, options)));
         if (p.granularity == Granularity::kRanges)
           CHECK(first.slot_elems >= *std::max_element(per_rank.begin(), per_rank.end()));
@@ -108,13 +110,28 @@ TEST_CASE("a world size larger than the tensor count leaves ranks empty, not a c
     const Plan plan = make_plan(p, m, 5, PlanOptions{});  // validated
     const auto per_rank = plan.numel_per_rank();
     if (p.granularity == Granularity::kWholeTensors) CHECK(std::count(per_rank.begin(), per_rank.end(), 0) == 2);
-    CHECK(std::accumulate(per_rank.begin(), per_rank.end(), int64_t{0}) == 7);
+    if (p.granularity == Granularity::kReplicated) CHECK(per_rank == std::vector<int64_t>(5, 7));
+    else CHECK(std::accumulate(per_rank.begin(), per_rank.end(), int64_t{0}) == 7);
   }
+}
+
+TEST_CASE("the replicated baseline is still validated: each rank must own every element once") {
+  const ModelSpec m = tiny_model({{4}, {2}, {1}});
+  const Plan plan = plan_of("none", m, 3);
+  CHECK(plan.numel_per_rank() == std::vector<int64_t>{7, 7, 7});
+  // A replicated plan in which rank 1 lacks the last tensor is refused.
+  const PartitionerEntry broken{"broken", "drops a tensor on rank 1", Granularity::kReplicated,
+                                [](const ModelSpec& model, int w, const PlanOptions& o) {
+                                  Plan p = partition_none(model, w, o);
+                                  p.ranks[1].pop_back();
+                                  return p;
+                                }};
+  CHECK_THROWS_WITH(make_plan(broken, m, 3, PlanOptions{}), Catch::Contains("parameter 2") && Catch::Contains("owned by no rank"));
 }
 
 TEST_CASE("unknown partitioner names list the valid ones") {
   CHECK_THROWS_AS(find_partitioner("random"), UsageError);
   CHECK_THROWS_WITH(find_partitioner("Greedy"),
                     Catch::Contains("greedy, greedy_sorted, lpt, round_robin, uniform_count, flat, buckets, dim0, "
-                                    "hybrid, optimal, cost"));
+                                    "hybrid, optimal, cost, none"));
 }

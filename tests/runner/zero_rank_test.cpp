@@ -42,29 +42,57 @@ TEST_CASE("one rank owning everything equals the single-process Adam reference b
   const ModelSpec m = small_model();
   const Plan plan = make_plan(find_partitioner("greedy"), m, 1, PlanOptions{});
   const auto zero = make_zero_state({m, plan, Granularity::kWholeTensors, 0, cpu, 3, SyncMode::kPerParam, {}});
+  zero->attach_gradients();
   for (int i = 0; i < 3; ++i) zero->step();
-  CHECK(compare_with_unsharded_adam(m, zero->parameters(), cpu, 3, 3) == "");
-  CHECK_THAT(compare_with_unsharded_adam(m, zero->parameters(), cpu, 3, 2), Catch::Contains("differs"));
+  CHECK(compare_with_unsharded(m, zero->parameters(), cpu, 3, 3) == "");
+  CHECK_THAT(compare_with_unsharded(m, zero->parameters(), cpu, 3, 2), Catch::Contains("differs"));
 }
 
 TEST_CASE("the check names a parameter that was not synced or was corrupted") {
   const ModelSpec m = small_model();
   const Plan plan = make_plan(find_partitioner("round_robin"), m, 2, PlanOptions{});
   const auto rank0 = make_zero_state({m, plan, Granularity::kWholeTensors, 0, cpu, 3, SyncMode::kPerParam, {}});
+  rank0->attach_gradients();
   for (int i = 0; i < 3; ++i) rank0->step();
   // Without a sync, rank 0 still holds rank 1's parameter 1 as initialised.
-  CHECK_THAT(compare_with_unsharded_adam(m, rank0->parameters(), cpu, 3, 3),
+  CHECK_THAT(compare_with_unsharded(m, rank0->parameters(), cpu, 3, 3),
              Catch::Contains("parameter 1 'a.bias'") && Catch::Contains("after 3 steps"));
 }
 
-TEST_CASE("Adam state is allocated for owned tensors only") {
+TEST_CASE("memory at three points: no gradients or state at creation, state for owned tensors only after a step") {
   const ModelSpec m = small_model();  // 128 + 16 + 64 + 1 elements
   const Plan plan = make_plan(find_partitioner("round_robin"), m, 2, PlanOptions{});
-  const auto rank1 = make_zero_state({m, plan, Granularity::kWholeTensors, 1, cpu, 0, SyncMode::kPerParam, {}});
-  // params + grads (all 209) + two moments of the owned 16 + 1 elements, fp32
-  CHECK(rank1->tracked_bytes() == 4 * (2 * 209 + 2 * 17));
+  for (const char* impl : {"torch", "foreach", "fused"}) {
+    INFO(impl);
+    OptimizerSettings adam;
+    adam.impl = impl;
+    const auto rank1 = make_zero_state({m, plan, Granularity::kWholeTensors, 1, cpu, 0, SyncMode::kPerParam, adam});
+    MemoryBreakdown at = rank1->memory();
+    CHECK(at.parameters == 4 * 209);
+    CHECK(at.gradients == 0);
+    CHECK(at.optimizer_state == 0);  // created lazily, as PyTorch does
+    rank1->attach_gradients();
+    CHECK(rank1->memory().gradients == 4 * 209);
+    rank1->step();
+    at = rank1->memory();
+    CHECK(at.optimizer_state == 4 * 2 * 17);  // two moments of the owned 16 + 1 elements
+    CHECK(at.buffers == 0);
+    CHECK(rank1->step_bytes() == 28 * 17);
+  }
   const auto bucketed = make_zero_state({m, plan, Granularity::kWholeTensors, 1, cpu, 0, SyncMode::kBucket, {}});
-  CHECK(bucketed->tracked_bytes() == 4 * (2 * 209 + 2 * 17 + 209));  // + one bucket per owner rank
+  CHECK(bucketed->memory().buffers == 4 * 209);  // one bucket per owner rank
+}
+
+TEST_CASE("the unsharded baseline (none) steps every tensor and has nothing to sync") {
+  const ModelSpec m = small_model();
+  const Plan plan = make_plan(find_partitioner("none"), m, 3, PlanOptions{});
+  const auto rank2 = make_zero_state({m, plan, Granularity::kReplicated, 2, cpu, 4, SyncMode::kPerParam, {}});
+  rank2->attach_gradients();
+  for (int i = 0; i < 2; ++i) rank2->step();
+  LoopbackCommunicator world_of_one;
+  rank2->sync(world_of_one);
+  CHECK(compare_with_unsharded(m, rank2->parameters(), cpu, 4, 2) == "");
+  CHECK(rank2->memory().optimizer_state == 4 * 2 * 209);
 }
 
 TEST_CASE("a range plan's flat step over one rank equals the single-process Adam reference bitwise") {
@@ -73,11 +101,12 @@ TEST_CASE("a range plan's flat step over one rank equals the single-process Adam
     INFO(name);
     const Plan plan = make_plan(find_partitioner(name), m, 1, PlanOptions{});
     const auto zero = make_zero_state({m, plan, Granularity::kRanges, 0, cpu, 5, SyncMode::kPerParam, {}});
+    zero->attach_gradients();
     for (int i = 0; i < 3; ++i) zero->step();
-    CHECK_THAT(compare_with_unsharded_adam(m, zero->parameters(), cpu, 5, 3), Catch::Contains("differs"));  // not synced yet
+    CHECK_THAT(compare_with_unsharded(m, zero->parameters(), cpu, 5, 3), Catch::Contains("differs"));  // not synced yet
     LoopbackCommunicator world_of_one;
     zero->sync(world_of_one);
-    CHECK(compare_with_unsharded_adam(m, zero->parameters(), cpu, 5, 3) == "");
+    CHECK(compare_with_unsharded(m, zero->parameters(), cpu, 5, 3) == "");
   }
 }
 

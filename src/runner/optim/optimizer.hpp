@@ -1,0 +1,52 @@
+// The optimizer a rank runs over the tensors it owns (whole tensors, or its
+// flat shard buffer). Every implementation reads each tensor's .grad() at
+// step() time and creates its state lazily on the first step, as PyTorch's
+// optimizers do, so the memory after creation holds no optimizer state.
+//   kind: adam | adamw | sgd (momentum) | muon (Newton–Schulz on 2-D weights,
+//         conv weights seen as [out, in·kh·kw]; Adam for the rest)
+//   impl: torch   — torch::optim (Adam, AdamW, SGD)
+//         foreach — ATen's _foreach_* ops over the tensor list
+//         fused   — one pass per element: our vectorised loop on CPU
+//                   (at::parallel_for over --threads), ATen's _fused_adam(w)_
+//                   kernel on CUDA
+#pragma once
+#include <ATen/ATen.h>
+#include <c10/core/GradMode.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace zb {
+
+struct OptimizerSettings {
+  std::string kind = "adam";
+  std::string impl = "torch";
+  double lr = 0.01;  // the seed's setting
+  double beta1 = 0.9, beta2 = 0.999, eps = 1e-8;
+  double weight_decay = 0.01;  // adamw only (torch's AdamW default)
+  double momentum = 0.9;       // sgd
+  double muon_lr = 0.02, muon_momentum = 0.95;
+  int muon_ns_steps = 5;
+};
+
+class ShardOptimizer {
+ public:
+  virtual ~ShardOptimizer() = default;
+  virtual void step() = 0;
+  virtual int64_t state_bytes() const = 0;  // optimizer state held now
+};
+
+// Throws UsageError for a kind/impl/device combination that is not offered.
+std::unique_ptr<ShardOptimizer> make_optimizer(const OptimizerSettings& settings, std::vector<at::Tensor> params);
+
+// One implementation family each (torch_optimizers.cpp, foreach_optimizers.cpp,
+// fused_optimizers.cpp, muon.cpp); kind is adam, adamw or sgd for the first three.
+std::unique_ptr<ShardOptimizer> make_torch_optimizer(const OptimizerSettings&, std::vector<at::Tensor> params);
+std::unique_ptr<ShardOptimizer> make_foreach_optimizer(const OptimizerSettings&, std::vector<at::Tensor> params);
+std::unique_ptr<ShardOptimizer> make_fused_optimizer(const OptimizerSettings&, std::vector<at::Tensor> params);
+std::unique_ptr<ShardOptimizer> make_muon(const OptimizerSettings&, std::vector<at::Tensor> params);
+
+int64_t bytes_of(const std::vector<at::Tensor>& tensors);  // defined tensors only
+
+}  // namespace zb

@@ -1,0 +1,131 @@
+// The optimizer implementations against torch::optim, in one process.
+#include <catch2/catch.hpp>
+#include <torch/torch.h>
+
+#include "partitioners/registry.hpp"
+#include "src/common/errors.hpp"
+#include "src/runner/optim/optimizer.hpp"
+#include "src/runner/synthetic.hpp"
+#include "src/runner/zero_rank.hpp"
+
+using namespace zb;
+
+namespace {
+const at::Device cpu(at::kCPU);
+
+ModelSpec mixed_model() {
+  ModelSpec m{"mixed", {}};
+  add_param(m, "conv.weight", {8, 3, 3, 3});
+  add_param(m, "fc.weight", {10, 40});
+  add_param(m, "fc.bias", {10});
+  add_param(m, "big", {70001});  // odd length: the vector loop's tail
+  return m;
+}
+
+std::vector<at::Tensor> run(const ModelSpec& m, OptimizerSettings s, int steps) {
+  std::vector<at::Tensor> params = seeded_parameters(m, cpu, 11);
+  const auto optimizer = make_optimizer(s, params);
+  for (int i = 0; i < steps; ++i) optimizer->step();
+  return params;
+}
+
+double max_abs_diff(const std::vector<at::Tensor>& a, const std::vector<at::Tensor>& b) {
+  double worst = 0;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    worst = std::max(worst, (a[i].detach() - b[i].detach()).abs().max().item<double>());
+  return worst;
+}
+}  // namespace
+
+// Documented tolerance (README): after 10 steps at lr 0.01, every element within
+// 1e-6 of torch::optim's result (fp32 rounding; the update itself is ~1e-2).
+TEST_CASE("foreach and fused agree with torch::optim for adam, adamw and sgd within 1e-6") {
+  const ModelSpec m = mixed_model();
+  for (const char* kind : {"adam", "adamw", "sgd"}) {
+    OptimizerSettings torch_ref;
+    torch_ref.kind = kind;
+    const auto reference = run(m, torch_ref, 10);
+    const auto initial = seeded_parameters(m, cpu, 11);
+    CHECK(max_abs_diff(reference, initial) > 1e-3);  // the steps did move the parameters
+    for (const char* impl : {"foreach", "fused"}) {
+      INFO(kind << " " << impl);
+      OptimizerSettings s = torch_ref;
+      s.impl = impl;
+      CHECK(max_abs_diff(run(m, s, 10), reference) < 1e-6);
+    }
+  }
+}
+
+TEST_CASE("fused adam with several threads equals one thread bitwise") {
+  const ModelSpec m = mixed_model();
+  OptimizerSettings s;
+  s.impl = "fused";
+  const int before = at::get_num_threads();
+  at::set_num_threads(1);
+  const auto one = run(m, s, 3);
+  at::set_num_threads(2);
+  const auto two = run(m, s, 3);
+  at::set_num_threads(before);
+  CHECK(max_abs_diff(one, two) == 0);
+}
+
+TEST_CASE("optimizer state is created on the first step, and sized by kind") {
+  const ModelSpec m = mixed_model();
+  const int64_t elements = m.total_numel();
+  for (const char* impl : {"torch", "foreach", "fused"}) {
+    INFO(impl);
+    OptimizerSettings s;
+    s.impl = impl;
+    std::vector<at::Tensor> params = seeded_parameters(m, cpu, 1);
+    auto adam = make_optimizer(s, params);
+    CHECK(adam->state_bytes() == 0);
+    adam->step();
+    CHECK(adam->state_bytes() == 8 * elements);
+    s.kind = "sgd";
+    auto sgd = make_optimizer(s, params);
+    sgd->step();
+    CHECK(sgd->state_bytes() == 4 * elements);
+  }
+}
+
+TEST_CASE("muon orthogonalises matrices and leaves the rest to adam") {
+  ModelSpec m{"m", {}};
+  add_param(m, "w", {16, 64});
+  add_param(m, "b", {16});
+  OptimizerSettings s;
+  s.kind = "muon";
+  std::vector<at::Tensor> params = seeded_parameters(m, cpu, 2);
+  const at::Tensor w0 = params[0].detach().clone(), b0 = params[1].detach().clone();
+  auto muon = make_optimizer(s, params);
+  muon->step();
+  // first step: momentum = 0.05 g, update = NS(g.lerp(momentum, 0.95)); the
+  // update's singular values are near 1 (the quintic maps them into ~[0.7, 1.2]).
+  const at::Tensor update = (w0 - params[0].detach()) / s.muon_lr;
+  const at::Tensor singular = at::linalg_svdvals(update);
+  CHECK(singular.min().item<double>() > 0.5);
+  CHECK(singular.max().item<double>() < 1.3);
+  // the bias took an Adam step: |Δ| = lr on the first step (m̂/√v̂ = ±1)
+  CHECK((b0 - params[1].detach()).abs().max().item<double>() == Approx(0.01).epsilon(1e-3));
+  CHECK(muon->state_bytes() == 4 * 16 * 64 + 8 * 16);
+}
+
+TEST_CASE("muon refuses a range plan, naming what to use instead") {
+  ModelSpec m{"m", {}};
+  add_param(m, "w", {16, 64});
+  const Plan plan = make_plan(find_partitioner("flat"), m, 2, PlanOptions{});
+  OptimizerSettings s;
+  s.kind = "muon";
+  CHECK_THROWS_WITH(make_zero_state({m, plan, Granularity::kRanges, 0, cpu, 0, SyncMode::kPerParam, s}),
+                    Catch::Contains("whole-tensor partitioner"));
+}
+
+TEST_CASE("an unknown optimizer or implementation is a usage error naming the valid ones") {
+  std::vector<at::Tensor> none;
+  OptimizerSettings s;
+  s.kind = "lion";
+  CHECK_THROWS_AS(make_optimizer(s, none), UsageError);
+  CHECK_THROWS_WITH(make_optimizer(s, none), Catch::Contains("adam, adamw, sgd, muon"));
+  s.kind = "adam";
+  s.impl = "apex";
+  CHECK_THROWS_WITH(make_optimizer(s, none), Catch::Contains("torch, foreach, fused"));
+}
