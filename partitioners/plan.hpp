@@ -46,16 +46,19 @@ struct Plan {
   int tensors_split(std::size_t param_count) const;  // parameters owned by more than one rank
 };
 
-// The per-rank step cost a·numel + b·tensors + c (seconds), from --calibrate
-// or the documented defaults.
+// The per-rank step cost a·numel + b·tensors + c (seconds), plus for Muon
+// d·Σ max(m,n)·min(m,n)² over the rank's 2-D weights (muon units), from
+// --calibrate or the documented defaults. The default d: 5 Newton–Schulz
+// iterations of about 6 flops per unit at about 50 GFLOP/s.
 struct CostModel {
   double seconds_per_element = 1.0e-9;
   double seconds_per_tensor = 2.0e-6;
   double seconds_per_step = 0.0;
+  double seconds_per_muon_unit = 6.0e-10;
   std::string source = "defaults";
-  double predict(int64_t elements, int64_t tensors) const {
+  double predict(int64_t elements, int64_t tensors, double muon_units = 0) const {
     return seconds_per_element * static_cast<double>(elements) + seconds_per_tensor * static_cast<double>(tensors) +
-           seconds_per_step;
+           seconds_per_muon_unit * muon_units + seconds_per_step;
   }
 };
 
@@ -63,6 +66,7 @@ struct PlanOptions {
   int64_t bucket_elems = 40000000;  // buckets: close a bucket at this many elements
   double time_limit_s = 10.0;       // optimal (and cost): search budget
   CostModel cost;
+  bool muon = false;  // cost: add the Muon term (--optimizer muon)
 };
 
 Shard whole_tensor(const ModelSpec& model, int param);

@@ -38,6 +38,7 @@ CostModel cost_model_from_json_text(const std::string& text, const std::string& 
   m.seconds_per_element = coefficient(c, "seconds_per_element", source);
   m.seconds_per_tensor = coefficient(c, "seconds_per_tensor", source);
   m.seconds_per_step = coefficient(c, "seconds_per_step", source);
+  if (c.contains("seconds_per_muon_unit")) m.seconds_per_muon_unit = coefficient(c, "seconds_per_muon_unit", source);
   if (m.seconds_per_element == 0 && m.seconds_per_tensor == 0)
     throw UsageError("cost model '" + source + "': seconds_per_element and seconds_per_tensor are both 0");
   m.source = source;

@@ -1,6 +1,7 @@
 // The cost-model file --calibrate writes and --cost-model reads:
 // {"schema": "zero-bench-cost/1", "coefficients": {"seconds_per_element",
-//  "seconds_per_tensor", "seconds_per_step"}, ...context and samples...}
+//  "seconds_per_tensor", "seconds_per_step"[, "seconds_per_muon_unit"]},
+//  ...context and samples...} (without seconds_per_muon_unit: the default)
 #pragma once
 #include <string>
 

@@ -1,5 +1,5 @@
-// --calibrate: times torch::optim::Adam steps over a grid of tensor counts and
-// sizes on this device (all ranks at once under mpirun, so the contention of
+// --calibrate: times optimizer steps (--optimizer, --adam) over a grid of
+// tensor counts and sizes on this device (all ranks at once under mpirun, so the contention of
 // a real run is in the numbers), fits step seconds = a·elements + b·tensors
 // + c by least squares, and writes the cost model file (rank 0, atomically).
 #include <torch/torch.h>
@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
+#include <optional>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -18,7 +19,9 @@
 #include "../common/atomic_file.hpp"
 #include "../common/cost_model_file.hpp"
 #include "../common/errors.hpp"
+#include "../common/optimizer_traffic.hpp"
 #include "device.hpp"
+#include "optim/optimizer.hpp"
 
 namespace zb {
 namespace {
@@ -28,20 +31,21 @@ struct Sample {
   double seconds;  // median step time, averaged over ranks
 };
 
-double median_step_seconds(int64_t count, int64_t size, const at::Device& device, int steps) {
+double median_step_seconds(const std::vector<std::vector<int64_t>>& shapes, const at::Device& device, int steps,
+                           const OptimizerSettings& settings) {
   std::vector<at::Tensor> params;
-  for (int64_t i = 0; i < count; ++i) {
-    at::Tensor p = at::rand({size}, at::TensorOptions().device(device)).set_requires_grad(true);
-    p.mutable_grad() = at::rand({size}, at::TensorOptions().device(device)) * 0.01;
+  for (const auto& shape : shapes) {
+    at::Tensor p = at::rand(shape, at::TensorOptions().device(device)).set_requires_grad(true);
+    p.mutable_grad() = at::rand(shape, at::TensorOptions().device(device)) * 0.01;
     params.push_back(p);
   }
-  torch::optim::Adam adam(params, torch::optim::AdamOptions(0.01));
+  const auto optimizer = make_optimizer(settings, params);
   auto timer = make_timer(device);
   std::vector<double> times;
   for (int i = 0; i < steps + 2; ++i) {  // two warm-up steps allocate the state
     world_barrier();
     timer->begin();
-    adam.step();
+    optimizer->step();
     timer->step_done();
     timer->end();
     if (i >= 2) times.push_back(timer->step_seconds());
@@ -50,17 +54,41 @@ double median_step_seconds(int64_t count, int64_t size, const at::Device& device
   return times[times.size() / 2];
 }
 
-std::vector<Sample> measure_grid(const at::Device& device, int world_size) {
+double ranks_mean(double seconds, int world_size) {
+  MPI_Allreduce(MPI_IN_PLACE, &seconds, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  return seconds / world_size;
+}
+
+std::vector<Sample> measure_grid(const at::Device& device, int world_size, const OptimizerSettings& settings) {
   std::vector<Sample> samples;
   for (int64_t size : {256, 4096, 65536, 1048576, 4194304}) {
     for (int64_t count : {1, 8, 64, 512}) {
       if (size * count > (int64_t{1} << 25) || size * count < 4096) continue;  // 4K .. 32M elements
-      double seconds = median_step_seconds(count, size, device, 5);
-      MPI_Allreduce(MPI_IN_PLACE, &seconds, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-      samples.push_back({count, size, seconds / world_size});
+      const std::vector<std::vector<int64_t>> shapes(count, std::vector<int64_t>{size});
+      double seconds = median_step_seconds(shapes, device, 5, settings);
+      samples.push_back({count, size, ranks_mean(seconds, world_size)});
     }
   }
   return samples;
+}
+
+// Muon: one step over a single matrix, less what the fitted elementwise
+// model predicts for it, per muon unit (max·min²); the median over matrix
+// shapes of ResNet and transformer weights.
+double measure_muon_unit(const at::Device& device, int world_size, const OptimizerSettings& settings,
+                         const std::array<double, 3>& c, nlohmann::ordered_json& record) {
+  std::vector<double> per_unit;
+  for (const std::vector<int64_t>& shape : std::vector<std::vector<int64_t>>{
+           {64, 64, 3, 3}, {256, 1024}, {512, 512, 3, 3}, {1024, 1024}, {2048, 512}, {768, 3072}}) {
+    const double seconds = ranks_mean(median_step_seconds({shape}, device, 3, settings), world_size);
+    int64_t numel = 1;
+    for (int64_t d : shape) numel *= d;
+    const double units = muon_flops_term(shape);
+    per_unit.push_back(std::max(0.0, seconds - (c[0] * static_cast<double>(numel) + c[1] + c[2])) / units);
+    record.push_back({{"shape", shape}, {"seconds", seconds}, {"muon_units", units}, {"seconds_per_muon_unit", per_unit.back()}});
+  }
+  std::nth_element(per_unit.begin(), per_unit.begin() + per_unit.size() / 2, per_unit.end());
+  return per_unit[per_unit.size() / 2];
 }
 
 // Least squares for t = a·E + b·K + c in relative terms (each sample's row
@@ -103,7 +131,8 @@ std::array<double, 3> fit(const std::vector<Sample>& samples) {
 }
 
 nlohmann::ordered_json cost_file(const Config& config, const at::Device& device, int ranks,
-                                 const std::vector<Sample>& samples, const std::array<double, 3>& c) {
+                                 const std::vector<Sample>& samples, const std::array<double, 3>& c,
+                                 const std::optional<double>& muon_unit, const nlohmann::ordered_json& muon_samples) {
   nlohmann::ordered_json doc;
   doc["schema"] = kCostSchema;
   const RunContext ctx = base_context(config);
@@ -112,11 +141,16 @@ nlohmann::ordered_json cost_file(const Config& config, const at::Device& device,
   doc["host"] = ctx.host;
   doc["time"] = ctx.time;
   doc["device"] = device_name(device);
-  doc["optimizer"] = "adam (torch::optim::Adam, fp32)";
+  doc["optimizer"] = config.optimizer + " (" + config.adam_impl + ", fp32)";
   doc["ranks_measuring_at_once"] = ranks;
   doc["threads_per_rank"] = config.threads;
   doc["model"] = "step seconds = seconds_per_element * elements + seconds_per_tensor * tensors + seconds_per_step";
   doc["coefficients"] = {{"seconds_per_element", c[0]}, {"seconds_per_tensor", c[1]}, {"seconds_per_step", c[2]}};
+  if (muon_unit) {
+    doc["model"] = doc["model"].get<std::string>() + " + seconds_per_muon_unit * sum of max(m,n)*min(m,n)^2";
+    doc["coefficients"]["seconds_per_muon_unit"] = *muon_unit;
+    doc["muon_samples"] = muon_samples;
+  }
   double worst = 0;
   for (const Sample& s : samples) {
     const double predicted = c[0] * s.tensors * s.elements_per_tensor + c[1] * s.tensors + c[2];
@@ -148,10 +182,16 @@ int run_calibration(const Config& config) {
     if (world.rank == 0) std::cerr << "zero_bench: error: " << error << "\n";
     return kExitUsage;
   }
-  const std::vector<Sample> samples = measure_grid(device, world.size);
+  OptimizerSettings settings;
+  settings.kind = config.optimizer;
+  settings.impl = config.adam_impl;
+  const std::vector<Sample> samples = measure_grid(device, world.size, settings);
   const auto coef = fit(samples);
+  std::optional<double> muon_unit;
+  nlohmann::ordered_json muon_samples = nlohmann::ordered_json::array();
+  if (config.optimizer == "muon") muon_unit = measure_muon_unit(device, world.size, settings, coef, muon_samples);
   if (world.rank == 0) {
-    const auto doc = cost_file(config, device, world.size, samples, coef);
+    const auto doc = cost_file(config, device, world.size, samples, coef, muon_unit, muon_samples);
     write_file_atomically(config.cost_model, doc.dump(2) + "\n");
     std::printf("wrote %s: %.4g s/element, %.4g s/tensor, %.4g s/step (worst fit error %.1f %% over %zu samples)\n",
                 config.cost_model.c_str(), coef[0], coef[1], coef[2], 100 * doc["worst_relative_error"].get<double>(),

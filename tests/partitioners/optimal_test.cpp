@@ -117,3 +117,21 @@ TEST_CASE("optimal's bound knows that the W loads are subset sums adding up to t
   CHECK(largest(r152) == 12038592);
   CHECK(r152.info.optimal_proven == true);
 }
+
+TEST_CASE("cost under --optimizer muon weighs a square matrix by max(m,n)*min(m,n)^2, not by numel") {
+  ModelSpec m{"m", {}};
+  add_param(m, "square", {1024, 1024});  // 1,048,576 elements, 1024^3 muon units
+  add_param(m, "thin", {16, 65536});     // same numel, 65536*16^2 units
+  add_param(m, "v1", {1048576});
+  add_param(m, "v2", {1048576});
+  PlanOptions options;
+  const Plan adam = find_partitioner("cost").partition(m, 2, options);
+  CHECK(adam.ranks[0].size() == 2);  // equal numel, equal cost: two each
+  options.muon = true;
+  const Plan muon = find_partitioner("cost").partition(m, 2, options);
+  const int square_rank = muon.ranks[0].front().param == 0 ? 0 : 1;
+  CHECK(muon.ranks[square_rank].size() == 1);  // the square matrix alone outweighs the other three
+  const CostModel& c = options.cost;
+  CHECK(muon.info.predicted_cost[square_rank] ==
+        Approx(c.seconds_per_element * 1048576 + c.seconds_per_tensor + c.seconds_per_muon_unit * 1073741824.0));
+}

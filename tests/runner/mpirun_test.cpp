@@ -73,6 +73,46 @@ TEST_CASE("range plans (flat, dim0, hybrid, buckets) also equal single-process A
   }
 }
 
+TEST_CASE("every optimizer and implementation, sharded over 2 ranks, equals its single-process self bitwise") {
+  struct Case {
+    const char *partitioner, *optimizer, *impl;
+  };
+  for (const Case c : {Case{"lpt", "adam", "foreach"}, Case{"lpt", "adam", "fused"}, Case{"flat", "adamw", "fused"},
+                       Case{"dim0", "sgd", "foreach"}, Case{"round_robin", "sgd", "fused"},
+                       Case{"lpt", "muon", "fused"}, Case{"none", "adamw", "torch"}}) {
+    zbtest::TempDir tmp;
+    const std::string dir = (tmp.path() / "run").string();
+    const auto r = mpirun(2, std::string(c.partitioner) + " 2 --device cpu -b gloo -w 1 -n 2 --check --optimizer " +
+                                 c.optimizer + " --adam " + c.impl + " --model-file " + small_model_file(tmp) +
+                                 " -o " + quote(dir));
+    INFO(c.partitioner << " " << c.optimizer << " " << c.impl << "\nstdout: " << r.out << "\nstderr: " << r.err);
+    REQUIRE(r.exit_code == 0);
+    for (int rank = 0; rank < 2; ++rank) {
+      const auto doc = load(fs::path(dir) / ("small_2_" + std::to_string(rank) + ".json"));
+      CHECK_THAT(doc["result"]["check"].get<std::string>(), Catch::StartsWith("passed"));
+      CHECK(doc["context"]["optimizer"] == c.optimizer);
+      CHECK(doc["context"]["optimizer_impl"] == c.impl);
+      const auto& roof = doc["result"]["roofline"];
+      CHECK(roof["bandwidth_bytes_per_s"].get<double>() > 0);
+      CHECK(roof["roofline_fraction"].get<double>() > 0);
+      const auto& memory = doc["result"]["memory"];
+      REQUIRE(memory.size() == 3);
+      CHECK(memory[0]["gradients"] == 0);
+      CHECK(memory[0]["optimizer_state"] == 0);
+      CHECK(memory[1]["gradients"].get<int64_t>() > 0);
+      CHECK(memory[2]["optimizer_state"].get<int64_t>() > 0);
+    }
+  }
+}
+
+TEST_CASE("muon with a splitting partitioner exits 2, naming the whole-tensor partitioners") {
+  zbtest::TempDir tmp;
+  const auto r = mpirun(2, "flat 2 --device cpu --optimizer muon --model-file " + small_model_file(tmp) + " -o " +
+                               quote((tmp.path() / "run").string()));
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("--optimizer muon") && Catch::Contains("whole-tensor partitioner"));
+}
+
 TEST_CASE("console output follows the seed's style in rank order, with a progress line") {
   zbtest::TempDir tmp;
   const auto r = mpirun(2, "greedy 2 --device cpu -n 2 --model-file " + small_model_file(tmp) + " -o " +
