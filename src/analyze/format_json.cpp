@@ -30,6 +30,9 @@ ordered_json case_json(const CaseReport& c) {
   j["optimal_proven"] = optional_json(c.optimal_proven);
   j["best_lower_bound"] = optional_json(c.best_lower_bound);
   j["search_seconds"] = optional_json(c.search_seconds);
+  j["optimizer"] = optional_json(c.optimizer);
+  j["bandwidth_bytes_per_s"] = optional_json(c.bandwidth_bytes_per_s);
+  j["roofline_fraction_per_rank"] = optional_json(c.roofline_per_rank);
   return j;
 }
 

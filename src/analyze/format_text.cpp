@@ -46,7 +46,17 @@ std::string bounds_text(const CaseReport& c) {
                 "padding        = %lld\n"
                 "tensors split  = %lld\n",
                 bound.c_str(), gap.c_str(), static_cast<long long>(c.padding), static_cast<long long>(c.tensors_split));
-  return buf + optimal;
+  const std::string bounds = buf;
+  std::string roofline;
+  if (c.roofline_per_rank && c.slowest_rank) {
+    double mean = 0;
+    for (double f : *c.roofline_per_rank) mean += f / static_cast<double>(c.roofline_per_rank->size());
+    std::snprintf(buf, sizeof buf, "roofline       = %s at %.3f of %.2f GB/s (slowest rank %d), %.3f mean\n",
+                  c.optimizer->c_str(), (*c.roofline_per_rank)[*c.slowest_rank], *c.bandwidth_bytes_per_s / 1e9,
+                  *c.slowest_rank, mean);
+    roofline = buf;
+  }
+  return bounds + optimal + roofline;
 }
 
 }  // namespace

@@ -34,6 +34,20 @@ void add_bounds(CaseReport& c, const RankResult& any_rank) {
   }
 }
 
+void add_roofline(CaseReport& c, const LoadedCase& loaded) {
+  std::vector<double> fractions;
+  double bandwidth = 0;
+  for (const auto& r : loaded.ranks) {
+    if (!r.roofline) return;
+    fractions.push_back(r.roofline->roofline_fraction);
+    bandwidth += r.roofline->bandwidth_bytes_per_s;
+  }
+  const RunContext& ctx = loaded.ranks.front().context;
+  c.optimizer = ctx.optimizer.value_or("adam") + " (" + ctx.optimizer_impl.value_or("torch") + ")";
+  c.bandwidth_bytes_per_s = bandwidth / static_cast<double>(fractions.size());
+  c.roofline_per_rank = fractions;
+}
+
 CaseReport report_case(const LoadedCase& loaded) {
   CaseReport c;
   c.world_size = loaded.world_size;
@@ -43,6 +57,7 @@ CaseReport report_case(const LoadedCase& loaded) {
   if (loaded.ranks.empty()) return c;
   add_timings(c, loaded);
   add_bounds(c, loaded.ranks.front());
+  add_roofline(c, loaded);
   return c;
 }
 

@@ -26,6 +26,11 @@ struct CaseReport {
   std::optional<bool> optimal_proven;
   std::optional<int64_t> best_lower_bound;
   std::optional<double> search_seconds;
+  // Timed runs with a bandwidth probe: the optimizer, the probe's bandwidth
+  // (mean over ranks) and each rank's roofline fraction.
+  std::optional<std::string> optimizer;
+  std::optional<double> bandwidth_bytes_per_s;
+  std::optional<std::vector<double>> roofline_per_rank;
 };
 
 struct RunReport {
