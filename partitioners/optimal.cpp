@@ -106,9 +106,9 @@ int64_t load_sums_bound(const SubsetSums& sums, int w, int64_t from, int64_t bel
 class BranchAndBound {
  public:
   BranchAndBound(std::vector<int64_t> sizes, int w, int64_t incumbent, std::vector<int> incumbent_owner,
-                 int64_t lower, Clock::time_point deadline)
+                 int64_t lower, Clock::time_point deadline, uint64_t node_limit)
       : s_(std::move(sizes)), w_(w), best_(incumbent), best_owner_(std::move(incumbent_owner)), lower_(lower),
-        deadline_(deadline) {}
+        deadline_(deadline), node_limit_(node_limit) {}
 
   // Returns true when the search finished (the incumbent is optimal).
   bool run();
@@ -125,6 +125,7 @@ class BranchAndBound {
   std::vector<int> best_owner_;
   int64_t lower_;
   Clock::time_point deadline_;
+  uint64_t node_limit_;  // 0: none
   std::vector<int64_t> loads_;
   std::vector<int> owner_;
 };
@@ -155,6 +156,7 @@ bool BranchAndBound::run() {
   uint64_t nodes = 0;
   while (depth >= 0) {
     if ((++nodes & 1023) == 0 && Clock::now() > deadline_) return false;
+    if (node_limit_ && nodes > node_limit_) return false;
     if (depth == n) {  // every tensor placed, below the incumbent
       best_ = *std::max_element(loads_.begin(), loads_.end());
       best_owner_ = owner_;
@@ -208,7 +210,7 @@ Plan partition_optimal(const ModelSpec& model, int world_size, const PlanOptions
   int64_t bound = whole_tensor_bound(sizes, world_size);
   if (bound < best)
     if (const auto sums = subset_sums(sizes, deadline)) bound = load_sums_bound(*sums, world_size, bound, best, deadline);
-  BranchAndBound search(sizes, world_size, best, incumbent, bound, deadline);
+  BranchAndBound search(sizes, world_size, best, incumbent, bound, deadline, options.search_nodes);
   const bool finished = search.run();
 
   Plan plan;

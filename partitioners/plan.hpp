@@ -65,6 +65,7 @@ struct CostModel {
 struct PlanOptions {
   int64_t bucket_elems = 40000000;  // buckets: close a bucket at this many elements
   double time_limit_s = 10.0;       // optimal (and cost): search budget
+  uint64_t search_nodes = 0;        // optimal: node budget as well (0: none); deterministic, unlike time
   CostModel cost;
   bool muon = false;  // cost: add the Muon term (--optimizer muon)
 };

@@ -1,22 +1,95 @@
-// zero_analyze: results directories -> balance and timing tables.
+// zero_analyze: results directories -> balance and timing tables, the
+// comparison, memory and communication accounting, an SVG plot, and the CI
+// gate on partition balance.
 #include <CLI/CLI.hpp>
+#include <filesystem>
 #include <iostream>
+#include <nlohmann/json.hpp>
 
+#include "../common/atomic_file.hpp"
 #include "../common/guarded_main.hpp"
+#include "accounting.hpp"
+#include "baseline.hpp"
+#include "compare.hpp"
 #include "report.hpp"
+#include "svg_plot.hpp"
 
 namespace {
+
+struct Options {
+  std::vector<std::string> runs;
+  std::string format = "text", results_root = "results", plot, write_baseline, check_baseline;
+  bool compare = false, memory = false, comm = false, fp32_grads = false, force = false;
+};
+
+std::string render(const zb::Table& table, zb::Format format) {
+  if (format == zb::Format::kMarkdown) return zb::render_markdown(table);
+  if (format == zb::Format::kCsv) return zb::render_csv(table);
+  return zb::render_text(table);
+}
+
+void write_new_file(const std::string& path, const std::string& text, bool force) {
+  if (std::filesystem::exists(path) && !force)
+    throw zb::UsageError("'" + path + "' exists; pass --force to replace it");
+  zb::write_file_atomically(path, text);
+}
+
+// The analyses asked for (--compare, --memory, --comm), or the default report.
+void print_tables(const std::vector<zb::RunReport>& reports, const Options& o, zb::Format format) {
+  const bool any = o.compare || o.memory || o.comm;
+  const bool csv = format == zb::Format::kCsv;
+  if (format == zb::Format::kJson && any) {
+    nlohmann::ordered_json doc;
+    if (o.compare) doc["comparison"] = nlohmann::ordered_json::parse(zb::comparison_json(zb::compare_runs(reports)));
+    if (o.memory) doc["memory"] = nlohmann::ordered_json::parse(zb::memory_json(reports, o.fp32_grads));
+    if (o.comm) doc["communication"] = nlohmann::ordered_json::parse(zb::comm_json(reports));
+    std::cout << doc.dump(2) << "\n";
+    return;
+  }
+  if (!any) {
+    if (format == zb::Format::kText) std::cout << zb::format_text(reports);
+    if (format == zb::Format::kSeed) std::cout << zb::format_text(reports, false);
+    if (format == zb::Format::kJson) std::cout << zb::format_json(reports);
+    if (format == zb::Format::kMarkdown) std::cout << zb::format_markdown(reports);
+    if (csv) std::cout << zb::format_csv(reports);
+    return;
+  }
+  std::string sep;
+  if (o.compare) {
+    const zb::Comparison c = zb::compare_runs(reports);
+    std::cout << render(zb::comparison_table(c, csv), format);
+    if (!csv)
+      for (const auto& m : c.missing) std::cout << "missing: " << m << "\n";
+    sep = "\n";
+  }
+  if (o.memory) std::cout << sep << render(zb::memory_table(reports, o.fp32_grads, csv), format), sep = "\n";
+  if (o.comm) std::cout << sep << render(zb::comm_table(reports, csv), format);
+}
 
 int run(int argc, char** argv) {
   CLI::App app{"zero_analyze: tables of zero_bench runs (max / mean / diff / slowest-rank step time)",
                "zero_analyze"};
-  std::vector<std::string> runs;
-  std::string format = "text", results_root = "results";
-  app.add_option("runs", runs, "run directories, or run names under --results")->required();
-  app.add_option("--format", format,
-                 "text (the seed's layout plus lower bound, gap, padding, tensors split), seed (exactly the "
-                 "seed analyze.py's five lines), json or markdown");
-  app.add_option("--results", results_root, "where run names are looked up (default: results)");
+  Options o;
+  app.add_option("runs", o.runs, "run directories, or run names under --results")->required();
+  app.add_option("--format", o.format,
+                 "text (the seed's layout plus lower bound, gap, padding, tensors split, roofline), seed (exactly "
+                 "the seed analyze.py's five lines), json, markdown or csv");
+  app.add_option("--results", o.results_root, "where run names are looked up (default: results)");
+  app.add_flag("--compare", o.compare,
+               "runs side by side per (W, model): balance, gap, slowest rank's step and sync, straggler ratio, "
+               "change vs the first run with a Mann-Whitney U p-value");
+  app.add_option("--plot", o.plot, "also write one self-contained SVG of per-rank bars to this file");
+  app.add_flag("--memory", o.memory, "per-rank bytes for DP and ZeRO-1/2/3 under mixed precision, from each rank's shard");
+  app.add_flag("--fp32-grads", o.fp32_grads, "--memory: gradients accumulated in fp32 (4 B) instead of bf16");
+  app.add_flag("--comm", o.comm,
+               "per-rank bytes per step: DDP all-reduce, ZeRO-1 reduce-scatter + all-gather, the timed sync and "
+               "its achieved bandwidth");
+  app.add_option("--write-baseline", o.write_baseline,
+                 "record each (partitioner, model, W)'s largest rank in this file (the CI gate's baseline)");
+  app.add_option("--check", o.check_baseline,
+                 "exit 1 listing each (partitioner, model, W) whose largest rank grew against this baseline, "
+                 "or has no entry in it");
+  app.add_flag("--force", o.force, "replace an existing --write-baseline or --plot file");
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
@@ -25,13 +98,25 @@ int run(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     throw zb::UsageError(e.what());
   }
-  const zb::Format chosen = zb::parse_format(format);
+  const zb::Format format = zb::parse_format(o.format);
   std::vector<zb::RunReport> reports;
-  for (const auto& r : runs) reports.push_back(zb::report_run(zb::load_run(r, results_root)));
-  if (chosen == zb::Format::kText) std::cout << zb::format_text(reports);
-  if (chosen == zb::Format::kSeed) std::cout << zb::format_text(reports, false);
-  if (chosen == zb::Format::kJson) std::cout << zb::format_json(reports);
-  if (chosen == zb::Format::kMarkdown) std::cout << zb::format_markdown(reports);
+  for (const auto& r : o.runs) reports.push_back(zb::report_run(zb::load_run(r, o.results_root)));
+  if (!o.check_baseline.empty()) {
+    const auto baseline = zb::baseline_from_json_text(zb::read_file(o.check_baseline), o.check_baseline);
+    const zb::GateResult gate = zb::check_against_baseline(baseline, zb::baseline_entries(reports), o.check_baseline);
+    for (const auto& f : gate.failures) std::cout << "FAIL " << f << "\n";
+    std::cout << "partition balance gate: " << gate.checked << " cases checked, " << gate.failures.size()
+              << " failed, " << gate.improved << " improved\n";
+    return gate.failures.empty() ? zb::kExitOk : zb::kExitFailure;
+  }
+  if (!o.write_baseline.empty()) {
+    const auto entries = zb::baseline_entries(reports);
+    write_new_file(o.write_baseline, zb::baseline_json(entries), o.force);
+    std::cout << "wrote " << o.write_baseline << ": " << entries.size() << " entries\n";
+    return zb::kExitOk;
+  }
+  if (!o.plot.empty()) write_new_file(o.plot, zb::svg_plot(reports), o.force);
+  print_tables(reports, o, format);
   return zb::kExitOk;
 }
 

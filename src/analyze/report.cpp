@@ -17,13 +17,26 @@ void add_timings(CaseReport& c, const LoadedCase& loaded) {
   c.step_mean_per_rank = means;
   c.slowest_rank = slowest;
   c.max_time = means[slowest];
-  c.max_time_std = loaded.ranks[slowest].timings->step.stats.std;
+  const Timings& t = *loaded.ranks[slowest].timings;
+  c.max_time_std = t.step.stats.std;
+  c.slowest_step_samples = t.step.samples;
+  c.slowest_sync = t.sync.stats.mean;
+  c.slowest_sync_std = t.sync.stats.std;
+  double sum = 0;
+  for (double m : means) sum += m;
+  if (sum > 0) c.straggler_ratio = means[slowest] / (sum / static_cast<double>(means.size()));
+  std::vector<double> syncs, stds;
+  for (const auto& r : loaded.ranks) syncs.push_back(r.timings->sync.stats.mean), stds.push_back(r.timings->step.stats.std);
+  c.sync_mean_per_rank = syncs;
+  c.step_std_per_rank = stds;
 }
 
 void add_bounds(CaseReport& c, const RankResult& any_rank) {
   const PlanRecord& plan = any_rank.plan;
   c.granularity = plan.granularity.empty() ? "whole-tensors" : plan.granularity;
   c.padding = plan.padding_elements;
+  c.slot_elems = plan.slot_elems;
+  c.model_numel = any_rank.context.model_numel;
   c.tensors_split = plan.tensors_split;
   c.optimal_proven = plan.optimal_proven;
   c.best_lower_bound = plan.best_lower_bound;
@@ -74,7 +87,8 @@ Format parse_format(const std::string& name) {
   if (name == "seed") return Format::kSeed;
   if (name == "json") return Format::kJson;
   if (name == "markdown") return Format::kMarkdown;
-  throw UsageError("unknown format '" + name + "'; valid formats: text, seed, json, markdown");
+  if (name == "csv") return Format::kCsv;
+  throw UsageError("unknown format '" + name + "'; valid formats: text, seed, json, markdown, csv");
 }
 
 }  // namespace zb

@@ -18,6 +18,12 @@ struct CaseReport {
   std::optional<std::vector<double>> step_mean_per_rank;
   std::optional<int> slowest_rank;
   std::optional<double> max_time, max_time_std;
+  // The slowest rank's step samples and its sync mean/std; slowest / mean of
+  // the ranks' mean step times; every rank's mean sync time.
+  std::vector<double> slowest_step_samples;
+  std::optional<double> slowest_sync, slowest_sync_std, straggler_ratio;
+  std::optional<std::vector<double>> sync_mean_per_rank, step_std_per_rank;
+  int64_t model_numel = 0, slot_elems = 0;
   // Bounds (plan facts; unknown in records written before they existed).
   std::string granularity;
   std::optional<int64_t> lower_bound;
@@ -40,12 +46,13 @@ struct RunReport {
 
 RunReport report_run(const LoadedRun& run);
 
-enum class Format { kText, kSeed, kJson, kMarkdown };
+enum class Format { kText, kSeed, kJson, kMarkdown, kCsv };
 Format parse_format(const std::string& name);  // throws UsageError
 
 // with_bounds = false: exactly the seed analyze.py's five lines per case.
 std::string format_text(const std::vector<RunReport>& runs, bool with_bounds = true);
 std::string format_json(const std::vector<RunReport>& runs);
 std::string format_markdown(const std::vector<RunReport>& runs);
+std::string format_csv(const std::vector<RunReport>& runs);  // one row per (run, world size, model)
 
 }  // namespace zb

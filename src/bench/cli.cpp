@@ -73,6 +73,9 @@ void add_options(CLI::App& app, Config& c, std::vector<std::string>& world_sizes
       ->group(knobs);
   app.add_option("--time-limit", c.time_limit_s, "optimal: search budget in seconds per plan (default 10)")
       ->group(knobs);
+  app.add_option("--search-nodes", c.search_nodes,
+                 "optimal: also stop after this many search nodes (default: no node budget); unlike the time "
+                 "limit, the same on every machine")->group(knobs);
   app.add_option("--cost-model", c.cost_model,
                  "cost: coefficients file to read; with --calibrate, the file to write")->group(knobs);
   app.add_flag("--calibrate", c.calibrate,

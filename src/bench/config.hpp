@@ -37,6 +37,7 @@ struct Config {
   // Partitioner knobs.
   int64_t bucket_elems = 40000000;  // buckets
   double time_limit_s = 10.0;       // optimal
+  uint64_t search_nodes = 0;        // optimal: node budget (0: none)
   std::string cost_model;           // cost: coefficients file (--calibrate writes it)
   bool calibrate = false;
 };

@@ -8,6 +8,7 @@ PlanOptions plan_options(const Config& config) {
   PlanOptions options;
   options.bucket_elems = config.bucket_elems;
   options.time_limit_s = config.time_limit_s;
+  options.search_nodes = config.search_nodes;
   options.muon = config.optimizer == "muon";
   if (!config.cost_model.empty() && !config.calibrate) options.cost = load_cost_model(config.cost_model);
   return options;

@@ -1,5 +1,6 @@
 // zero_analyze as a user runs it, including every bad-input case.
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <filesystem>
 
 #include "support/process.hpp"
@@ -63,5 +64,45 @@ TEST_CASE("zero_analyze on bad input exits 2 naming the problem") {
   zbtest::write_text(other / "Tiny_2_1.json", text);
   expect_error(quote(other.string()), "schema 'zero-bench/2' is another major version");
 
-  expect_error(quote(std::string(ZB_FIXTURES_DIR) + "/plan_tiny") + " --format csv", "unknown format 'csv'");
+  expect_error(quote(std::string(ZB_FIXTURES_DIR) + "/plan_tiny") + " --format xml", "unknown format 'xml'");
+}
+
+TEST_CASE("zero_analyze --check: exit 0 when no largest rank grew, 1 listing old and new when one did") {
+  zbtest::TempDir tmp;
+  const std::string run = quote(std::string(ZB_FIXTURES_DIR) + "/plan_tiny");
+  const fs::path baseline = tmp.path() / "b.json";
+  auto r = analyze(run + " --write-baseline " + quote(baseline.string()));
+  REQUIRE(r.exit_code == 0);
+  CHECK(analyze(run + " --write-baseline " + quote(baseline.string())).exit_code == 2);  // exists: needs --force
+  r = analyze(run + " --check " + quote(baseline.string()));
+  CHECK(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("1 cases checked, 0 failed"));
+  zbtest::write_text(baseline, R"({"schema": "zero-bench-baseline/1", "entries": [
+    {"partitioner": "round_robin", "model": "Tiny", "world_size": 2, "max_params": 30}]})");
+  r = analyze(run + " --check " + quote(baseline.string()));
+  CHECK(r.exit_code == 1);
+  CHECK_THAT(r.out, Catch::Contains("FAIL partitioner round_robin, model Tiny, W=2: largest rank grew from 30 to 35"));
+  zbtest::write_text(baseline, R"({"schema": "zero-bench-baseline/1", "entries": []})");
+  r = analyze(run + " --check " + quote(baseline.string()));
+  CHECK(r.exit_code == 1);
+  CHECK_THAT(r.out, Catch::Contains("no baseline entry") && Catch::Contains("update_baselines.sh"));
+  zbtest::write_text(baseline, "not json");
+  expect_error(run + " --check " + quote(baseline.string()), "malformed JSON");
+  zbtest::write_text(baseline, R"({"schema": "zero-bench/1", "entries": []})");
+  expect_error(run + " --check " + quote(baseline.string()), "is not zero-bench-baseline/1");
+}
+
+TEST_CASE("zero_analyze --compare in csv has one row per shared case; json carries the missing ones") {
+  const std::string runs = quote(std::string(ZB_FIXTURES_DIR) + "/cmp_base") + " " +
+                           quote(std::string(ZB_FIXTURES_DIR) + "/cmp_new");
+  auto r = analyze(runs + " --compare --format csv");
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::StartsWith("world_size,model,cmp_base max params,"));
+  CHECK(std::count(r.out.begin(), r.out.end(), '\n') == 2);
+  r = analyze(runs + " --compare --memory --comm --format json");
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("\"missing\": [\n      \"Tiny at W=4: not in cmp_base\"") &&
+                        Catch::Contains("\"memory\"") && Catch::Contains("\"communication\""));
+  r = analyze(runs + " --compare");
+  CHECK_THAT(r.out, Catch::Contains("missing: Tiny at W=4: not in cmp_base"));
 }

@@ -55,7 +55,7 @@ TEST_CASE("markdown puts runs side by side, one row per (world size, model)") {
 }
 
 TEST_CASE("unknown formats are usage errors listing the valid ones") {
-  CHECK_THROWS_WITH(parse_format("csv"), Catch::Contains("text, seed, json, markdown"));
+  CHECK_THROWS_WITH(parse_format("xml"), Catch::Contains("text, seed, json, markdown, csv"));
 }
 
 TEST_CASE("the default text adds lower bound, gap, padding and tensors split after the seed's lines") {

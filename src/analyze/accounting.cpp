@@ -1,0 +1,135 @@
+#include "accounting.hpp"
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "../common/json_optional.hpp"
+
+namespace zb {
+namespace {
+
+constexpr int64_t kParamBytes = 2, kMasterAndMoments = 12, kFp32 = 4;
+
+RankMemory memory_for(std::string rank, int64_t n, int64_t total, bool fp32_grads) {
+  const int64_t g = fp32_grads ? 4 : 2;
+  return {std::move(rank), n, (kParamBytes + g + kMasterAndMoments) * total,
+          (kParamBytes + g) * total + kMasterAndMoments * n, kParamBytes * total + (g + kMasterAndMoments) * n,
+          (kParamBytes + g + kMasterAndMoments) * n};
+}
+
+std::string gib(int64_t bytes) { return fixed(static_cast<double>(bytes) / (1024.0 * 1024 * 1024), 3); }
+
+std::string size_cell(int64_t bytes, bool raw) { return raw ? std::to_string(bytes) : gib(bytes); }
+
+}  // namespace
+
+std::vector<RankMemory> memory_of_case(const CaseReport& c, bool fp32_grads) {
+  const int64_t total = c.model_numel > 0 ? c.model_numel : 0;
+  std::vector<RankMemory> out;
+  for (std::size_t r = 0; r < c.numel_per_rank.size(); ++r)
+    out.push_back(memory_for(std::to_string(r), c.numel_per_rank[r], total, fp32_grads));
+  out.push_back(memory_for("ideal", (total + c.world_size - 1) / c.world_size, total, fp32_grads));
+  return out;
+}
+
+std::vector<RankComm> comm_of_case(const CaseReport& c) {
+  const int64_t w = c.world_size, total = c.model_numel;
+  const int64_t largest = c.numel_per_rank.empty() ? 0 : *std::max_element(c.numel_per_rank.begin(), c.numel_per_rank.end());
+  const bool ranges = c.granularity == "ranges";
+  const int64_t slot = ranges ? c.slot_elems : largest;
+  std::vector<RankComm> out;
+  for (int r = 0; r < static_cast<int>(c.numel_per_rank.size()); ++r) {
+    RankComm x;
+    x.rank = r;
+    x.elements = c.numel_per_rank[r];
+    x.ddp_allreduce = w > 1 ? 2 * (w - 1) * total * kFp32 / w : 0;
+    x.zero1_rs_ag = 2 * (w - 1) * slot * kFp32;
+    x.zero1_rs_ag_ideal = w > 1 ? 2 * (w - 1) * total * kFp32 / w : 0;
+    if (c.granularity == "replicated") x.sync_received = 0;
+    else x.sync_received = ranges ? (w - 1) * slot * kFp32 : (total - x.elements) * kFp32;
+    if (c.sync_mean_per_rank) {
+      x.sync_seconds = (*c.sync_mean_per_rank)[r];
+      if (*x.sync_seconds > 0) x.achieved_bytes_per_s = static_cast<double>(x.sync_received) / *x.sync_seconds;
+    }
+    out.push_back(x);
+  }
+  return out;
+}
+
+Table memory_table(const std::vector<RunReport>& runs, bool fp32_grads, bool raw_bytes) {
+  Table t;
+  t.title = std::string("memory per rank, mixed precision (bf16 params, ") + (fp32_grads ? "fp32" : "bf16") +
+            " grads, fp32 master + Adam moments), " + (raw_bytes ? "bytes" : "GiB") +
+            "; 'ideal' = an even ceil(total/W) shard";
+  t.header = {"run", "world_size", "model", "rank", "elements", "DP", "ZeRO-1", "ZeRO-2", "ZeRO-3"};
+  t.label_columns = 4;
+  for (const auto& run : runs)
+    for (const auto& c : run.cases)
+      for (const RankMemory& m : memory_of_case(c, fp32_grads))
+        t.rows.push_back({run.name, std::to_string(c.world_size), c.model, m.rank, std::to_string(m.elements),
+                          size_cell(m.dp, raw_bytes), size_cell(m.zero1, raw_bytes), size_cell(m.zero2, raw_bytes),
+                          size_cell(m.zero3, raw_bytes)});
+  return t;
+}
+
+Table comm_table(const std::vector<RunReport>& runs, bool raw_bytes) {
+  Table t;
+  t.title = std::string("communication per step and rank, fp32, ") + (raw_bytes ? "bytes" : "GiB") +
+            "; the timed sync's achieved bandwidth in GB/s";
+  t.header = {"run", "world_size", "model", "rank", "elements", "DDP all-reduce", "ZeRO-1 RS+AG",
+              "ZeRO-1 RS+AG ideal", "timed sync received", "sync (s)", "achieved GB/s"};
+  t.label_columns = 4;
+  for (const auto& run : runs)
+    for (const auto& c : run.cases)
+      for (const RankComm& x : comm_of_case(c))
+        t.rows.push_back({run.name, std::to_string(c.world_size), c.model, std::to_string(x.rank),
+                          std::to_string(x.elements), size_cell(x.ddp_allreduce, raw_bytes),
+                          size_cell(x.zero1_rs_ag, raw_bytes), size_cell(x.zero1_rs_ag_ideal, raw_bytes),
+                          size_cell(x.sync_received, raw_bytes), x.sync_seconds ? fixed(*x.sync_seconds, 6) : "n/a",
+                          x.achieved_bytes_per_s ? fixed(*x.achieved_bytes_per_s / 1e9, 3) : "n/a"});
+  return t;
+}
+
+std::string memory_json(const std::vector<RunReport>& runs, bool fp32_grads) {
+  nlohmann::ordered_json doc;
+  doc["bytes_per_element"] = {{"parameters", 2}, {"gradients", fp32_grads ? 4 : 2}, {"master_weights", 4},
+                              {"adam_moments", 8}};
+  doc["cases"] = nlohmann::ordered_json::array();
+  for (const auto& run : runs)
+    for (const auto& c : run.cases) {
+      nlohmann::ordered_json j{{"run", run.name}, {"world_size", c.world_size}, {"model", c.model},
+                               {"model_numel", c.model_numel}};
+      for (const RankMemory& m : memory_of_case(c, fp32_grads)) {
+        nlohmann::ordered_json r{{"elements", m.elements}, {"dp", m.dp}, {"zero1", m.zero1}, {"zero2", m.zero2},
+                                 {"zero3", m.zero3}};
+        if (m.rank == "ideal") j["ideal"] = r;
+        else j["ranks"].push_back(r);
+      }
+      doc["cases"].push_back(std::move(j));
+    }
+  return doc.dump(2) + "\n";
+}
+
+std::string comm_json(const std::vector<RunReport>& runs) {
+  nlohmann::ordered_json doc;
+  doc["bytes_per_element"] = kFp32;
+  doc["cases"] = nlohmann::ordered_json::array();
+  for (const auto& run : runs)
+    for (const auto& c : run.cases) {
+      nlohmann::ordered_json j{{"run", run.name}, {"world_size", c.world_size}, {"model", c.model},
+                               {"granularity", c.granularity}};
+      for (const RankComm& x : comm_of_case(c))
+        j["ranks"].push_back({{"rank", x.rank},
+                              {"elements", x.elements},
+                              {"ddp_allreduce_bytes", x.ddp_allreduce},
+                              {"zero1_reduce_scatter_all_gather_bytes", x.zero1_rs_ag},
+                              {"zero1_ideal_bytes", x.zero1_rs_ag_ideal},
+                              {"timed_sync_received_bytes", x.sync_received},
+                              {"sync_seconds", optional_json(x.sync_seconds)},
+                              {"achieved_bytes_per_s", optional_json(x.achieved_bytes_per_s)}});
+      doc["cases"].push_back(std::move(j));
+    }
+  return doc.dump(2) + "\n";
+}
+
+}  // namespace zb

@@ -1,0 +1,52 @@
+// Memory and communication implied by each rank's actual shard (pure
+// arithmetic over a run's report; --memory and --comm of zero_analyze).
+//
+// Memory per rank, mixed precision (bf16 parameters and gradients, fp32
+// master weights and Adam moments: 2 + 2 + 4 + 8 bytes per element; with
+// fp32 gradient accumulation the gradients take 4), Ψ = model elements,
+// n = the rank's elements:
+//   DP      (2 + g + 12)·Ψ            ZeRO-1  (2 + g)·Ψ + 12·n
+//   ZeRO-2  2·Ψ + (g + 12)·n          ZeRO-3  (2 + g + 12)·n
+// and the same with the ideal n = ceil(Ψ/W).
+//
+// Communication per step and rank, fp32 (4 B, the dtype of the timed run),
+// bandwidth-optimal ring collectives:
+//   DDP all-reduce of the gradients        2·(W-1)/W·Ψ·4 sent (and received)
+//   ZeRO-1 reduce-scatter + all-gather     2·(W-1)·S·4, S = the equal slot
+//                                          NCCL needs: the largest rank (whole
+//                                          tensors) or the plan's slot (ranges)
+//   the sync that was timed, received      whole tensors: (Ψ - n)·4 (every
+//                                          parameter it does not own); ranges:
+//                                          (W-1)·S·4 (the all-gather)
+// and the measured mean sync time turned into achieved bandwidth.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "report.hpp"
+#include "table.hpp"
+
+namespace zb {
+
+struct RankMemory {
+  std::string rank;  // "0", "1", ..., or "ideal"
+  int64_t elements = 0;
+  int64_t dp = 0, zero1 = 0, zero2 = 0, zero3 = 0;
+};
+std::vector<RankMemory> memory_of_case(const CaseReport& c, bool fp32_grads);
+
+struct RankComm {
+  int rank = 0;
+  int64_t elements = 0;
+  int64_t ddp_allreduce = 0, zero1_rs_ag = 0, zero1_rs_ag_ideal = 0, sync_received = 0;
+  std::optional<double> sync_seconds, achieved_bytes_per_s;
+};
+std::vector<RankComm> comm_of_case(const CaseReport& c);
+
+Table memory_table(const std::vector<RunReport>& runs, bool fp32_grads, bool raw_bytes);
+Table comm_table(const std::vector<RunReport>& runs, bool raw_bytes);
+std::string memory_json(const std::vector<RunReport>& runs, bool fp32_grads);
+std::string comm_json(const std::vector<RunReport>& runs);
+
+}  // namespace zb

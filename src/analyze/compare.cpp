@@ -1,0 +1,159 @@
+#include "compare.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include "../common/json_optional.hpp"
+#include "../common/mann_whitney.hpp"
+
+namespace zb {
+namespace {
+
+const CaseReport* find_case(const RunReport& run, int world_size, const std::string& model) {
+  for (const auto& c : run.cases)
+    if (c.world_size == world_size && c.model == model) return &c;
+  return nullptr;
+}
+
+CompareCell cell_of(const CaseReport& c) {
+  CompareCell cell;
+  cell.max_params = c.balance.max;
+  cell.diff = c.balance.diff;
+  cell.imbalance_percent = c.balance.mean > 0 ? 100.0 * (static_cast<double>(c.balance.max) / c.balance.mean - 1) : 0;
+  cell.gap_percent = c.gap_percent;
+  cell.step = c.max_time;
+  cell.step_std = c.max_time_std;
+  cell.sync = c.slowest_sync;
+  cell.sync_std = c.slowest_sync_std;
+  cell.straggler_ratio = c.straggler_ratio;
+  return cell;
+}
+
+void add_change(CompareCell& cell, const CaseReport& base, const CaseReport& now) {
+  if (!base.max_time || !now.max_time || *base.max_time <= 0) return;
+  cell.step_change_percent = 100.0 * (*now.max_time / *base.max_time - 1);
+  if (static_cast<int>(base.slowest_step_samples.size()) < kMinSamplesForU ||
+      static_cast<int>(now.slowest_step_samples.size()) < kMinSamplesForU) {
+    cell.too_few_samples = true;
+    return;
+  }
+  const MannWhitney test = mann_whitney_u(now.slowest_step_samples, base.slowest_step_samples);
+  cell.u = test.u;
+  cell.p_value = test.p_value;
+}
+
+std::string mean_std(const std::optional<double>& mean, const std::optional<double>& std, bool split) {
+  if (!mean) return "n/a";
+  return split ? fixed(*mean, 6) : fixed(*mean, 4) + " ± " + fixed(std.value_or(0), 4);
+}
+
+std::string change_text(const CompareCell& cell) {
+  if (!cell.step_change_percent) return "n/a";
+  return (*cell.step_change_percent >= 0 ? "+" : "") + percent(*cell.step_change_percent, 1);
+}
+
+std::string p_text(const CompareCell& cell) {
+  if (cell.too_few_samples) return "too few samples";
+  if (!cell.p_value) return "n/a";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4g", *cell.p_value);
+  return buf;
+}
+
+}  // namespace
+
+Comparison compare_runs(const std::vector<RunReport>& runs) {
+  Comparison out;
+  for (const auto& r : runs) out.runs.push_back(r.name);
+  std::vector<std::pair<int, std::string>> keys;
+  for (const auto& r : runs)
+    for (const auto& c : r.cases) {
+      const std::pair<int, std::string> key{c.world_size, c.model};
+      if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(key);
+    }
+  for (const auto& [w, model] : keys) {
+    std::vector<const CaseReport*> found;
+    std::string absent;
+    for (const auto& r : runs) {
+      found.push_back(find_case(r, w, model));
+      if (!found.back()) absent += (absent.empty() ? "" : ", ") + r.name;
+    }
+    if (!absent.empty()) {
+      out.missing.push_back(model + " at W=" + std::to_string(w) + ": not in " + absent);
+      continue;
+    }
+    CompareRow row{w, model, {}};
+    for (std::size_t i = 0; i < found.size(); ++i) {
+      row.cells.push_back(cell_of(*found[i]));
+      if (i > 0) add_change(row.cells.back(), *found[0], *found[i]);
+    }
+    out.rows.push_back(std::move(row));
+  }
+  return out;
+}
+
+Table comparison_table(const Comparison& c, bool split_std) {
+  Table t;
+  t.title = "comparison (slowest rank's step and sync in seconds; change and Mann-Whitney p vs " +
+            (c.runs.empty() ? std::string("-") : c.runs.front()) + ")";
+  t.header = {"world_size", "model"};
+  for (std::size_t i = 0; i < c.runs.size(); ++i) {
+    const std::string& r = c.runs[i];
+    for (const char* col : {" max params", " diff", " imbalance", " gap to bound", " step (s)"}) t.header.push_back(r + col);
+    if (split_std) t.header.push_back(r + " step std (s)");
+    t.header.push_back(r + " sync (s)");
+    if (split_std) t.header.push_back(r + " sync std (s)");
+    t.header.push_back(r + " straggler");
+    if (i > 0) t.header.push_back(r + " step change"), t.header.push_back(r + " p");
+  }
+  for (const auto& row : c.rows) {
+    std::vector<std::string> cells{std::to_string(row.world_size), row.model};
+    for (std::size_t i = 0; i < row.cells.size(); ++i) {
+      const CompareCell& x = row.cells[i];
+      cells.push_back(std::to_string(x.max_params));
+      cells.push_back(fixed(x.diff, 3));
+      cells.push_back(percent(x.imbalance_percent, 3));
+      cells.push_back(x.gap_percent ? percent(*x.gap_percent, 3) : "n/a");
+      cells.push_back(mean_std(x.step, x.step_std, split_std));
+      if (split_std) cells.push_back(x.step_std ? fixed(*x.step_std, 6) : "n/a");
+      cells.push_back(mean_std(x.sync, x.sync_std, split_std));
+      if (split_std) cells.push_back(x.sync_std ? fixed(*x.sync_std, 6) : "n/a");
+      cells.push_back(x.straggler_ratio ? fixed(*x.straggler_ratio, 3) : "n/a");
+      if (i > 0) cells.push_back(change_text(x)), cells.push_back(p_text(x));
+    }
+    t.rows.push_back(std::move(cells));
+  }
+  return t;
+}
+
+std::string comparison_json(const Comparison& c) {
+  nlohmann::ordered_json doc;
+  doc["runs"] = c.runs;
+  doc["rows"] = nlohmann::ordered_json::array();
+  for (const auto& row : c.rows) {
+    nlohmann::ordered_json r;
+    r["world_size"] = row.world_size;
+    r["model"] = row.model;
+    for (std::size_t i = 0; i < row.cells.size(); ++i) {
+      const CompareCell& x = row.cells[i];
+      r["cells"].push_back({{"run", c.runs[i]},
+                            {"max_params", x.max_params},
+                            {"diff", x.diff},
+                            {"imbalance_percent", x.imbalance_percent},
+                            {"gap_percent", optional_json(x.gap_percent)},
+                            {"step", optional_json(x.step)},
+                            {"step_std", optional_json(x.step_std)},
+                            {"sync", optional_json(x.sync)},
+                            {"sync_std", optional_json(x.sync_std)},
+                            {"straggler_ratio", optional_json(x.straggler_ratio)},
+                            {"step_change_percent", optional_json(x.step_change_percent)},
+                            {"mann_whitney_u", optional_json(x.u)},
+                            {"p_value", optional_json(x.p_value)},
+                            {"too_few_samples", x.too_few_samples}});
+    }
+    doc["rows"].push_back(std::move(r));
+  }
+  doc["missing"] = c.missing;
+  return doc.dump(2) + "\n";
+}
+
+}  // namespace zb

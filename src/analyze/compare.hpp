@@ -1,0 +1,43 @@
+// zero_analyze --compare: runs side by side, one row per (world size, model)
+// that every run has; the cases some runs lack are listed, not compared.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "report.hpp"
+#include "table.hpp"
+
+namespace zb {
+
+struct CompareCell {
+  int64_t max_params = 0;
+  double diff = 0, imbalance_percent = 0;  // max/mean - 1
+  std::optional<double> gap_percent;
+  // Timed runs: the slowest rank's step and sync (mean, std), slowest/mean.
+  std::optional<double> step, step_std, sync, sync_std, straggler_ratio;
+  // Every run after the first, both timed: relative change of the slowest
+  // rank's mean step time, and the Mann–Whitney U test of the two slowest
+  // ranks' per-iteration samples (nullopt below 9 samples a side).
+  std::optional<double> step_change_percent, u, p_value;
+  bool too_few_samples = false;
+};
+
+struct CompareRow {
+  int world_size = 0;
+  std::string model;
+  std::vector<CompareCell> cells;  // one per run, in the order given
+};
+
+struct Comparison {
+  std::vector<std::string> runs;
+  std::vector<CompareRow> rows;
+  std::vector<std::string> missing;  // "BERT at W=4: not in run b"
+};
+
+Comparison compare_runs(const std::vector<RunReport>& runs);
+// split_std: the std in its own column (CSV) instead of "mean ± std".
+Table comparison_table(const Comparison& c, bool split_std);
+std::string comparison_json(const Comparison& c);
+
+}  // namespace zb

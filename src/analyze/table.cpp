@@ -1,0 +1,80 @@
+#include "table.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace zb {
+namespace {
+
+std::string csv_cell(const std::string& cell) {
+  if (cell.find_first_of(",\"\n") == std::string::npos) return cell;
+  std::string quoted = "\"";
+  for (char ch : cell) quoted += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+  return quoted + "\"";
+}
+
+std::size_t display_width(const std::string& s) {  // UTF-8 code points (for "±")
+  std::size_t n = 0;
+  for (unsigned char ch : s) n += (ch & 0xC0) != 0x80;
+  return n;
+}
+
+}  // namespace
+
+std::string fixed(double value, int decimals) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, value);
+  return buf;
+}
+
+std::string percent(double value, int decimals) { return fixed(value, decimals) + " %"; }
+
+std::string render_text(const Table& table) {
+  std::vector<std::size_t> width(table.header.size(), 0);
+  auto widen = [&](const std::vector<std::string>& row) {
+    for (std::size_t i = 0; i < row.size() && i < width.size(); ++i) width[i] = std::max(width[i], display_width(row[i]));
+  };
+  widen(table.header);
+  for (const auto& row : table.rows) widen(row);
+  auto line = [&](const std::vector<std::string>& row) {
+    std::string out;
+    for (std::size_t i = 0; i < row.size(); ++i) {
+      const std::string pad(width[i] - display_width(row[i]), ' ');
+      out += (i ? "  " : "") + (i < table.label_columns ? row[i] + pad : pad + row[i]);
+    }
+    while (!out.empty() && out.back() == ' ') out.pop_back();
+    return out + "\n";
+  };
+  std::string out = table.title.empty() ? "" : table.title + "\n";
+  out += line(table.header);
+  for (const auto& row : table.rows) out += line(row);
+  return out;
+}
+
+std::string render_markdown(const Table& table) {
+  std::string out = table.title.empty() ? "" : table.title + "\n\n";
+  out += "|";
+  for (const auto& h : table.header) out += " " + h + " |";
+  out += "\n|";
+  for (std::size_t i = 0; i < table.header.size(); ++i) out += i < table.label_columns ? "---|" : "---:|";
+  out += "\n";
+  for (const auto& row : table.rows) {
+    out += "|";
+    for (const auto& cell : row) out += " " + cell + " |";
+    out += "\n";
+  }
+  return out;
+}
+
+std::string render_csv(const Table& table) {
+  auto line = [](const std::vector<std::string>& row) {
+    std::string out;
+    for (std::size_t i = 0; i < row.size(); ++i) out += (i ? "," : "") + csv_cell(row[i]);
+    return out + "\n";
+  };
+  std::string out = line(table.header);
+  for (const auto& row : table.rows) out += line(row);
+  return out;
+}
+
+}  // namespace zb

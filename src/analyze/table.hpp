@@ -1,0 +1,24 @@
+// A table of preformatted cells, rendered as aligned text, markdown or CSV.
+// The analyses build one Table for the human formats; their JSON carries
+// the unformatted numbers.
+#pragma once
+#include <string>
+#include <vector>
+
+namespace zb {
+
+struct Table {
+  std::string title;  // a line above the text/markdown table; not in CSV
+  std::vector<std::string> header;
+  std::vector<std::vector<std::string>> rows;
+  std::size_t label_columns = 2;  // left-aligned in text; the rest (numbers) right-aligned
+};
+
+std::string render_text(const Table& table);
+std::string render_markdown(const Table& table);
+std::string render_csv(const Table& table);  // RFC 4180 quoting where needed
+
+std::string fixed(double value, int decimals);  // "%.*f"
+std::string percent(double value, int decimals = 2);  // "12.34 %"
+
+}  // namespace zb

@@ -1,0 +1,121 @@
+// --compare, --memory, --comm, --plot and the baseline gate over committed fixture runs.
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "src/analyze/accounting.hpp"
+#include "src/analyze/baseline.hpp"
+#include "src/analyze/compare.hpp"
+#include "src/analyze/svg_plot.hpp"
+#include "src/common/errors.hpp"
+
+using namespace zb;
+
+namespace {
+RunReport fixture(const char* name) { return report_run(load_run(std::string(ZB_FIXTURES_DIR) + "/" + name, "")); }
+
+int count(const std::string& text, const std::string& what) {
+  int n = 0;
+  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+}  // namespace
+
+TEST_CASE("compare: balance, straggler ratio, step change and the U test of the slowest ranks' samples") {
+  const Comparison c = compare_runs({fixture("cmp_base"), fixture("cmp_new")});
+  REQUIRE(c.rows.size() == 1);  // W=2 only: W=4 is in cmp_new alone
+  const auto& base = c.rows[0].cells[0];
+  const auto& now = c.rows[0].cells[1];
+  CHECK(base.max_params == 30);
+  CHECK(base.imbalance_percent == Approx(20.0));  // 30 / 25 - 1
+  CHECK(*base.straggler_ratio == Approx((91.0 / 9) / ((91.0 / 9 + 1) / 2)));
+  CHECK(*now.step_change_percent == Approx(100.0 * (38.0 / 91 - 1)));
+  CHECK(*now.u == 10.5);  // the hand-computed case of mann_whitney_test.cpp
+  CHECK(*now.p_value == Approx(0.009010371424827674));
+  CHECK_FALSE(now.too_few_samples);
+  CHECK(*now.sync == Approx(0.002));
+  CHECK(c.missing == std::vector<std::string>{"Tiny at W=4: not in cmp_base"});
+}
+
+TEST_CASE("compare says 'too few samples' below 9 a side, and compares plan-only runs without times") {
+  const Comparison c = compare_runs({fixture("timed_tiny"), fixture("cmp_base")});
+  REQUIRE(c.rows.size() == 1);
+  CHECK(c.rows[0].cells[1].too_few_samples);
+  CHECK_FALSE(c.rows[0].cells[1].p_value.has_value());
+  CHECK_THAT(render_text(comparison_table(c, false)), Catch::Contains("too few samples"));
+  const Comparison plans = compare_runs({fixture("plan_tiny"), fixture("cmp_base")});
+  CHECK_FALSE(plans.rows[0].cells[0].step.has_value());
+  CHECK_FALSE(plans.rows[0].cells[1].step_change_percent.has_value());
+  const auto json = nlohmann::json::parse(comparison_json(c));
+  CHECK(json["rows"][0]["cells"][1]["too_few_samples"] == true);
+}
+
+TEST_CASE("memory per rank under mixed precision, against hand-computed figures") {
+  const RunReport plan = fixture("plan_tiny");  // 50 elements, ranks own 35 and 15
+  const auto m = memory_of_case(plan.cases[0], false);
+  REQUIRE(m.size() == 3);
+  CHECK(m[0].dp == 16 * 50);
+  CHECK(m[0].zero1 == 4 * 50 + 12 * 35);  // 620
+  CHECK(m[0].zero2 == 2 * 50 + 14 * 35);  // 590
+  CHECK(m[0].zero3 == 16 * 35);           // 560
+  CHECK(m[1].zero3 == 16 * 15);
+  CHECK(m[2].rank == "ideal");
+  CHECK(m[2].zero1 == 4 * 50 + 12 * 25);
+  const auto fp32 = memory_of_case(plan.cases[0], true);
+  CHECK(fp32[0].dp == 18 * 50);
+  CHECK(fp32[0].zero2 == 2 * 50 + 16 * 35);
+  CHECK_THAT(render_csv(memory_table({plan}, false, true)), Catch::Contains("plan_tiny,2,Tiny,0,35,800,620,590,560"));
+}
+
+TEST_CASE("communication per rank: DDP all-reduce, ZeRO-1 with equal slots, the timed sync and its bandwidth") {
+  const RunReport base = fixture("cmp_base");  // whole tensors, 50 elements, ranks 30 and 20, W=2
+  const auto c = comm_of_case(base.cases[0]);
+  REQUIRE(c.size() == 2);
+  CHECK(c[0].ddp_allreduce == 2 * 1 * 50 * 4 / 2);
+  CHECK(c[0].zero1_rs_ag == 2 * 1 * 30 * 4);  // padded to the largest rank
+  CHECK(c[0].zero1_rs_ag_ideal == 200);
+  CHECK(c[0].sync_received == 20 * 4);  // the parameters rank 0 does not own
+  CHECK(c[1].sync_received == 30 * 4);
+  CHECK(*c[1].achieved_bytes_per_s == Approx(120 / 0.004));
+}
+
+TEST_CASE("the SVG has one panel per (W, model) and one bar per rank per run in each chart") {
+  const std::string svg = svg_plot({fixture("cmp_base"), fixture("cmp_new")});
+  CHECK(svg.rfind("<?xml", 0) == 0);
+  CHECK(count(svg, "<g class=\"panel\"") == 2);       // W=2 and W=4
+  CHECK(count(svg, "class=\"bar params\"") == 2 * 2 + 4);  // W=2: 2 runs x 2 ranks; W=4: 1 run x 4 ranks
+  CHECK(count(svg, "class=\"bar time\"") == 2 * 2 + 4);
+  CHECK(count(svg, "class=\"errorbar\"") == 2 * 2 + 4);
+  CHECK_THAT(svg, Catch::Contains("elements owned (millions)") && Catch::Contains("mean step time (ms)"));
+  const std::string plans = svg_plot({fixture("plan_tiny")});  // plan-only: no time chart
+  CHECK(count(plans, "class=\"bar params\"") == 2);
+  CHECK(count(plans, "class=\"bar time\"") == 0);
+}
+
+TEST_CASE("the gate: a grown largest rank fails with old and new, equal or better passes, a missing entry says how to add it") {
+  const std::vector<BaselineEntry> now = baseline_entries({fixture("plan_tiny")});  // round_robin, Tiny, W=2: 35
+  REQUIRE(now.size() == 1);
+  CHECK(now[0].partitioner == "round_robin");
+  CHECK(check_against_baseline({{"round_robin", "Tiny", 2, 35}}, now, "b.json").failures.empty());
+  const GateResult better = check_against_baseline({{"round_robin", "Tiny", 2, 36}}, now, "b.json");
+  CHECK(better.failures.empty());
+  CHECK(better.improved == 1);
+  const GateResult worse = check_against_baseline({{"round_robin", "Tiny", 2, 34}}, now, "b.json");
+  REQUIRE(worse.failures.size() == 1);
+  CHECK_THAT(worse.failures[0], Catch::Contains("round_robin, model Tiny, W=2") && Catch::Contains("from 34 to 35"));
+  const GateResult missing = check_against_baseline({{"lpt", "Tiny", 2, 35}}, now, "b.json");
+  REQUIRE(missing.failures.size() == 1);
+  CHECK_THAT(missing.failures[0], Catch::Contains("no baseline entry") && Catch::Contains("scripts/update_baselines.sh"));
+}
+
+TEST_CASE("a baseline file round-trips, and a bad one is refused with the reason") {
+  const std::vector<BaselineEntry> entries{{"lpt", "ResNet50", 4, 6389288}};
+  const auto back = baseline_from_json_text(baseline_json(entries), "b.json");
+  REQUIRE(back.size() == 1);
+  CHECK(back[0].max_params == 6389288);
+  CHECK_THROWS_AS(baseline_from_json_text("{oops", "b.json"), UsageError);
+  CHECK_THROWS_WITH(baseline_from_json_text("{oops", "b.json"), Catch::Contains("'b.json': malformed JSON"));
+  CHECK_THROWS_WITH(baseline_from_json_text(R"({"schema": "zero-bench-baseline/2", "entries": []})", "b.json"),
+                    Catch::Contains("is not zero-bench-baseline/1"));
+  CHECK_THROWS_WITH(baseline_from_json_text(R"({"schema": "zero-bench-baseline/1", "entries": [{"model": "x"}]})", "b.json"),
+                    Catch::Contains("needs partitioner, model, world_size and max_params"));
+}
