@@ -8,12 +8,6 @@
 namespace zb {
 namespace {
 
-const CaseReport* find_case(const RunReport& run, int world_size, const std::string& model) {
-  for (const auto& c : run.cases)
-    if (c.world_size == world_size && c.model == model) return &c;
-  return nullptr;
-}
-
 CompareCell cell_of(const CaseReport& c) {
   CompareCell cell;
   cell.max_params = c.balance.max;
@@ -64,13 +58,7 @@ std::string p_text(const CompareCell& cell) {
 Comparison compare_runs(const std::vector<RunReport>& runs) {
   Comparison out;
   for (const auto& r : runs) out.runs.push_back(r.name);
-  std::vector<std::pair<int, std::string>> keys;
-  for (const auto& r : runs)
-    for (const auto& c : r.cases) {
-      const std::pair<int, std::string> key{c.world_size, c.model};
-      if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(key);
-    }
-  for (const auto& [w, model] : keys) {
+  for (const auto& [w, model] : case_keys(runs)) {
     std::vector<const CaseReport*> found;
     std::string absent;
     for (const auto& r : runs) {

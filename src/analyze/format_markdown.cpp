@@ -7,24 +7,6 @@
 namespace zb {
 namespace {
 
-const CaseReport* find_case(const RunReport& run, int world_size, const std::string& model) {
-  for (const auto& c : run.cases)
-    if (c.world_size == world_size && c.model == model) return &c;
-  return nullptr;
-}
-
-std::vector<std::pair<int, std::string>> all_rows(const std::vector<RunReport>& runs) {
-  std::vector<std::pair<int, std::string>> rows;
-  for (const auto& run : runs)
-    for (const auto& c : run.cases) {
-      std::pair<int, std::string> key{c.world_size, c.model};
-      bool seen = false;
-      for (const auto& k : rows) seen = seen || k == key;
-      if (!seen) rows.push_back(key);
-    }
-  return rows;
-}
-
 std::string cells(const CaseReport* c) {
   if (!c) return " - | - | - | - |";
   char buf[256];
@@ -54,7 +36,7 @@ std::string format_markdown(const std::vector<RunReport>& runs) {
     rule += "---:|---:|---:|---:|";
   }
   std::string out = header + "\n" + rule + "\n";
-  for (const auto& [world_size, model] : all_rows(runs)) {
+  for (const auto& [world_size, model] : case_keys(runs)) {
     out += "| " + std::to_string(world_size) + " | " + model + " |";
     for (const auto& run : runs) out += cells(find_case(run, world_size, model));
     out += "\n";

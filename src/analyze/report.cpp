@@ -1,5 +1,7 @@
 #include "report.hpp"
 
+#include <algorithm>
+
 #include "../common/errors.hpp"
 
 namespace zb {
@@ -80,6 +82,22 @@ RunReport report_run(const LoadedRun& run) {
   RunReport report{run.name, run.path, run.info.partitioner, run.info.mode, {}};
   for (const auto& c : run.cases) report.cases.push_back(report_case(c));
   return report;
+}
+
+std::vector<std::pair<int, std::string>> case_keys(const std::vector<RunReport>& runs) {
+  std::vector<std::pair<int, std::string>> keys;
+  for (const auto& run : runs)
+    for (const auto& c : run.cases) {
+      std::pair<int, std::string> key{c.world_size, c.model};
+      if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(std::move(key));
+    }
+  return keys;
+}
+
+const CaseReport* find_case(const RunReport& run, int world_size, const std::string& model) {
+  for (const auto& c : run.cases)
+    if (c.world_size == world_size && c.model == model) return &c;
+  return nullptr;
 }
 
 Format parse_format(const std::string& name) {

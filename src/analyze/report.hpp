@@ -46,6 +46,10 @@ struct RunReport {
 
 RunReport report_run(const LoadedRun& run);
 
+// The (world size, model) pairs of all runs, in first-seen order; one run's case, or nullptr.
+std::vector<std::pair<int, std::string>> case_keys(const std::vector<RunReport>& runs);
+const CaseReport* find_case(const RunReport& run, int world_size, const std::string& model);
+
 enum class Format { kText, kSeed, kJson, kMarkdown, kCsv };
 Format parse_format(const std::string& name);  // throws UsageError
 

@@ -90,18 +90,13 @@ double bar_chart(std::string& out, double x, double y, const std::string& cls, c
 std::string svg_plot(const std::vector<RunReport>& runs) {
   std::map<std::string, int> colour_of;
   for (const auto& r : runs) colour_of.emplace(r.name, static_cast<int>(colour_of.size()));
-  std::vector<std::pair<int, std::string>> keys;
-  for (const auto& r : runs)
-    for (const auto& c : r.cases)
-      if (std::find(keys.begin(), keys.end(), std::make_pair(c.world_size, c.model)) == keys.end())
-        keys.emplace_back(c.world_size, c.model);
   std::string body;
   double y = kTop + 20, widest = 400;
-  for (const auto& [w, model] : keys) {
+  for (const auto& [w, model] : case_keys(runs)) {
     std::vector<Series> params, times;
     for (const auto& run : runs)
-      for (const auto& c : run.cases) {
-        if (c.world_size != w || c.model != model) continue;
+      if (const CaseReport* found = find_case(run, w, model)) {
+        const CaseReport& c = *found;
         Series p{run.name, {}, {}};
         for (int64_t n : c.numel_per_rank) p.values.push_back(static_cast<double>(n) / 1e6);
         params.push_back(p);

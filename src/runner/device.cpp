@@ -105,27 +105,23 @@ void reset_peak_memory(const at::Device& device) {
   (void)device;
 }
 
-std::optional<int64_t> device_peak_memory(const at::Device& device) {
+namespace {
+// The CUDA caching allocator's allocated bytes: the peak since the last reset, or now.
+std::optional<int64_t> allocator_bytes(const at::Device& device, bool peak) {
 #ifdef ZB_HAVE_CUDA
   if (device.is_cuda()) {
     const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(device.index());
-    return stats.allocated_bytes[static_cast<std::size_t>(c10::CachingAllocator::StatType::AGGREGATE)].peak;
+    const auto& all = stats.allocated_bytes[static_cast<std::size_t>(c10::CachingAllocator::StatType::AGGREGATE)];
+    return peak ? all.peak : all.current;
   }
 #endif
-  (void)device;
+  (void)device, (void)peak;
   return std::nullopt;
 }
+}  // namespace
 
-std::optional<int64_t> device_allocated_memory(const at::Device& device) {
-#ifdef ZB_HAVE_CUDA
-  if (device.is_cuda()) {
-    const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(device.index());
-    return stats.allocated_bytes[static_cast<std::size_t>(c10::CachingAllocator::StatType::AGGREGATE)].current;
-  }
-#endif
-  (void)device;
-  return std::nullopt;
-}
+std::optional<int64_t> device_peak_memory(const at::Device& device) { return allocator_bytes(device, true); }
+std::optional<int64_t> device_allocated_memory(const at::Device& device) { return allocator_bytes(device, false); }
 
 int64_t available_bytes_per_rank(const at::Device& device, int ranks_on_node) {
 #ifdef ZB_HAVE_CUDA
