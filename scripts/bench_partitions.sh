@@ -7,6 +7,7 @@
 #     hybrid; optimal and cost with --time-limit 1);
 #  4. cost model validity: mpirun -np 4 --calibrate, then ResNet152 at W = 4
 #     under lpt, round_robin and cost, predicted vs measured per-rank step time.
+# ZB_ADAM=torch|foreach|fused picks the Adam implementation of part 4 (default torch).
 # ZB_SKIP=1,2,.. leaves parts out (e.g. ZB_SKIP=4 on a machine without MPI);
 # ZB_BENCH_OUT writes the record elsewhere (for partial runs).
 set -euo pipefail
@@ -91,23 +92,24 @@ if ! skip 3; then
 fi
 
 if ! skip 4; then
-  echo; echo "## 4. Cost model: predicted vs measured step time, ResNet152, W = 4, 4 CPU ranks"; echo
-  zb_mpirun 4 "$B" --calibrate --device cpu --force --cost-model "$work/cost_model_cpu.json" | sed 's/^/    /'
+  adam="${ZB_ADAM:-torch}" sfx=""; [ "$adam" = torch ] || sfx="_$adam"
+  echo; echo "## 4. Cost model: predicted vs measured step time, ResNet152, W = 4, 4 CPU ranks, --adam $adam"; echo
+  zb_mpirun 4 "$B" --calibrate --device cpu --adam "$adam" --force --cost-model "$work/cost_model_cpu$sfx.json" | sed 's/^/    /'
   echo
   for p in lpt round_robin cost; do
-    zb_mpirun 4 "$B" "$p" 4 --device cpu -b gloo --models ResNet152 -n 10 -w 2 --force \
-      --cost-model "$work/cost_model_cpu.json" -o "$work/$p" >/dev/null
+    zb_mpirun 4 "$B" "$p" 4 --device cpu -b gloo --models ResNet152 -n 10 -w 2 --force --adam "$adam" \
+      --cost-model "$work/cost_model_cpu$sfx.json" -o "$work/$p$sfx" >/dev/null
   done
-  python3 - "$work" <<'PY'
+  python3 - "$work" "$sfx" <<'PY'
 import json, sys
-work = sys.argv[1]
-c = json.load(open(f"{work}/cost_model_cpu.json"))["coefficients"]
+work, sfx = sys.argv[1], sys.argv[2]
+c = json.load(open(f"{work}/cost_model_cpu{sfx}.json"))["coefficients"]
 print("| partitioner | rank | tensors | elements | predicted (s) | measured mean (s) | error |")
 print("|---|---:|---:|---:|---:|---:|---:|")
 worst = {}
 for p in ("lpt", "round_robin", "cost"):
     for rank in range(4):
-        r = json.load(open(f"{work}/{p}/ResNet152_4_{rank}.json"))["result"]
+        r = json.load(open(f"{work}/{p}{sfx}/ResNet152_4_{rank}.json"))["result"]
         pred = c["seconds_per_element"] * r["numel"] + c["seconds_per_tensor"] * r["param_count"] + c["seconds_per_step"]
         meas = r["timing"]["step"]["mean"]
         err = (pred - meas) / meas
