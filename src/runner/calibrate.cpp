@@ -35,6 +35,7 @@ constexpr int64_t kFitMinElements = int64_t{1} << 20;
 struct Sample {
   int64_t tensors, elements_per_tensor;
   double seconds;  // median step time, averaged over ranks
+  bool fitted() const { return tensors * elements_per_tensor >= kFitMinElements; }
 };
 
 double median_step_seconds(const std::vector<std::vector<int64_t>>& shapes, const at::Device& device, int steps,
@@ -168,7 +169,7 @@ nlohmann::ordered_json cost_file(const Config& config, const at::Device& device,
   double worst = 0;
   for (const Sample& s : samples) {
     const double predicted = c[0] * s.tensors * s.elements_per_tensor + c[1] * s.tensors + c[2];
-    const bool fitted = s.tensors * s.elements_per_tensor >= kFitMinElements;
+    const bool fitted = s.fitted();
     if (fitted) worst = std::max(worst, std::fabs(predicted - s.seconds) / s.seconds);
     doc["samples"].push_back({{"tensors", s.tensors}, {"elements_per_tensor", s.elements_per_tensor},
                               {"seconds", s.seconds}, {"predicted", predicted}, {"fitted", fitted}});
@@ -198,13 +199,11 @@ int run_calibration(const Config& config) {
     if (world.rank == 0) std::cerr << "zero_bench: error: " << error << "\n";
     return kExitUsage;
   }
-  OptimizerSettings settings;
-  settings.kind = config.optimizer;
-  settings.impl = config.adam_impl;
+  const OptimizerSettings settings{.kind = config.optimizer, .impl = config.adam_impl};
   const std::vector<Sample> samples = measure_grid(device, world.size, settings);
   std::vector<Sample> shard_sized;
   for (const Sample& s : samples)
-    if (s.tensors * s.elements_per_tensor >= kFitMinElements) shard_sized.push_back(s);
+    if (s.fitted()) shard_sized.push_back(s);
   const auto coef = fit(shard_sized);
   std::optional<double> muon_unit;
   nlohmann::ordered_json muon_samples = nlohmann::ordered_json::array();

@@ -41,13 +41,6 @@ struct TimedSetup {
   OptimizerSettings optimizer;
 };
 
-OptimizerSettings optimizer_settings(const Config& config) {
-  OptimizerSettings s;
-  s.kind = config.optimizer;
-  s.impl = config.adam_impl;
-  return s;
-}
-
 std::string gib(double bytes) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.1f GiB", bytes / (1024.0 * 1024 * 1024));
@@ -91,7 +84,7 @@ TimedSetup check_request(const Config& config, const World& world) {
                      "' splits; use a whole-tensor partitioner (greedy, lpt, optimal, cost, none, ...)");
   if (config.adam_impl == "fused" && config.optimizer == "sgd" && s.device.is_cuda())
     throw UsageError("--adam fused with --optimizer sgd runs on the CPU only; use --adam foreach on CUDA");
-  s.optimizer = optimizer_settings(config);
+  s.optimizer = OptimizerSettings{.kind = config.optimizer, .impl = config.adam_impl};
   s.dir = run_directory(config);
   s.options = plan_options(config);
   for (int w : config.world_sizes)

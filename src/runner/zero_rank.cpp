@@ -19,10 +19,6 @@ double seconds_since(Clock::time_point start) {
 
 at::TensorOptions fp32_on(const at::Device& device) { return at::TensorOptions().dtype(at::kFloat).device(device); }
 
-int64_t step_bytes_of(const std::string& kind, const ModelSpec& model, int param, int64_t elements) {
-  return step_bytes_per_element(kind, model.params[param].shape.size()) * elements;
-}
-
 // Whole tensors: Adam over the owned tensors; owners broadcast.
 class TensorZeroState : public ZeroState {
  public:
@@ -62,9 +58,7 @@ class FlatZeroState : public ZeroState {
 class ReplicatedZeroState : public ZeroState {
  public:
   explicit ReplicatedZeroState(const ZeroSetup& s) : ZeroState(s.model, s.device, s.seed) {
-    for (int p = 0; p < static_cast<int>(params_.size()); ++p)
-      step_bytes_ += step_bytes_of(s.optimizer.kind, s.model, p, params_[p].numel());
-    optimizer_ = make_optimizer(s.optimizer, params_);
+    set_optimizer(s.optimizer, params_);
   }
   void sync(Communicator&) override { collective_seconds_ = 0; }
 };
@@ -76,11 +70,8 @@ TensorZeroState::TensorZeroState(const ZeroSetup& s)
   for (int r = 0; r < s.plan.world_size(); ++r)
     for (const Shard& shard : s.plan.ranks[r]) owned_by_rank_[r].push_back(shard.param);
   for (std::size_t p = 0; p < params_.size(); ++p)
-    if (owner_[p] == s.rank) {
-      owned.push_back(params_[p]);
-      step_bytes_ += step_bytes_of(s.optimizer.kind, s.model, static_cast<int>(p), params_[p].numel());
-    }
-  optimizer_ = make_optimizer(s.optimizer, owned);
+    if (owner_[p] == s.rank) owned.push_back(params_[p]);
+  set_optimizer(s.optimizer, owned);
   if (sync_mode_ == SyncMode::kBucket)
     for (int r = 0; r < s.plan.world_size(); ++r) buckets_.push_back(at::empty({s.plan.rank_numel(r)}, fp32_on(s.device)));
 }
@@ -135,8 +126,7 @@ FlatZeroState::FlatZeroState(const ZeroSetup& s)
   }
   flat_.set_requires_grad(true);
   gathered_ = at::empty({slot_ * s.plan.world_size()}, fp32_on(s.device));
-  step_bytes_ = step_bytes_per_element(s.optimizer.kind, 1) * slot_;
-  optimizer_ = make_optimizer(s.optimizer, {flat_});
+  set_optimizer(s.optimizer, {flat_});
 }
 
 // The flat gradient holds this rank's slices of every parameter's gradient.
@@ -171,6 +161,12 @@ void FlatZeroState::sync(Communicator& comm) {
 ZeroState::ZeroState(const ModelSpec& model, const at::Device& device, uint64_t seed)
     : model_(model), seed_(seed), params_(seeded_parameters(model, device, seed, /*with_gradients=*/false)) {}
 
+void ZeroState::set_optimizer(const OptimizerSettings& settings, const std::vector<at::Tensor>& owned) {
+  step_bytes_ = 0;
+  for (const auto& t : owned) step_bytes_ += step_bytes_per_element(settings.kind, t.dim()) * t.numel();
+  optimizer_ = make_optimizer(settings, owned);
+}
+
 void ZeroState::attach_gradients() {
   for (int p = 0; p < static_cast<int>(params_.size()); ++p)
     params_[p].mutable_grad() = synthetic_gradient(model_.params[p], p, seed_, params_[p].device());
@@ -179,8 +175,7 @@ void ZeroState::attach_gradients() {
 MemoryBreakdown ZeroState::memory() const {
   MemoryBreakdown m;
   m.parameters = bytes_of(params_);
-  for (const auto& p : params_) m.gradients += p.grad().defined() ? static_cast<int64_t>(p.grad().nbytes()) : 0;
-  m.gradients += extra_gradient_bytes();
+  m.gradients = bytes_of(grads_of(params_)) + extra_gradient_bytes();
   m.optimizer_state = optimizer_->state_bytes();
   m.buffers = buffer_bytes();
   return m;

@@ -40,6 +40,8 @@ class ZeroState {
 
  protected:
   ZeroState(const ModelSpec& model, const at::Device& device, uint64_t seed);
+  // The optimizer over the tensors this rank steps, and the bytes one step moves over them.
+  void set_optimizer(const OptimizerSettings& settings, const std::vector<at::Tensor>& owned);
   virtual int64_t buffer_bytes() const { return 0; }
   virtual int64_t extra_gradient_bytes() const { return 0; }
   const ModelSpec& model_;

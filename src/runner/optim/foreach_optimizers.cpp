@@ -8,12 +8,6 @@
 namespace zb {
 namespace {
 
-std::vector<at::Tensor> grads_of(const std::vector<at::Tensor>& params) {
-  std::vector<at::Tensor> grads;
-  for (const auto& p : params) grads.push_back(p.grad());
-  return grads;
-}
-
 std::vector<at::Tensor> zeros_like_all(const std::vector<at::Tensor>& params) {
   std::vector<at::Tensor> out;
   for (const auto& p : params) out.push_back(at::zeros_like(p, at::MemoryFormat::Preserve));

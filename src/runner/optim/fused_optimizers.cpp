@@ -53,9 +53,10 @@ void sgd_span(float* __restrict p, const float* __restrict g, float* __restrict 
   }
 }
 
-void require_cpu_fp32(const at::Tensor& p) {
-  if (!p.device().is_cpu() || p.scalar_type() != at::kFloat || !p.is_contiguous() || !p.grad().is_contiguous())
-    throw RunError("fused CPU optimizer needs contiguous fp32 CPU tensors");
+// The loops index raw pointers: parameters and gradients must be dense fp32 on the CPU.
+void require_cpu_fp32(const at::Tensor& t, const char* what) {
+  if (!t.defined() || !t.device().is_cpu() || t.scalar_type() != at::kFloat || !t.is_contiguous())
+    throw RunError(std::string("fused CPU optimizer needs contiguous fp32 CPU tensors; a ") + what + " is not");
 }
 
 // Each tensor split into chunks run by ATen's thread pool (inline with one thread).
@@ -67,7 +68,7 @@ void for_each_chunk(int64_t n, const Body& body) {
 class FusedCpu : public ShardOptimizer {
  public:
   FusedCpu(const OptimizerSettings& s, std::vector<at::Tensor> params) : s_(s), params_(std::move(params)) {
-    for (const auto& p : params_) require_cpu_fp32(p);
+    for (const auto& p : params_) require_cpu_fp32(p, "parameter");
   }
   void step() override;
   int64_t state_bytes() const override { return bytes_of(first_) + bytes_of(second_); }
@@ -82,6 +83,7 @@ class FusedCpu : public ShardOptimizer {
 
 void FusedCpu::step() {
   if (params_.empty()) return;
+  for (const auto& p : params_) require_cpu_fp32(p.grad(), "gradient");  // attached after construction
   const bool sgd = s_.kind == "sgd";
   if (first_.empty())
     for (const auto& p : params_) {
@@ -131,8 +133,7 @@ class FusedCudaAdam : public ShardOptimizer {
   void step() override {
     if (params_.empty()) return;
     c10::NoGradGuard no_grad;
-    std::vector<at::Tensor> grads;
-    for (const auto& p : params_) grads.push_back(p.grad());
+    std::vector<at::Tensor> grads = grads_of(params_);
     if (exp_avg_.empty())
       for (const auto& p : params_) {
         exp_avg_.push_back(at::zeros_like(p));

@@ -11,6 +11,13 @@ int64_t bytes_of(const std::vector<at::Tensor>& tensors) {
   return bytes;
 }
 
+std::vector<at::Tensor> grads_of(const std::vector<at::Tensor>& params) {
+  std::vector<at::Tensor> grads;
+  grads.reserve(params.size());
+  for (const auto& p : params) grads.push_back(p.grad());
+  return grads;
+}
+
 std::unique_ptr<ShardOptimizer> make_optimizer(const OptimizerSettings& s, std::vector<at::Tensor> params) {
   if (s.kind == "muon") return make_muon(s, std::move(params));
   if (s.kind != "adam" && s.kind != "adamw" && s.kind != "sgd")

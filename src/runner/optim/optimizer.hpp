@@ -48,5 +48,6 @@ std::unique_ptr<ShardOptimizer> make_fused_optimizer(const OptimizerSettings&, s
 std::unique_ptr<ShardOptimizer> make_muon(const OptimizerSettings&, std::vector<at::Tensor> params);
 
 int64_t bytes_of(const std::vector<at::Tensor>& tensors);  // defined tensors only
+std::vector<at::Tensor> grads_of(const std::vector<at::Tensor>& params);  // each .grad(), undefined where none
 
 }  // namespace zb
