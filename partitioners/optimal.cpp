@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "karmarkar_karp.hpp"
+#include "optimal_bounds.hpp"
 #include "partitioners.hpp"
 
 namespace zb {
@@ -21,86 +22,6 @@ int64_t makespan(const std::vector<int>& owner, const std::vector<int64_t>& size
   std::vector<int64_t> loads(w, 0);
   for (std::size_t i = 0; i < owner.size(); ++i) loads[owner[i]] += sizes[i];
   return *std::max_element(loads.begin(), loads.end());
-}
-
-// Valid for whole tensors: the even share, the largest tensor, and — by
-// pigeonhole — the W-th and (W+1)-th largest sharing a rank; rounded up to a
-// multiple of the gcd of all sizes.
-int64_t whole_tensor_bound(std::vector<int64_t> sorted_desc, int w) {
-  int64_t total = 0, g = 0;
-  for (int64_t s : sorted_desc) total += s, g = std::gcd(g, s);
-  int64_t bound = std::max((total + w - 1) / w, sorted_desc.empty() ? 0 : sorted_desc.front());
-  if (static_cast<int>(sorted_desc.size()) > w) bound = std::max(bound, sorted_desc[w - 1] + sorted_desc[w]);
-  return g > 0 ? (bound + g - 1) / g * g : bound;
-}
-
-// Every subset sum of the sizes, as a bitset over sums/gcd. Every rank's load
-// is one of them. nullopt when the bitset would exceed 2^31 bits or the
-// deadline passes.
-struct SubsetSums {
-  int64_t g = 0, total = 0;
-  std::vector<uint64_t> bits;
-  bool has(int64_t sum) const {
-    if (sum < 0 || sum > total || sum % g) return false;
-    const int64_t b = sum / g;
-    return bits[b / 64] >> (b % 64) & 1;
-  }
-};
-
-std::optional<SubsetSums> subset_sums(const std::vector<int64_t>& sizes, Clock::time_point deadline) {
-  SubsetSums sums;
-  for (int64_t s : sizes) sums.total += s, sums.g = std::gcd(sums.g, s);
-  if (sums.g == 0 || sums.total / sums.g > (int64_t{1} << 31)) return std::nullopt;
-  const int64_t words = (sums.total / sums.g + 1 + 63) / 64;
-  std::vector<uint64_t>& reach = sums.bits;
-  reach.assign(words, 0);
-  reach[0] = 1;
-  for (int64_t size : sizes) {
-    if (Clock::now() > deadline) return std::nullopt;
-    const int64_t k = size / sums.g, q = k / 64, r = k % 64;
-    for (int64_t i = words - 1; i >= q; --i) {
-      uint64_t v = reach[i - q] << r;
-      if (r && i - q - 1 >= 0) v |= reach[i - q - 1] >> (64 - r);
-      reach[i] |= v;
-    }
-  }
-  return sums;
-}
-
-// The W loads are W subset sums that add up to the total. So a largest load
-// of C is possible only if W subset sums <= C, one of them C itself, add up
-// to the total: with slack = W*C - total, the ranks' shortfalls below C are W
-// values d with C-d a subset sum, summing to slack. (ResNet: every size but
-// fc.bias is a multiple of 64, so all loads but one are too; that alone rules
-// out most C just above total/W.) Returns the smallest such C in
-// [from, below), or `below` when none qualifies (the incumbent is optimal).
-int64_t load_sums_bound(const SubsetSums& sums, int w, int64_t from, int64_t below, Clock::time_point deadline) {
-  const int64_t g = sums.g;
-  for (int64_t c = (from + g - 1) / g * g; c < below; c += g) {
-    if (!sums.has(c)) continue;
-    if (Clock::now() > deadline) return c;  // out of time: c is still a valid bound
-    const int64_t slack = (static_cast<int64_t>(w) * c - sums.total) / g;  // in units of g
-    if (slack < 0) continue;
-    if (slack > (int64_t{1} << 16)) return c;  // too wide to check cheaply: stop here, still valid
-    std::vector<int64_t> shortfalls;
-    for (int64_t d = 0; d <= slack; ++d)
-      if (sums.has(c - d * g)) shortfalls.push_back(d);
-    // reach[s]: some k shortfalls add up to s; W-1 more ranks after the one at C.
-    std::vector<char> reach(slack + 1, 0);
-    reach[0] = 1;
-    for (int k = 1; k < w; ++k) {
-      std::vector<char> next(slack + 1, 0);
-      for (int64_t s = 0; s <= slack; ++s)
-        if (reach[s])
-          for (int64_t d : shortfalls) {
-            if (s + d > slack) break;
-            next[s + d] = 1;
-          }
-      reach.swap(next);
-    }
-    if (reach[slack]) return c;
-  }
-  return below;
 }
 
 class BranchAndBound {
@@ -161,8 +82,7 @@ bool BranchAndBound::run() {
       best_ = *std::max_element(loads_.begin(), loads_.end());
       best_owner_ = owner_;
       if (best_ <= lower_) return true;
-      --depth;
-      loads_[owner_[depth]] -= s_[depth];
+      --depth;  // the loop's top undoes the last tensor's placement
       continue;
     }
     int r = owner_[depth];
@@ -207,9 +127,8 @@ Plan partition_optimal(const ModelSpec& model, int world_size, const PlanOptions
     const int64_t kk = makespan(kk_owner, sizes, world_size);
     if (kk < best) best = kk, incumbent = kk_owner, started_from = "karmarkar-karp";
   }
-  int64_t bound = whole_tensor_bound(sizes, world_size);
-  if (bound < best)
-    if (const auto sums = subset_sums(sizes, deadline)) bound = load_sums_bound(*sums, world_size, bound, best, deadline);
+  // The bound may take half the budget; the search, anytime, the rest.
+  const int64_t bound = whole_tensor_lower_bound(sizes, world_size, best, start + (deadline - start) / 2);
   BranchAndBound search(sizes, world_size, best, incumbent, bound, deadline, options.search_nodes);
   const bool finished = search.run();
 
