@@ -16,9 +16,14 @@ const char* granularity_name(Granularity g) {
 }
 
 int64_t Plan::rank_numel(int rank) const {
+  if (row_chunks) return row_chunks->numel.at(rank);
   int64_t total = 0;
   for (const auto& s : ranks.at(rank)) total += s.length;
   return total;
+}
+
+int64_t Plan::shard_count(int rank) const {
+  return row_chunks ? row_chunks->shards.at(rank) : static_cast<int64_t>(ranks.at(rank).size());
 }
 
 std::vector<int64_t> Plan::numel_per_rank() const {
@@ -28,6 +33,7 @@ std::vector<int64_t> Plan::numel_per_rank() const {
 }
 
 int Plan::tensors_split(std::size_t param_count) const {
+  if (row_chunks) return row_chunks->tensors_split;
   std::vector<int> owners(param_count, 0);
   for (const auto& rank : ranks) {
     std::vector<int> seen;

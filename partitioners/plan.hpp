@@ -32,8 +32,20 @@ struct PlanInfo {
   std::vector<double> predicted_cost;       // cost partitioner: per-rank predicted step seconds
 };
 
+// dim0's plan when its shard list would be too long to hold (millions of
+// tensors at thousands of ranks): parameter p is cut along dim 0 into chunks
+// of chunk_rows[p] rows, chunk i to rank i (as for_each_row_chunk does); a
+// zero-element parameter (chunk_rows 0) goes whole to rank 0. The per-rank
+// figures are summed once, without listing a shard.
+struct RowChunks {
+  std::vector<int64_t> chunk_rows;                            // per parameter
+  std::vector<int64_t> numel, matrix_numel, shards;           // per rank; matrix: parameters of >= 2 dims
+  int tensors_split = 0;
+};
+
 struct Plan {
-  std::vector<std::vector<Shard>> ranks;  // ranks[r] = shards owned by rank r
+  std::vector<std::vector<Shard>> ranks;  // ranks[r] = shards owned by rank r (empty lists when row_chunks is set)
+  std::optional<RowChunks> row_chunks;    // dim0 without a shard list (plan-only, --shard-list none)
   // Range plans: elements of each rank's equal-size slot in the all-gather
   // (real elements + padding); 0 for whole-tensor plans.
   int64_t slot_elems = 0;
@@ -41,6 +53,7 @@ struct Plan {
 
   int world_size() const { return static_cast<int>(ranks.size()); }
   int64_t rank_numel(int rank) const;
+  int64_t shard_count(int rank) const;
   std::vector<int64_t> numel_per_rank() const;
   int64_t padding(int rank) const { return slot_elems > 0 ? slot_elems - rank_numel(rank) : 0; }
   int tensors_split(std::size_t param_count) const;  // parameters owned by more than one rank
@@ -68,6 +81,7 @@ struct PlanOptions {
   uint64_t search_nodes = 0;        // optimal: node budget as well (0: none); deterministic, unlike time
   CostModel cost;
   bool muon = false;  // cost: add the Muon term (--optimizer muon)
+  bool shard_list_needed = true;  // false (plan-only, --shard-list none): dim0 may return row_chunks instead
 };
 
 Shard whole_tensor(const ModelSpec& model, int param);
@@ -84,6 +98,8 @@ int64_t lower_bound(const ModelSpec& model, int world_size, Granularity granular
 
 // Every element of every parameter owned exactly once, shards in range.
 // Throws RunError naming the partitioner, the parameter and the fault.
+// For row_chunks: every chunk size covers its tensor in W chunks and the
+// per-rank totals add up to the model.
 void validate(const Plan& plan, const ModelSpec& model, const std::string& partitioner);
 
 }  // namespace zb

@@ -42,10 +42,35 @@ void check_coverage(std::vector<OwnedRange>& ranges, int64_t numel, What what) {
     throw RunError(what() + " (0 elements) is assigned " + std::to_string(ranges.size()) + " times");
 }
 
+// Chunk i of parameter p is rows [i*c, min((i+1)*c, rows)) on rank i, so
+// W chunks of c >= 1 rows with c*W >= rows own every row exactly once.
+void validate_row_chunks(const RowChunks& rc, int world_size, const ModelSpec& model, const std::string& prefix) {
+  if (rc.chunk_rows.size() != model.size())
+    throw RunError(prefix + "chunk sizes for " + std::to_string(rc.chunk_rows.size()) + " parameters, but the model has " +
+                   std::to_string(model.size()));
+  for (int p = 0; p < static_cast<int>(model.size()); ++p) {
+    const ParamSpec& param = model.params[p];
+    const int64_t c = rc.chunk_rows[p], rows = param.numel() == 0 ? 0 : param.leading_dim();
+    const bool covers = rows == 0 ? c == 0 : c >= 1 && c * world_size >= rows;
+    if (!covers)
+      throw RunError(prefix + describe(model, p) + ": " + std::to_string(world_size) + " chunks of " + std::to_string(c) +
+                     " rows do not cover its " + std::to_string(rows) + " rows exactly once");
+  }
+  const std::size_t w = static_cast<std::size_t>(world_size);
+  if (rc.numel.size() != w || rc.matrix_numel.size() != w || rc.shards.size() != w)
+    throw RunError(prefix + "per-rank totals for a world size other than " + std::to_string(world_size));
+  int64_t owned = 0;
+  for (int64_t n : rc.numel) owned += n;
+  if (owned != model.total_numel())
+    throw RunError(prefix + "the ranks own " + std::to_string(owned) + " elements in all, but the model has " +
+                   std::to_string(model.total_numel()));
+}
+
 }  // namespace
 
 void validate(const Plan& plan, const ModelSpec& model, const std::string& partitioner) {
   const std::string prefix = "partitioner '" + partitioner + "' produced an invalid plan: ";
+  if (plan.row_chunks) return validate_row_chunks(*plan.row_chunks, plan.world_size(), model, prefix);
   const int n = static_cast<int>(model.size());
   const std::vector<int64_t> sizes = model.numels();
   // Flat arrays, not a vector per parameter: models can hold millions of tensors.

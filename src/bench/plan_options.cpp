@@ -10,6 +10,7 @@ PlanOptions plan_options(const Config& config) {
   options.time_limit_s = config.time_limit_s;
   options.search_nodes = config.search_nodes;
   options.muon = config.optimizer == "muon";
+  options.shard_list_needed = !config.plan_only || config.shard_list;
   if (!config.cost_model.empty() && !config.calibrate) options.cost = load_cost_model(config.cost_model);
   return options;
 }

@@ -1,5 +1,6 @@
 #include "rank_record.hpp"
 
+#include "../common/errors.hpp"
 #include "../common/optimizer_traffic.hpp"
 
 namespace zb {
@@ -36,15 +37,23 @@ RankResult rank_record(const RunContext& base, const ModelSpec& model, const Pla
   if (!plan.info.predicted_cost.empty()) r.predicted_step_seconds = plan.info.predicted_cost[rank];
   r.context.world_size = plan.world_size();
   r.context.rank = rank;
-  if (facts.list_shards) r.shards.reserve(plan.ranks[rank].size());
   const std::string optimizer = base.optimizer.value_or("adam");
+  r.shards_listed = facts.list_shards;
+  r.param_count = plan.shard_count(rank);
+  if (plan.row_chunks) {  // counts only: there is no shard list to walk
+    if (facts.list_shards) throw RunError("rank_record: a plan without a shard list cannot list its shards");
+    const int64_t matrix = plan.row_chunks->matrix_numel[rank];
+    r.numel = plan.row_chunks->numel[rank];
+    r.optimizer_state_bytes =
+        state_bytes_per_element(optimizer, 2) * matrix + state_bytes_per_element(optimizer, 1) * (r.numel - matrix);
+    return r;
+  }
+  if (facts.list_shards) r.shards.reserve(plan.ranks[rank].size());
   for (const Shard& s : plan.ranks[rank]) {
     if (facts.list_shards) r.shards.push_back({s.param, model.params[s.param].name, s.offset, s.length});
     r.numel += s.length;
     r.optimizer_state_bytes += state_bytes_per_element(optimizer, model.params[s.param].shape.size()) * s.length;
   }
-  r.shards_listed = facts.list_shards;
-  r.param_count = static_cast<int64_t>(plan.ranks[rank].size());
   return r;
 }
 

@@ -194,6 +194,7 @@ std::vector<int> whole_tensor_owners(const ModelSpec& model, const Plan& plan) {
 }
 
 std::unique_ptr<ZeroState> make_zero_state(const ZeroSetup& setup) {
+  if (setup.plan.row_chunks) throw RunError("the runner needs each rank's shard list; this plan has counts only");
   if (setup.granularity == Granularity::kRanges) return std::make_unique<FlatZeroState>(setup);
   if (setup.granularity == Granularity::kReplicated) return std::make_unique<ReplicatedZeroState>(setup);
   return std::make_unique<TensorZeroState>(setup);

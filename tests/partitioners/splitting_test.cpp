@@ -1,7 +1,10 @@
 // flat, buckets, dim0, hybrid: the layout each reproduces, and the balance.
 #include <catch2/catch.hpp>
 
+#include <numeric>
+
 #include "models/registry.hpp"
+#include "partitioners/partitioners.hpp"
 #include "partitioners/registry.hpp"
 
 using namespace zb;
@@ -57,6 +60,48 @@ TEST_CASE("dim0 chunks every tensor in ceil(d0/W) rows; trailing ranks get short
   CHECK(plan.numel_per_rank() == std::vector<int64_t>{4 + 1 + 1, 4 + 1, 2});
   CHECK(same_shard(plan.ranks[2][0], {0, 8, 2}));
   CHECK(plan.slot_elems == 6);
+}
+
+TEST_CASE("dim0 without a shard list gives every rank the figures its shard list would") {
+  ModelSpec zero_sized = shapes({{5, 2}, {2}, {}, {0, 4}, {7, 3, 3}});
+  for (const ModelSpec& m : {zero_sized, builtin_model("ResNet50"), builtin_model("BERT"), builtin_model("synthetic:300:2")})
+    for (int w : {1, 2, 3, 7, 64, 1000}) {
+      INFO(m.name << " W=" << w);
+      const Plan listed = plan_of("dim0", m, w);
+      const Plan counted = partition_dim0_row_chunks(m, w);
+      validate(counted, m, "dim0");
+      REQUIRE(counted.row_chunks.has_value());
+      CHECK(counted.numel_per_rank() == listed.numel_per_rank());
+      CHECK(counted.slot_elems == listed.slot_elems);
+      CHECK(counted.tensors_split(m.size()) == listed.tensors_split(m.size()));
+      for (int r = 0; r < w; ++r) {
+        int64_t matrix = 0;
+        for (const Shard& s : listed.ranks[r]) matrix += m.params[s.param].shape.size() >= 2 ? s.length : 0;
+        CHECK(counted.shard_count(r) == listed.shard_count(r));
+        CHECK(counted.row_chunks->matrix_numel[r] == matrix);
+      }
+    }
+}
+
+TEST_CASE("dim0 keeps counts only where a shard list would not fit, and only when none is needed") {
+  const ModelSpec m = builtin_model("synthetic:1000000");  // 854,722,743 shards at W = 4096
+  PlanOptions counts_only;
+  counts_only.shard_list_needed = false;
+  const Plan plan = plan_of("dim0", m, 4096, counts_only);
+  REQUIRE(plan.row_chunks.has_value());
+  CHECK(std::accumulate(plan.row_chunks->shards.begin(), plan.row_chunks->shards.end(), int64_t{0}) == 854722743);
+  CHECK_THROWS_WITH(plan_of("dim0", m, 4096), Catch::Contains("854722743 shards") && Catch::Contains("--shard-list none"));
+  CHECK_FALSE(plan_of("dim0", builtin_model("ResNet50"), 8, counts_only).row_chunks.has_value());
+}
+
+TEST_CASE("the validator rejects chunk sizes that miss rows and totals that do not add up") {
+  const ModelSpec m = shapes({{5, 2}, {2}});
+  Plan short_chunks = partition_dim0_row_chunks(m, 2);
+  short_chunks.row_chunks->chunk_rows[0] = 2;  // 2 ranks x 2 rows < 5 rows
+  CHECK_THROWS_WITH(validate(short_chunks, m, "dim0"), Catch::Contains("parameter 0 'p0'") && Catch::Contains("5 rows"));
+  Plan lost = partition_dim0_row_chunks(m, 2);
+  lost.row_chunks->numel[1] -= 1;
+  CHECK_THROWS_WITH(validate(lost, m, "dim0"), Catch::Contains("11 elements in all, but the model has 12"));
 }
 
 TEST_CASE("hybrid splits only tensors above the target, into the fewest row-aligned pieces") {
