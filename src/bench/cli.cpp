@@ -58,6 +58,10 @@ void add_options(CLI::App& app, Config& c, std::vector<std::string>& world_sizes
   app.add_option("-w,--warmup", c.warmup, "discarded warm-up iterations before them (default 1)")->group(timed);
   app.add_option("--sync", c.sync,
                  "per-param: one broadcast per parameter; bucket: one flat bucket per owner rank")->group(timed);
+  app.add_option("--step-timing", c.step_timing,
+                 "concurrent: every rank steps at once (default); serial: ranks take turns, the others waiting, so "
+                 "each step time is the rank's own, as with a device each (for ranks sharing cores or a GPU)")
+      ->group(timed);
   app.add_option("--seed", c.seed, "seed of the synthetic parameters and gradients (default 0)")->group(timed);
   app.add_option("--threads", c.threads,
                  "CPU threads per rank for the optimizer (fused: its parallel loop), the bandwidth probe and "
@@ -94,6 +98,8 @@ void check_timed_options(const Config& c) {
   if (c.iters < 1) throw UsageError("--iters " + std::to_string(c.iters) + ": need at least 1 timed iteration");
   if (c.warmup < 0) throw UsageError("--warmup " + std::to_string(c.warmup) + ": must be 0 or more");
   if (c.threads < 1) throw UsageError("--threads " + std::to_string(c.threads) + ": must be 1 or more");
+  if (c.step_timing != "concurrent" && c.step_timing != "serial")
+    throw UsageError("unknown --step-timing '" + c.step_timing + "'; valid: concurrent, serial");
   if (c.sync != "per-param" && c.sync != "bucket")
     throw UsageError("unknown --sync '" + c.sync + "'; valid: per-param, bucket");
   if (c.bucket_elems < 1) throw UsageError("--bucket-elems " + std::to_string(c.bucket_elems) + ": must be 1 or more");

@@ -28,6 +28,7 @@ struct Config {
   std::string device = "auto";   // auto | cuda | cpu
   int iters = 30, warmup = 1;
   std::string sync = "per-param";  // per-param | bucket
+  std::string step_timing = "concurrent";  // concurrent | serial (ranks take turns stepping)
   uint64_t seed = 0;
   int threads = 1;               // intra-op threads per rank
   bool check = false;            // compare with a single-process reference of the same optimizer

@@ -33,6 +33,7 @@ ordered_json context_json(const RunContext& c) {
   j["optimizer"] = optional_json(c.optimizer);
   j["optimizer_impl"] = optional_json(c.optimizer_impl);
   j["threads"] = optional_json(c.threads);
+  j["step_timing"] = optional_json(c.step_timing);
   j["versions"] = ordered_json::object();
   for (const auto& [k, v] : c.versions) j["versions"][k] = v;
   return j;
@@ -255,6 +256,8 @@ RankResult rank_result_from_json_text(const std::string& text, const std::string
   if (ctx.contains("optimizer") && ctx["optimizer"].is_string()) out.context.optimizer = ctx["optimizer"].get<std::string>();
   if (ctx.contains("optimizer_impl") && ctx["optimizer_impl"].is_string())
     out.context.optimizer_impl = ctx["optimizer_impl"].get<std::string>();
+  if (ctx.contains("step_timing") && ctx["step_timing"].is_string())
+    out.context.step_timing = ctx["step_timing"].get<std::string>();
   if (res.contains("predicted_step_seconds") && res["predicted_step_seconds"].is_number())
     out.predicted_step_seconds = res["predicted_step_seconds"].get<double>();
   return out;

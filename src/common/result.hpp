@@ -25,6 +25,7 @@ struct RunContext {
   std::optional<std::string> backend, device, optimizer;
   std::optional<std::string> optimizer_impl;  // --adam: torch | foreach | fused
   std::optional<int> threads;
+  std::optional<std::string> step_timing;  // concurrent | serial (timed runs)
   std::map<std::string, std::string> versions;  // libtorch, cuda, nccl, mpi (when known)
 };
 

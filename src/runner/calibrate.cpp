@@ -10,6 +10,7 @@
 #include <cmath>
 #include <filesystem>
 #include <optional>
+#include <unistd.h>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -27,34 +28,58 @@ namespace zb {
 namespace {
 
 constexpr double kSampleSeconds = 0.2;
-// The fit uses the samples of at least this many elements: a ZeRO shard of a
-// real model is far out of cache, where an element costs about twice what it
-// costs in cache; smaller samples are still recorded, with their error.
-constexpr int64_t kFitMinElements = int64_t{1} << 20;
+// The fit uses the samples whose tensors are out of cache, as a ZeRO shard of
+// a real model is (an element costs less in cache); smaller samples are still
+// recorded, with their error. On the CPU: a working set (parameter, gradient,
+// two moments: 16 B an element) of at least twice the L3 cache, within
+// [1M, 4M] elements so that at least five samples of the grid remain; on a
+// GPU 1M elements.
+int64_t fit_min_elements(const at::Device& device) {
+  constexpr int64_t kLeast = int64_t{1} << 20, kMost = int64_t{1} << 22;
+  if (!device.is_cpu()) return kLeast;
+  const long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+  return std::clamp<int64_t>(l3 > 0 ? 2 * static_cast<int64_t>(l3) / 16 : kLeast, kLeast, kMost);
+}
+
+// Where and how the samples are taken.
+struct Bench {
+  at::Device device;
+  int world_size, rank;
+  bool serial;  // --step-timing serial: ranks take turns, the others waiting
+  OptimizerSettings settings;
+  int64_t fit_min_elements;
+};
 
 struct Sample {
   int64_t tensors, elements_per_tensor;
   double seconds;  // median step time, averaged over ranks
-  bool fitted() const { return tensors * elements_per_tensor >= kFitMinElements; }
+  bool fitted(const Bench& bench) const { return tensors * elements_per_tensor >= bench.fit_min_elements; }
 };
 
-double median_step_seconds(const std::vector<std::vector<int64_t>>& shapes, const at::Device& device, int steps,
-                           const OptimizerSettings& settings) {
+double median_step_seconds(const std::vector<std::vector<int64_t>>& shapes, const Bench& bench, int steps) {
+  const at::Device& device = bench.device;
   std::vector<at::Tensor> params;
   for (const auto& shape : shapes) {
     at::Tensor p = at::rand(shape, at::TensorOptions().device(device)).set_requires_grad(true);
     p.mutable_grad() = at::rand(shape, at::TensorOptions().device(device)) * 0.01;
     params.push_back(p);
   }
-  const auto optimizer = make_optimizer(settings, params);
+  const auto optimizer = make_optimizer(bench.settings, params);
   auto timer = make_timer(device);
-  auto time_steps = [&](int count) {
-    world_barrier();
+  auto time_on_this_rank = [&](int count) {
     timer->begin();
     for (int k = 0; k < count; ++k) optimizer->step();
     timer->step_done();
     timer->end();
     return timer->step_seconds() / count;
+  };
+  auto time_steps = [&](int count) {
+    double seconds = 0;
+    for (int turn = 0; turn < (bench.serial ? bench.world_size : 1); ++turn) {
+      world_barrier();
+      if (!bench.serial || turn == bench.rank) seconds = time_on_this_rank(count);
+    }
+    return seconds;
   };
   time_steps(2);  // warm-up: allocates the state
   // Each sample repeats the step for at least kSampleSeconds (the same count on
@@ -74,14 +99,14 @@ double ranks_mean(double seconds, int world_size) {
   return seconds / world_size;
 }
 
-std::vector<Sample> measure_grid(const at::Device& device, int world_size, const OptimizerSettings& settings) {
+std::vector<Sample> measure_grid(const Bench& bench) {
   std::vector<Sample> samples;
   for (int64_t size : {256, 4096, 65536, 1048576, 4194304}) {
     for (int64_t count : {1, 8, 64, 512}) {
       if (size * count > (int64_t{1} << 25) || size * count < 4096) continue;  // 4K .. 32M elements
       const std::vector<std::vector<int64_t>> shapes(count, std::vector<int64_t>{size});
-      double seconds = median_step_seconds(shapes, device, 5, settings);
-      samples.push_back({count, size, ranks_mean(seconds, world_size)});
+      const double seconds = median_step_seconds(shapes, bench, 5);
+      samples.push_back({count, size, ranks_mean(seconds, bench.world_size)});
     }
   }
   return samples;
@@ -90,12 +115,11 @@ std::vector<Sample> measure_grid(const at::Device& device, int world_size, const
 // Muon: one step over a single matrix, less what the fitted elementwise
 // model predicts for it, per muon unit (max·min²); the median over matrix
 // shapes of ResNet and transformer weights.
-double measure_muon_unit(const at::Device& device, int world_size, const OptimizerSettings& settings,
-                         const std::array<double, 3>& c, nlohmann::ordered_json& record) {
+double measure_muon_unit(const Bench& bench, const std::array<double, 3>& c, nlohmann::ordered_json& record) {
   std::vector<double> per_unit;
   for (const std::vector<int64_t>& shape : std::vector<std::vector<int64_t>>{
            {64, 64, 3, 3}, {256, 1024}, {512, 512, 3, 3}, {1024, 1024}, {2048, 512}, {768, 3072}}) {
-    const double seconds = ranks_mean(median_step_seconds({shape}, device, 3, settings), world_size);
+    const double seconds = ranks_mean(median_step_seconds({shape}, bench, 3), bench.world_size);
     int64_t numel = 1;
     for (int64_t d : shape) numel *= d;
     const double units = muon_flops_term(shape);
@@ -145,7 +169,7 @@ std::array<double, 3> fit(const std::vector<Sample>& samples) {
   }
 }
 
-nlohmann::ordered_json cost_file(const Config& config, const at::Device& device, int ranks,
+nlohmann::ordered_json cost_file(const Config& config, const Bench& bench,
                                  const std::vector<Sample>& samples, const std::array<double, 3>& c,
                                  const std::optional<double>& muon_unit, const nlohmann::ordered_json& muon_samples) {
   nlohmann::ordered_json doc;
@@ -155,9 +179,10 @@ nlohmann::ordered_json cost_file(const Config& config, const at::Device& device,
   doc["git_sha"] = ctx.git_sha;
   doc["host"] = ctx.host;
   doc["time"] = ctx.time;
-  doc["device"] = device_name(device);
+  doc["device"] = device_name(bench.device);
   doc["optimizer"] = config.optimizer + " (" + config.adam_impl + ", fp32)";
-  doc["ranks_measuring_at_once"] = ranks;
+  doc["ranks_measuring_at_once"] = bench.serial ? 1 : bench.world_size;
+  doc["step_timing"] = config.step_timing;
   doc["threads_per_rank"] = config.threads;
   doc["model"] = "step seconds = seconds_per_element * elements + seconds_per_tensor * tensors + seconds_per_step";
   doc["coefficients"] = {{"seconds_per_element", c[0]}, {"seconds_per_tensor", c[1]}, {"seconds_per_step", c[2]}};
@@ -169,13 +194,13 @@ nlohmann::ordered_json cost_file(const Config& config, const at::Device& device,
   double worst = 0;
   for (const Sample& s : samples) {
     const double predicted = c[0] * s.tensors * s.elements_per_tensor + c[1] * s.tensors + c[2];
-    const bool fitted = s.fitted();
+    const bool fitted = s.fitted(bench);
     if (fitted) worst = std::max(worst, std::fabs(predicted - s.seconds) / s.seconds);
     doc["samples"].push_back({{"tensors", s.tensors}, {"elements_per_tensor", s.elements_per_tensor},
                               {"seconds", s.seconds}, {"predicted", predicted}, {"fitted", fitted}});
   }
   doc["worst_relative_error"] = worst;  // over the fitted samples
-  doc["fit"] = "samples of at least " + std::to_string(kFitMinElements) + " elements (out of cache, as a shard is)";
+  doc["fit"] = "samples of at least " + std::to_string(bench.fit_min_elements) + " elements (out of cache, as a shard is)";
   return doc;
 }
 
@@ -199,21 +224,22 @@ int run_calibration(const Config& config) {
     if (world.rank == 0) std::cerr << "zero_bench: error: " << error << "\n";
     return kExitUsage;
   }
-  const OptimizerSettings settings{.kind = config.optimizer, .impl = config.adam_impl};
-  const std::vector<Sample> samples = measure_grid(device, world.size, settings);
+  const Bench bench{device, world.size, world.rank, config.step_timing == "serial",
+                    OptimizerSettings{.kind = config.optimizer, .impl = config.adam_impl}, fit_min_elements(device)};
+  const std::vector<Sample> samples = measure_grid(bench);
   std::vector<Sample> shard_sized;
   for (const Sample& s : samples)
-    if (s.fitted()) shard_sized.push_back(s);
+    if (s.fitted(bench)) shard_sized.push_back(s);
   const auto coef = fit(shard_sized);
   std::optional<double> muon_unit;
   nlohmann::ordered_json muon_samples = nlohmann::ordered_json::array();
-  if (config.optimizer == "muon") muon_unit = measure_muon_unit(device, world.size, settings, coef, muon_samples);
+  if (config.optimizer == "muon") muon_unit = measure_muon_unit(bench, coef, muon_samples);
   if (world.rank == 0) {
-    const auto doc = cost_file(config, device, world.size, samples, coef, muon_unit, muon_samples);
+    const auto doc = cost_file(config, bench, samples, coef, muon_unit, muon_samples);
     write_file_atomically(config.cost_model, doc.dump(2) + "\n");
-    std::printf("wrote %s: %.4g s/element, %.4g s/tensor, %.4g s/step (worst fit error %.1f %% over the %zu samples of >= 1M elements)\n",
+    std::printf("wrote %s: %.4g s/element, %.4g s/tensor, %.4g s/step (worst fit error %.1f %% over the %zu samples of >= %lld elements)\n",
                 config.cost_model.c_str(), coef[0], coef[1], coef[2], 100 * doc["worst_relative_error"].get<double>(),
-                shard_sized.size());
+                shard_sized.size(), static_cast<long long>(bench.fit_min_elements));
   }
   return kExitOk;
 }

@@ -92,26 +92,68 @@ TimedSetup check_request(const Config& config, const World& world) {
   return s;
 }
 
-Timings time_iterations(ZeroState& zero, Communicator& comm, const Config& config, const at::Device& device) {
-  auto timer = make_timer(device);
+// One iteration's step and sync seconds, and the harness's own share of them.
+struct Iteration {
+  double step, sync, overhead;
+};
+
+// Every rank steps at once, then syncs: one timer window.
+Iteration concurrent_iteration(ZeroState& zero, Communicator& comm, IterationTimer& timer) {
+  comm.barrier();
+  timer.begin();
+  const auto step_start = Clock::now();
+  zero.step();
+  const auto step_end = Clock::now();
+  timer.step_done();
+  const auto sync_start = Clock::now();
+  zero.sync(comm);
+  const auto sync_end = Clock::now();
+  timer.end();
+  const double inside = std::chrono::duration<double>((step_end - step_start) + (sync_end - sync_start)).count();
+  const double step = timer.step_seconds(), sync = timer.sync_seconds();
+  return {step, sync, step + sync - inside};
+}
+
+// Ranks take turns stepping, then all sync at once: each step time is the
+// rank's own, free of the others' contention for cores or a shared GPU. The
+// others wait in the group's sleeping barrier, not the backend's (which may
+// poll), and the timer's end() waits for the device before the next turn.
+Iteration serial_iteration(ZeroState& zero, Communicator& comm, const SubWorld& group, IterationTimer& step_timer,
+                           IterationTimer& sync_timer) {
+  double inside = 0;
+  for (int turn = 0; turn < group.size(); ++turn) {
+    group.barrier();
+    if (turn != group.rank()) continue;
+    step_timer.begin();
+    const auto start = Clock::now();
+    zero.step();
+    inside += std::chrono::duration<double>(Clock::now() - start).count();
+    step_timer.step_done();
+    step_timer.end();
+  }
+  comm.barrier();
+  sync_timer.begin();
+  sync_timer.step_done();
+  const auto start = Clock::now();
+  zero.sync(comm);
+  inside += std::chrono::duration<double>(Clock::now() - start).count();
+  sync_timer.end();
+  const double step = step_timer.step_seconds(), sync = sync_timer.sync_seconds();
+  return {step, sync, step + sync - inside};
+}
+
+Timings time_iterations(ZeroState& zero, Communicator& comm, const SubWorld& group, const Config& config,
+                        const at::Device& device) {
+  auto timer = make_timer(device), sync_timer = make_timer(device);
+  const bool serial = config.step_timing == "serial";
   std::vector<double> step, sync, total, collective, overhead;
   for (int i = 0; i < config.warmup + config.iters; ++i) {
-    comm.barrier();
-    timer->begin();
-    const auto step_start = Clock::now();
-    zero.step();
-    const auto step_end = Clock::now();
-    timer->step_done();
-    const auto sync_start = Clock::now();
-    zero.sync(comm);
-    const auto sync_end = Clock::now();
-    timer->end();
+    const Iteration it = serial ? serial_iteration(zero, comm, group, *timer, *sync_timer) : concurrent_iteration(zero, comm, *timer);
     if (i < config.warmup) continue;
-    step.push_back(timer->step_seconds());
-    sync.push_back(timer->sync_seconds());
-    total.push_back(step.back() + sync.back());
-    const double inside_calls = std::chrono::duration<double>((step_end - step_start) + (sync_end - sync_start)).count();
-    overhead.push_back(total.back() - inside_calls);
+    step.push_back(it.step);
+    sync.push_back(it.sync);
+    total.push_back(it.step + it.sync);
+    overhead.push_back(it.overhead);
     collective.push_back(zero.last_collective_seconds());
   }
   Timings t{make_series(step), make_series(sync), make_series(total), config.warmup, timer->clock(), {}, {}};
@@ -138,6 +180,7 @@ RunContext timed_context(const Config& config, const TimedSetup& setup, const Wo
   base.optimizer = config.optimizer;
   base.optimizer_impl = config.adam_impl;
   base.threads = config.threads;
+  base.step_timing = config.step_timing;
   base.versions = library_versions();
   return base;
 }
@@ -167,7 +210,7 @@ void run_case(const Config& config, const TimedSetup& setup, const RunContext& b
   record.memory.push_back(memory_point("after_creation", *zero, setup.device));
   zero->attach_gradients();
   record.memory.push_back(memory_point("with_gradients", *zero, setup.device));
-  record.timings = time_iterations(*zero, comm, config, setup.device);
+  record.timings = time_iterations(*zero, comm, group, config, setup.device);
   record.memory.push_back(memory_point("after_step", *zero, setup.device));
   record.roofline = roofline_of(*zero, *record.timings, bandwidth);
   const auto device_peak = device_peak_memory(setup.device);

@@ -57,6 +57,28 @@ TEST_CASE("with 2 and 3 ranks, gloo and mpi, every rank's parameters equal singl
   }
 }
 
+TEST_CASE("serial step timing: ranks take turns stepping, in sub-worlds too, and still equal single-process Adam") {
+  zbtest::TempDir tmp;
+  const std::string dir = (tmp.path() / "run").string();
+  const auto r = mpirun(3, "lpt 2 3 --device cpu -b gloo --step-timing serial -w 1 -n 4 --check --model-file " +
+                               small_model_file(tmp) + " -o " + quote(dir));
+  INFO("stdout: " << r.out << "\nstderr: " << r.err);
+  REQUIRE(r.exit_code == 0);
+  for (int w : {2, 3})
+    for (int rank = 0; rank < w; ++rank) {
+      const auto doc = load(fs::path(dir) / ("small_" + std::to_string(w) + "_" + std::to_string(rank) + ".json"));
+      CHECK(doc["context"]["step_timing"] == "serial");
+      CHECK_THAT(doc["result"]["check"].get<std::string>(), Catch::StartsWith("passed"));
+      CHECK(doc["result"]["timing"]["step"]["samples"].size() == 4);
+      CHECK(doc["result"]["timing"]["step"]["mean"].get<double>() > 0);
+      CHECK(doc["result"]["timing"]["sync"]["mean"].get<double>() > 0);
+    }
+  const auto bad = mpirun(1, "lpt 1 --device cpu --step-timing staggered --model-file " + small_model_file(tmp) +
+                                 " -o " + quote(dir + "2"));
+  CHECK(bad.exit_code == 2);
+  CHECK_THAT(bad.err, Catch::Contains("unknown --step-timing 'staggered'; valid: concurrent, serial"));
+}
+
 TEST_CASE("range plans (flat, dim0, hybrid, buckets) also equal single-process Adam bitwise at 2 and 3 ranks") {
   for (const char* partitioner : {"flat", "dim0", "hybrid", "buckets"}) {
     for (const char* backend : {"gloo", "mpi"}) {
