@@ -4,6 +4,7 @@
 // memory and none is asked for (--plan-only --shard-list none), the plan is
 // kept as chunk sizes plus per-rank totals (Plan::row_chunks).
 #include "../src/common/errors.hpp"
+#include "../src/common/optimizer_traffic.hpp"
 #include "partitioners.hpp"
 #include "ranges.hpp"
 
@@ -45,15 +46,15 @@ Plan partition_dim0_row_chunks(const ModelSpec& model, int world_size) {
       add_to_ranks(shards, 0, 1, 1);
       continue;
     }
-    const int64_t rows = p.leading_dim(), row_elems = elems / rows, chunk = (rows + world_size - 1) / world_size;
-    const int64_t full = rows / chunk, rest = rows - full * chunk, chunks = full + (rest > 0);
+    const int64_t rows = p.leading_dim(), row_elems = elems / rows, chunk = row_chunk_rows(rows, world_size);
+    const int64_t full = rows / chunk, rest = rows - full * chunk, chunks = row_chunk_count(rows, world_size);
     rc.chunk_rows.push_back(chunk);
     const auto spread = [&](std::vector<int64_t>& totals) {
       add_to_ranks(totals, 0, full, chunk * row_elems);
       if (rest > 0) add_to_ranks(totals, full, full + 1, rest * row_elems);
     };
     spread(numel);
-    if (p.shape.size() >= 2) spread(matrix);
+    if (muon_matrix(p.shape.size())) spread(matrix);
     add_to_ranks(shards, 0, chunks, 1);
     rc.tensors_split += chunks > 1;
   }

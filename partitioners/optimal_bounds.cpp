@@ -10,12 +10,17 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+int64_t gcd_of(const std::vector<int64_t>& sizes) {
+  int64_t g = 0;
+  for (int64_t s : sizes) g = std::gcd(g, s);
+  return g;
+}
+
 // Valid for whole tensors: the even share, the largest tensor, and — by
 // pigeonhole — the W-th and (W+1)-th largest sharing a rank; rounded up to a
 // multiple of the gcd of all sizes.
 int64_t simple_bound(const std::vector<int64_t>& sorted_desc, int w) {
-  int64_t total = 0, g = 0;
-  for (int64_t s : sorted_desc) total += s, g = std::gcd(g, s);
+  const int64_t total = std::accumulate(sorted_desc.begin(), sorted_desc.end(), int64_t{0}), g = gcd_of(sorted_desc);
   int64_t bound = std::max((total + w - 1) / w, sorted_desc.empty() ? 0 : sorted_desc.front());
   if (static_cast<int>(sorted_desc.size()) > w) bound = std::max(bound, sorted_desc[w - 1] + sorted_desc[w]);
   return g > 0 ? (bound + g - 1) / g * g : bound;
@@ -36,7 +41,8 @@ struct SubsetSums {
 
 std::optional<SubsetSums> subset_sums(const std::vector<int64_t>& sizes, Clock::time_point deadline) {
   SubsetSums sums;
-  for (int64_t s : sizes) sums.total += s, sums.g = std::gcd(sums.g, s);
+  sums.total = std::accumulate(sizes.begin(), sizes.end(), int64_t{0});
+  sums.g = gcd_of(sizes);
   if (sums.g == 0 || sums.total / sums.g > (int64_t{1} << 31)) return std::nullopt;
   const int64_t words = (sums.total / sums.g + 1 + 63) / 64;
   std::vector<uint64_t>& reach = sums.bits;
@@ -147,8 +153,7 @@ constexpr std::size_t kMostResidues = 2048;  // deeper searches would recurse to
 }  // namespace
 
 bool residues_can_fit(const std::vector<int64_t>& sizes_desc, int world_size, int64_t c, uint64_t node_budget) {
-  int64_t g = 0;
-  for (int64_t s : sizes_desc) g = std::gcd(g, s);
+  const int64_t g = gcd_of(sizes_desc);
   if (g == 0) return true;
   for (int64_t m = 2 * g; m <= c; m *= 2) {
     std::vector<int64_t> residues;
@@ -168,8 +173,7 @@ int64_t whole_tensor_lower_bound(const std::vector<int64_t>& sizes_desc, int wor
   constexpr uint64_t kResidueNodes = 100000;  // per modulus and C
   const int64_t first = simple_bound(sizes_desc, world_size);
   if (first >= below) return first;
-  int64_t g = 0;
-  for (int64_t s : sizes_desc) g = std::gcd(g, s);
+  const int64_t g = gcd_of(sizes_desc);
   const std::optional<SubsetSums> sums = subset_sums(sizes_desc, deadline);
   bool residues_fit_from_here = false;  // the residue check is monotone in C
   for (int64_t c = first; c < below; c += g) {

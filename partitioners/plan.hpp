@@ -39,7 +39,7 @@ struct PlanInfo {
 // figures are summed once, without listing a shard.
 struct RowChunks {
   std::vector<int64_t> chunk_rows;                            // per parameter
-  std::vector<int64_t> numel, matrix_numel, shards;           // per rank; matrix: parameters of >= 2 dims
+  std::vector<int64_t> numel, matrix_numel, shards;           // per rank; matrix: parameters muon_matrix() counts (>= 2 dims)
   int tensors_split = 0;
 };
 

@@ -6,8 +6,10 @@ namespace zb {
 
 int64_t round_up(int64_t value, int64_t multiple) { return (value + multiple - 1) / multiple * multiple; }
 
+int64_t row_chunk_rows(int64_t rows, int64_t pieces) { return (rows + pieces - 1) / pieces; }
+
 int64_t row_chunk_count(int64_t rows, int64_t pieces) {
-  const int64_t chunk_rows = (rows + pieces - 1) / pieces;
+  const int64_t chunk_rows = row_chunk_rows(rows, pieces);
   return (rows + chunk_rows - 1) / chunk_rows;
 }
 

@@ -27,6 +27,8 @@ void set_slot_to_largest_rank(Plan& plan);
 
 int64_t round_up(int64_t value, int64_t multiple);
 
+// dim-0 chunks: ceil(rows/pieces) rows each (the last one short).
+int64_t row_chunk_rows(int64_t rows, int64_t pieces);
 // How many chunks of ceil(rows/pieces) rows a tensor of `rows` rows makes
 // (fewer than `pieces` when rows do not divide evenly).
 int64_t row_chunk_count(int64_t rows, int64_t pieces);
@@ -37,7 +39,7 @@ template <typename Emit>
 void for_each_row_chunk(const ModelSpec& model, int p, int64_t pieces, Emit emit) {
   const int64_t rows = model.params[p].leading_dim(), numel = model.params[p].numel();
   if (numel == 0) return;
-  const int64_t row_elems = numel / rows, chunk_rows = (rows + pieces - 1) / pieces;
+  const int64_t row_elems = numel / rows, chunk_rows = row_chunk_rows(rows, pieces);
   for (int64_t i = 0; i * chunk_rows < rows; ++i) {
     const int64_t first = i * chunk_rows;
     emit(i, Shard{p, first * row_elems, std::min(chunk_rows, rows - first) * row_elems});
