@@ -29,6 +29,7 @@ set_source_files_properties(src/runner/optim/fused_optimizers.cpp src/runner/ban
 if(TORCH_CUDA_LIBRARIES OR "${TORCH_LIBRARIES}" MATCHES "c10_cuda")
   set(ZB_HAVE_CUDA ON)
   target_compile_definitions(zb_runner PRIVATE ZB_HAVE_CUDA USE_C10D_NCCL)
+  include(${CMAKE_CURRENT_LIST_DIR}/nccl_headers.cmake)
 endif()
 message(STATUS "zero-bench: CUDA parts ${ZB_HAVE_CUDA}")
 

@@ -14,6 +14,19 @@ const std::vector<BackendEntry>& communication_backends() {
   return table;
 }
 
+std::unique_ptr<Communicator> connect(const BackendEntry& entry, const SubWorld& group, const at::Device& device) {
+  auto comm = entry.create(group, device);
+  const int n = comm->size();
+  std::vector<at::Tensor> slots;
+  std::vector<int> roots;
+  for (int r = 0; r < n; ++r) slots.push_back(at::full({1}, static_cast<float>(r), at::TensorOptions().device(device))), roots.push_back(r);
+  comm->broadcast_all(slots, roots);
+  at::Tensor gathered = at::empty({n}, slots[0].options());
+  comm->all_gather(gathered, slots[comm->rank()]);
+  comm->barrier();
+  return comm;
+}
+
 const BackendEntry& find_backend(const std::string& name) {
   return find_by_name(communication_backends(), name, "backend");
 }

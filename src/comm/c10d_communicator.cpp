@@ -77,17 +77,22 @@ void C10dCommunicator::broadcast_all(std::vector<at::Tensor>& tensors, const std
   for (auto& work : pending) work->wait();
 }
 
+// The single-tensor all-gather: NCCL writes straight into `out` (gloo
+// gathers into views of it); the list form would gather into a temporary
+// W-slot buffer and copy it out.
 void C10dCommunicator::all_gather(at::Tensor& out, const at::Tensor& in) {
-  const int64_t n = in.numel();
-  std::vector<std::vector<at::Tensor>> outputs(1);
-  for (int r = 0; r < size(); ++r) outputs[0].push_back(out.narrow(0, r * n, n));
-  std::vector<at::Tensor> inputs{in};
-  pg_->allgather(outputs, inputs)->wait();
+  at::Tensor input = in;
+  pg_->_allgather_base(out, input)->wait();
 }
 
 void C10dCommunicator::barrier() {
   if (on_cuda_) torch::cuda::synchronize();
   group_.barrier();
+}
+
+void C10dCommunicator::close() {
+  barrier();
+  pg_->shutdown();
 }
 
 }  // namespace zb

@@ -25,6 +25,7 @@ class C10dCommunicator : public Communicator {
   void broadcast_all(std::vector<at::Tensor>& tensors, const std::vector<int>& roots) override;
   void all_gather(at::Tensor& out, const at::Tensor& in) override;
   void barrier() override;
+  void close() override;
 
  private:
   std::string backend_;

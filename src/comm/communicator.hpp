@@ -26,6 +26,9 @@ class Communicator {
   virtual void all_gather(at::Tensor& out, const at::Tensor& in) = 0;
   // Returns when every rank has called it; on CUDA also drains this rank's device work.
   virtual void barrier() = 0;
+  // Collective, on the normal path only (never while unwinding: another rank
+  // may be gone): drains the device, meets every rank, shuts the backend down.
+  virtual void close() { barrier(); }
 
  protected:
   Communicator(int rank, int size) : rank_(rank), size_(size) {}
@@ -44,6 +47,9 @@ struct BackendEntry {
 };
 
 const std::vector<BackendEntry>& communication_backends();
+// entry.create, then one broadcast from every root and one all-gather, waited
+// for: backends connect lazily, and no timed iteration should pay for it.
+std::unique_ptr<Communicator> connect(const BackendEntry& entry, const SubWorld& group, const at::Device& device);
 // Exact-name lookup; throws UsageError listing the valid names.
 const BackendEntry& find_backend(const std::string& name);
 

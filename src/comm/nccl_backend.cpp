@@ -4,15 +4,44 @@
 #include "world.hpp"
 
 #ifdef ZB_HAVE_CUDA
+#include <nccl.h>
+#include <torch/csrc/distributed/c10d/NCCLUtils.hpp>
 #include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
 
+#include "../common/errors.hpp"
 #include "c10d_communicator.hpp"
+
+// cmake/nccl_headers.cmake passes the version of the nccl.h beside libtorch;
+// any other header changes the layout of ProcessGroupNCCL::Options.
+#if defined(ZB_EXPECTED_NCCL_MAJOR) && \
+    (NCCL_MAJOR != ZB_EXPECTED_NCCL_MAJOR || NCCL_MINOR != ZB_EXPECTED_NCCL_MINOR || NCCL_PATCH != ZB_EXPECTED_NCCL_PATCH)
+#error "nccl.h on the include path is not the NCCL beside libtorch (see cmake/nccl_headers.cmake)"
+#endif
 #endif
 
 namespace zb {
 
 #ifdef ZB_HAVE_CUDA
-std::string nccl_unavailable_reason() { return ""; }
+namespace {
+std::string compiled_nccl_version() {
+  return std::to_string(NCCL_MAJOR) + "." + std::to_string(NCCL_MINOR) + "." + std::to_string(NCCL_PATCH);
+}
+
+// getNcclVersion() asks the loaded library: "2.30.7", perhaps with a suffix.
+bool loaded_matches_compiled() {
+  const std::string loaded = nccl_version(), compiled = compiled_nccl_version();
+  return loaded.rfind(compiled, 0) == 0 && (loaded.size() == compiled.size() || loaded[compiled.size()] == '.' ||
+                                             loaded[compiled.size()] == '+' || loaded[compiled.size()] == '-');
+}
+}  // namespace
+
+std::string nccl_unavailable_reason() {
+  if (loaded_matches_compiled()) return "";
+  return "the loaded NCCL is " + nccl_version() + " but zero_bench was compiled against NCCL " +
+         compiled_nccl_version() +
+         " headers, and ProcessGroupNCCL's options differ in layout between the two; rebuild against the NCCL "
+         "that libtorch loads (scripts/setup.sh does), or use -b gloo or -b mpi";
+}
 
 std::unique_ptr<Communicator> create_nccl(const SubWorld& group, const at::Device& device) {
   StoreAddress address;
@@ -24,6 +53,7 @@ std::unique_ptr<Communicator> create_nccl(const SubWorld& group, const at::Devic
 }
 
 std::string nccl_version() { return c10d::getNcclVersion(); }
+std::string nccl_compiled_version() { return compiled_nccl_version(); }
 #else
 std::string nccl_unavailable_reason() {
   return "this zero_bench was built against a libtorch without CUDA, so it has no NCCL; use -b gloo or -b mpi";
@@ -32,6 +62,7 @@ std::string nccl_unavailable_reason() {
 std::unique_ptr<Communicator> create_nccl(const SubWorld&, const at::Device&) { return nullptr; }
 
 std::string nccl_version() { return ""; }
+std::string nccl_compiled_version() { return ""; }
 #endif
 
 }  // namespace zb

@@ -77,6 +77,7 @@ ordered_json timings_json(const std::optional<Timings>& t) {
   j["total"] = series_json(t->total);
   j["collective"] = t->collective ? series_json(*t->collective) : ordered_json(nullptr);
   j["harness_overhead"] = t->harness_overhead ? series_json(*t->harness_overhead) : ordered_json(nullptr);
+  j["step_host"] = t->step_host ? series_json(*t->step_host) : ordered_json(nullptr);
   return j;
 }
 

@@ -61,6 +61,9 @@ struct Timings {
   // steady_clock runs only: time inside the collective calls, and time inside
   // the timed region spent neither in optimizer.step() nor in the sync call.
   std::optional<TimingSeries> collective, harness_overhead;
+  // cuda_event runs only: the same step on the host clock, with a device
+  // synchronise on both ends (a check of the events; includes launch latency).
+  std::optional<TimingSeries> step_host;
 };
 
 // Bytes this rank's tensors hold at one point of a step (tracked tensor

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <climits>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -39,20 +40,38 @@ class SteadyClockTimer : public IterationTimer {
 };
 
 #ifdef ZB_HAVE_CUDA
+// CUDA events on the current stream, with blocking sync so that a rank waiting
+// for its GPU sleeps instead of spinning a core that another rank needs. The
+// step is also timed on the host between two device synchronisations, so
+// that the event figure can be checked against a clock it does not depend on.
 class CudaEventTimer : public IterationTimer {
  public:
-  void begin() override { start_.record(); }
-  void step_done() override { stepped_.record(); }
+  void begin() override {
+    c10::cuda::device_synchronize();
+    host_start_ = Clock::now();
+    start_.record();
+  }
+  void step_done() override {
+    stepped_.record();
+    stepped_.synchronize();
+    host_stepped_ = Clock::now();
+  }
   void end() override {
     synced_.record();
     synced_.synchronize();
   }
   double step_seconds() override { return start_.elapsed_time(stepped_) / 1000.0; }
   double sync_seconds() override { return stepped_.elapsed_time(synced_) / 1000.0; }
+  std::optional<double> host_step_seconds() override {
+    return std::chrono::duration<double>(host_stepped_ - host_start_).count();
+  }
   const char* clock() const override { return "cuda_event"; }
 
  private:
-  at::cuda::CUDAEvent start_{cudaEventDefault}, stepped_{cudaEventDefault}, synced_{cudaEventDefault};
+  using Clock = std::chrono::steady_clock;
+  static constexpr unsigned kFlags = cudaEventBlockingSync;  // timing stays enabled
+  at::cuda::CUDAEvent start_{kFlags}, stepped_{kFlags}, synced_{kFlags};
+  Clock::time_point host_start_, host_stepped_;
 };
 #endif
 
@@ -66,21 +85,56 @@ bool built_with_cuda() {
 #endif
 }
 
+namespace {
+// Why CUDA is unusable although the kernel has an NVIDIA device node (an older
+// driver than the CUDA build needs, most often); empty when there is none.
+std::string unusable_gpu_reason() {
+  if (!std::filesystem::exists("/dev/nvidia0")) return "";
+#ifdef ZB_HAVE_CUDA
+  int count = 0;
+  const cudaError_t error = cudaGetDeviceCount(&count);
+  if (error != cudaSuccess)
+    return std::string("/dev/nvidia0 exists but CUDA cannot use it: ") + cudaGetErrorString(error) +
+           " (this build's CUDA " +
+           std::to_string(CUDART_VERSION / 1000) + "." + std::to_string(CUDART_VERSION % 1000 / 10) +
+           " needs a driver that supports it; see nvidia-smi)";
+  return "/dev/nvidia0 exists but CUDA reports no usable device";
+#else
+  return "/dev/nvidia0 exists but this zero_bench was built against a libtorch without CUDA";
+#endif
+}
+}  // namespace
+
 at::Device choose_device(const std::string& requested, int local_rank) {
-  const bool have_gpu = torch::cuda::is_available();
-  if (requested == "cpu" || (requested == "auto" && !have_gpu)) return at::Device(at::kCPU);
-  if (requested != "cuda" && requested != "auto")
+  if (requested != "cuda" && requested != "auto" && requested != "cpu")
     throw UsageError("unknown device '" + requested + "'; valid devices: auto, cuda, cpu");
-  if (!have_gpu || !built_with_cuda())
-    throw UsageError(std::string("--device cuda: ") +
-                     (built_with_cuda() ? "libtorch sees no GPU on this machine"
-                                        : "this zero_bench was built against a libtorch without CUDA") +
+  if (requested == "cpu") return at::Device(at::kCPU);
+  const bool have_gpu = built_with_cuda() && torch::cuda::is_available();
+  if (!have_gpu) {
+    const std::string reason = unusable_gpu_reason();
+    if (requested == "auto" && reason.empty()) return at::Device(at::kCPU);
+    if (requested == "auto")  // a GPU run must not silently become a CPU run
+      throw UsageError("--device auto: " + reason + "; fix the driver, or pass --device cpu to time the CPU");
+    throw UsageError("--device cuda: " +
+                     (!reason.empty()      ? reason
+                      : built_with_cuda() ? std::string("libtorch sees no GPU on this machine")
+                                          : std::string("this zero_bench was built against a libtorch without CUDA")) +
                      "; use --device cpu");
+  }
   const auto index = static_cast<c10::DeviceIndex>(local_rank % torch::cuda::device_count());
 #ifdef ZB_HAVE_CUDA
   c10::cuda::set_device(index);
 #endif
   return at::Device(at::kCUDA, index);
+}
+
+int visible_gpu_count() { return built_with_cuda() && torch::cuda::is_available() ? static_cast<int>(torch::cuda::device_count()) : 0; }
+
+void release_cached_memory(const at::Device& device) {
+#ifdef ZB_HAVE_CUDA
+  if (device.is_cuda()) c10::cuda::CUDACachingAllocator::emptyCache();
+#endif
+  (void)device;
 }
 
 std::string device_name(const at::Device& device) {
@@ -153,6 +207,7 @@ std::map<std::string, std::string> library_versions() {
   if (cudaRuntimeGetVersion(&runtime) == cudaSuccess)
     v["cuda"] = std::to_string(runtime / 1000) + "." + std::to_string(runtime % 1000 / 10);
   v["nccl"] = nccl_version();
+  v["nccl_compiled"] = nccl_compiled_version();
 #endif
   return v;
 }

@@ -14,6 +14,11 @@ namespace zb {
 // node-local rank (throws UsageError when there is none); "cpu".
 at::Device choose_device(const std::string& requested, int local_rank);
 std::string device_name(const at::Device& device);
+// GPUs libtorch can use on this node (0 without CUDA).
+int visible_gpu_count();
+// Hands the CUDA caching allocator's unused blocks back to the driver (the
+// bandwidth probe's 1 GiB, before the model is allocated).
+void release_cached_memory(const at::Device& device);
 
 // Times one iteration: begin, step done, end; then the two durations.
 class IterationTimer {
@@ -24,6 +29,8 @@ class IterationTimer {
   virtual void end() = 0;
   virtual double step_seconds() = 0;
   virtual double sync_seconds() = 0;
+  // CUDA: the step on the host clock, between two device synchronisations.
+  virtual std::optional<double> host_step_seconds() { return std::nullopt; }
   virtual const char* clock() const = 0;
 };
 // CUDA events (timing enabled, current stream) on a GPU; steady_clock on CPU.

@@ -55,12 +55,31 @@ void check_fits(const ModelSpec& model, int w, const TimedSetup& s, const Config
   double bytes = 4 * (2 * total + 2 * share);
   if (s.partitioner->granularity == Granularity::kRanges) bytes += 4 * (2 * share + w * share);  // flat grad, gather
   else if (config.sync == "bucket") bytes += 4 * total;
+  if (config.check) bytes += 4 * (2 * total + 2 * total);  // the reference: parameters, gradients, Adam state
   const double available = static_cast<double>(available_bytes_per_rank(s.device, world.local_size));
   if (bytes > available)
     throw UsageError("model " + model.name + " at world size " + std::to_string(w) + " needs about " + gib(bytes) +
                      " per rank (fp32 parameters and gradients of all " + std::to_string(model.total_numel()) +
                      " elements, plus Adam state for this rank's share) but " + device_name(s.device) + " has " +
                      gib(available) + " available per rank; use --plan-only, or fewer ranks per node");
+}
+
+// NCCL refuses two ranks on one GPU ("Duplicate GPU detected"). With more
+// ranks on this node than GPUs, the default is gloo, and -b nccl is refused.
+const BackendEntry& choose_backend(const Config& config, const at::Device& device, const World& world) {
+  const int gpus = visible_gpu_count();
+  const bool shared_gpu = device.is_cuda() && world.local_size > gpus;
+  const std::string sharing = std::to_string(world.local_size) + " ranks on this node share " + std::to_string(gpus) +
+                              (gpus == 1 ? " GPU" : " GPUs");
+  if (config.backend == "nccl" && shared_gpu)
+    throw UsageError("-b nccl: " + sharing + ", and NCCL refuses two ranks on one GPU; use -b gloo or -b mpi, or "
+                     "launch at most " + std::to_string(gpus) + " ranks per node");
+  if (!config.backend.empty()) return find_backend(config.backend);
+  if (!device.is_cuda()) return find_backend("gloo");
+  if (!shared_gpu) return find_backend("nccl");
+  if (world.rank == 0)
+    std::cout << "[zero_bench] " << sharing << " and NCCL allows one rank per GPU: using -b gloo\n" << std::flush;
+  return find_backend("gloo");
 }
 
 // Everything that can be wrong with the request, found identically on every rank.
@@ -72,8 +91,10 @@ TimedSetup check_request(const Config& config, const World& world) {
     if (w > world.size)
       throw UsageError("world size " + std::to_string(w) + " needs " + std::to_string(w) + " ranks; mpirun started " +
                        std::to_string(world.size));
-  s.device = choose_device(config.device, world.local_rank);
-  s.backend = &find_backend(config.backend.empty() ? (s.device.is_cuda() ? "nccl" : "gloo") : config.backend);
+  // -b nccl moves GPU tensors only: it implies --device cuda.
+  s.device = choose_device(config.backend == "nccl" && config.device == "auto" ? "cuda" : config.device,
+                           world.local_rank);
+  s.backend = &choose_backend(config, s.device, world);
   if (s.backend->needs_cuda && !s.device.is_cuda())
     throw UsageError(std::string("backend '") + s.backend->name +
                      "' moves GPU tensors only and the device is the CPU; use -b gloo or -b mpi, or --device cuda");
@@ -95,6 +116,7 @@ TimedSetup check_request(const Config& config, const World& world) {
 // One iteration's step and sync seconds, and the harness's own share of them.
 struct Iteration {
   double step, sync, overhead;
+  std::optional<double> host_step;  // CUDA: the step on the host clock, device synchronised on both ends
 };
 
 // Every rank steps at once, then syncs: one timer window.
@@ -111,7 +133,7 @@ Iteration concurrent_iteration(ZeroState& zero, Communicator& comm, IterationTim
   timer.end();
   const double inside = std::chrono::duration<double>((step_end - step_start) + (sync_end - sync_start)).count();
   const double step = timer.step_seconds(), sync = timer.sync_seconds();
-  return {step, sync, step + sync - inside};
+  return {step, sync, step + sync - inside, timer.host_step_seconds()};
 }
 
 // Ranks take turns stepping, then all sync at once: each step time is the
@@ -139,14 +161,14 @@ Iteration serial_iteration(ZeroState& zero, Communicator& comm, const SubWorld& 
   inside += std::chrono::duration<double>(Clock::now() - start).count();
   sync_timer.end();
   const double step = step_timer.step_seconds(), sync = sync_timer.sync_seconds();
-  return {step, sync, step + sync - inside};
+  return {step, sync, step + sync - inside, step_timer.host_step_seconds()};
 }
 
 Timings time_iterations(ZeroState& zero, Communicator& comm, const SubWorld& group, const Config& config,
                         const at::Device& device) {
   auto timer = make_timer(device), sync_timer = make_timer(device);
   const bool serial = config.step_timing == "serial";
-  std::vector<double> step, sync, total, collective, overhead;
+  std::vector<double> step, sync, total, collective, overhead, host_step;
   for (int i = 0; i < config.warmup + config.iters; ++i) {
     const Iteration it = serial ? serial_iteration(zero, comm, group, *timer, *sync_timer) : concurrent_iteration(zero, comm, *timer);
     if (i < config.warmup) continue;
@@ -155,12 +177,14 @@ Timings time_iterations(ZeroState& zero, Communicator& comm, const SubWorld& gro
     total.push_back(it.step + it.sync);
     overhead.push_back(it.overhead);
     collective.push_back(zero.last_collective_seconds());
+    if (it.host_step) host_step.push_back(*it.host_step);
   }
   Timings t{make_series(step), make_series(sync), make_series(total), config.warmup, timer->clock(), {}, {}};
   if (t.clock == std::string("steady_clock")) {  // host stamps mean nothing against CUDA events
     t.collective = make_series(collective);
     t.harness_overhead = make_series(overhead);
   }
+  if (!host_step.empty()) t.step_host = make_series(host_step);
   return t;
 }
 
@@ -241,12 +265,14 @@ void run_all(const Config& config, const TimedSetup& setup, const World& world) 
   const RunContext base = timed_context(config, setup, world);
   world_barrier();  // every rank probes at once, as every rank steps at once
   const Bandwidth bandwidth = measure_bandwidth(setup.device, config.threads);
+  release_cached_memory(setup.device);
   const auto started = Clock::now();
   for (int w : config.world_sizes) {
     SubWorld group(w);
     if (group.member()) {
-      auto comm = setup.backend->create(group, setup.device);
+      auto comm = connect(*setup.backend, group, setup.device);
       for (const ModelSpec& model : setup.models) run_case(config, setup, base, model, *comm, group, bandwidth, started);
+      comm->close();
     }
     world_barrier();  // ranks beyond W wait here
   }
