@@ -1,0 +1,128 @@
+#!/usr/bin/env bash
+# Runs THERE, on the lent GPU machine (no network), from the repository root:
+#   bash scripts/gpu/run.sh OUTDIR [STAGE...]
+# Stages (default: build test w1 shared): each one is skipped cleanly when too
+# little of the call's time is left, and everything is packed at the end into
+# OUTDIR/gpu-results.tar.gz (logs, versions, nvidia-smi, result directories).
+#   build   unpack .gpu-kit/kit.tar.gz (scripts/gpu/gather.sh), configure
+#           against python3's torch with the kit's Open MPI, build with all cores
+#   test    CTest, the GPU tests included
+#   w1      world size 1, -b nccl: ResNet50/ResNet152/BERT x greedy,
+#           greedy_sorted, lpt, flat x --adam torch, foreach, fused, --check
+#   shared  world sizes 2 and 4, four ranks sharing the GPU through gloo and
+#           through mpi: greedy, greedy_sorted, lpt, --step-timing serial,
+#           and zero_analyze's tables
+# The build directory (build-gpu/) survives between calls on a warm machine,
+# so a second call with `build shared` only re-links what changed.
+# ZB_GPU_BUDGET_S: seconds this call may use (default 560, under the 600 s limit).
+set -uo pipefail
+ZB_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+OUTDIR="${1:?usage: run.sh OUTDIR [build] [test] [w1] [shared]}"
+shift
+STAGES=("$@")
+[ ${#STAGES[@]} -eq 0 ] && STAGES=(build test w1 shared)
+START=$(date +%s)
+BUDGET=${ZB_GPU_BUDGET_S:-560}
+BUILD="$ZB_ROOT/build-gpu"
+KIT=/tmp/zb-gpu-kit
+WORK=/tmp/zb-gpu-out          # what gets packed
+RES="$WORK/results"
+mkdir -p "$OUTDIR" "$WORK/logs" "$RES"
+cd "$ZB_ROOT"
+
+log() { echo "[gpu-run +$(( $(date +%s) - START ))s] $*" | tee -a "$WORK/logs/run.log" >&2; }
+left() { echo $(( BUDGET - ($(date +%s) - START) )); }
+# enough SECONDS: is there that much of the budget left?
+enough() { [ "$(left)" -gt "$1" ]; }
+
+setup_env() {
+  export PATH="$KIT/openmpi/bin:$PATH" OPAL_PREFIX="$KIT/openmpi"
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+  export OMPI_MCA_btl_vader_single_copy_mechanism=none  # no CMA inside a VM's ptrace limits
+}
+
+record_machine() {
+  {
+    echo "date: $(date -u +%FT%TZ)"
+    echo "git: $(git -C "$ZB_ROOT" rev-parse HEAD 2>/dev/null) $(git -C "$ZB_ROOT" status --porcelain 2>/dev/null | wc -l) changed files"
+    echo "uname: $(uname -a)"
+    echo "cpus: $(nproc)"
+    python3 -c 'import torch, sys; print("python:", sys.version.split()[0]); print("torch:", torch.__version__, "cuda:", torch.version.cuda, "nccl:", ".".join(map(str, torch.cuda.nccl.version())), "gpu:", torch.cuda.get_device_name(0) if torch.cuda.is_available() else "none")'
+    nvcc --version | tail -2
+    cmake --version | head -1
+    echo "kit:"; sed 's/^/  /' "$KIT/KIT_VERSIONS" 2>/dev/null
+  } >"$WORK/versions.txt" 2>&1
+  nvidia-smi >"$WORK/nvidia-smi.txt" 2>&1
+  nvidia-smi -q >"$WORK/nvidia-smi-q.txt" 2>&1
+}
+
+stage_build() {
+  [ -f "$ZB_ROOT/.gpu-kit/kit.tar.gz" ] || { log "no .gpu-kit/kit.tar.gz: run scripts/gpu/gather.sh here first and carry .gpu-kit"; return 1; }
+  if [ ! -d "$KIT/openmpi" ]; then mkdir -p "$KIT" && tar -C "$KIT" -xzf "$ZB_ROOT/.gpu-kit/kit.tar.gz"; fi
+  setup_env
+  record_machine
+  local torch_prefix
+  torch_prefix="$(python3 -c 'import torch; print(torch.utils.cmake_prefix_path)')"
+  if [ ! -f "$BUILD/build.ninja" ]; then
+    log "configure against $(python3 -c 'import torch; print(torch.__version__)')"
+    cmake -S "$ZB_ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+      "-DCMAKE_PREFIX_PATH=$torch_prefix;$KIT/usr" -DMPI_CXX_COMPILER="$KIT/openmpi/bin/mpicxx" \
+      -DMPI_C_COMPILER="$KIT/openmpi/bin/mpicc" -DZB_PYTHON="$(command -v python3)" \
+      -DTORCH_CUDA_ARCH_LIST=9.0 >"$WORK/logs/configure.log" 2>&1 || { log "configure failed"; tail -30 "$WORK/logs/configure.log"; return 1; }
+  fi
+  log "build (-j $(nproc))"
+  timeout "$(left)" cmake --build "$BUILD" -j "$(nproc)" >"$WORK/logs/build.log" 2>&1 || {
+    log "build failed"; grep -E "error|Error" "$WORK/logs/build.log" | head -30; return 1; }
+  grep -E "zero-bench:" "$WORK/logs/configure.log" >>"$WORK/versions.txt" 2>/dev/null
+  log "built"
+}
+
+stage_test() {
+  enough 120 || { log "test: skipped, $(left) s left"; return 0; }
+  log "ctest"
+  (cd "$BUILD" && timeout "$(( $(left) - 60 ))" ctest -j 8 --timeout 300 --output-on-failure) >"$WORK/logs/ctest.log" 2>&1
+  log "ctest exit $?: $(grep -E 'tests passed|tests failed' "$WORK/logs/ctest.log" | tail -1)"
+  grep -E "gpu_tests" "$WORK/logs/ctest.log" | tail -2 | tee -a "$WORK/logs/run.log" >&2
+}
+
+zb() { timeout "$(left)" "$BUILD/zero_bench" "$@"; }
+
+stage_w1() {
+  for impl in torch foreach fused; do
+    for part in greedy greedy_sorted lpt flat; do
+      enough 40 || { log "w1: stopped before $impl/$part, $(left) s left"; return 0; }
+      local dir="$RES/w1_nccl_$impl/$part"
+      mkdir -p "$(dirname "$dir")"
+      zb -b nccl "$part" 1 --adam "$impl" --check -w 3 -n 20 -o "$dir" --force \
+        >"$WORK/logs/w1_${impl}_$part.log" 2>&1
+      log "w1 $impl $part: exit $? $(grep -c 'check passed' "$WORK/logs/w1_${impl}_$part.log") cases checked"
+    done
+  done
+}
+
+stage_shared() {
+  setup_env
+  for backend in gloo mpi; do
+    for part in greedy greedy_sorted lpt; do
+      enough 60 || { log "shared: stopped before $backend/$part, $(left) s left"; break 2; }
+      local dir="$RES/shared_${backend}/$part"
+      mkdir -p "$(dirname "$dir")"
+      timeout "$(left)" mpirun --bind-to none -np 4 "$BUILD/zero_bench" -b "$backend" --device cuda "$part" 2 4 \
+        --step-timing serial -w 2 -n 10 -o "$dir" --force >"$WORK/logs/shared_${backend}_$part.log" 2>&1
+      log "shared $backend $part (--bind-to none): exit $?"
+    done
+    (cd "$RES/shared_${backend}" && "$BUILD/zero_analyze" greedy greedy_sorted lpt) \
+      >"$WORK/logs/analyze_shared_${backend}.txt" 2>&1
+  done
+}
+
+for stage in "${STAGES[@]}"; do
+  case "$stage" in
+    build) stage_build || { STAGES=(); break; } ;;
+    test | w1 | shared) setup_env; "stage_$stage" ;;
+    *) log "unknown stage '$stage'; valid: build test w1 shared" ;;
+  esac
+done
+
+log "packing into $OUTDIR/gpu-results.tar.gz"
+tar -C "$WORK" -czf "$OUTDIR/gpu-results.tar.gz" . && ls -la "$OUTDIR" >&2
