@@ -73,7 +73,7 @@ const BackendEntry& choose_backend(const Config& config, const at::Device& devic
                               (gpus == 1 ? " GPU" : " GPUs");
   if (config.backend == "nccl" && shared_gpu)
     throw UsageError("-b nccl: " + sharing + ", and NCCL refuses two ranks on one GPU; use -b gloo or -b mpi, or "
-                     "launch at most " + std::to_string(gpus) + " ranks per node");
+                     "launch at most one rank per GPU on each node");
   if (!config.backend.empty()) return find_backend(config.backend);
   if (!device.is_cuda()) return find_backend("gloo");
   if (!shared_gpu) return find_backend("nccl");
