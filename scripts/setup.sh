@@ -6,6 +6,7 @@
 #   ZB_VENV         virtual environment holding the torch wheel
 #                   (default: ~/.cache/zero-bench/venv-torch<version>)
 #   ZB_WITH_TORCH   0: build only the --plan-only tools, install no torch
+#   ZB_TORCH_VERSION  the PyPI torch to build against (default 2.14.1)
 #   CMAKE_PREFIX_PATH / Torch_DIR already set: your own libtorch wins and no
 #                   torch is installed.
 set -euo pipefail
@@ -14,7 +15,7 @@ ZB_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 ZB_BUILD_DIR="${ZB_BUILD_DIR:-$ZB_ROOT/build}"
 # torch 2.14.1's default PyPI wheel is built against CUDA 13.0, the major
 # version of this machine's nvcc, so libtorch configures with CUDA here.
-ZB_TORCH_VERSION="2.14.1"
+ZB_TORCH_VERSION="${ZB_TORCH_VERSION:-2.14.1}"  # scripts/check_torch_versions.sh also builds 2.11.0
 ZB_VENV="${ZB_VENV:-$HOME/.cache/zero-bench/venv-torch$ZB_TORCH_VERSION}"
 ZB_WITH_TORCH="${ZB_WITH_TORCH:-1}"
 ZB_APT_PACKAGES=(cmake g++ make git bc libopenmpi-dev openmpi-bin libcli11-dev nlohmann-json3-dev catch2 libgloo-dev)
