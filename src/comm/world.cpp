@@ -2,7 +2,10 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <iostream>
 #include <thread>
+
+#include "../common/errors.hpp"
 
 namespace zb {
 namespace {
@@ -98,6 +101,68 @@ std::string first_failure_message(bool failed, const std::string& message) {
   std::string out = rank == first ? message : std::string(length, '\0');
   MPI_Bcast(out.data(), length, MPI_CHAR, first, MPI_COMM_WORLD);
   return out;
+}
+
+namespace {
+
+// Runs `phase`, turning any exception into (message, exit code); 0: no failure.
+int run_catching(const std::function<void()>& phase, std::string& message) {
+  try {
+    phase();
+    return kExitOk;
+  } catch (const UsageError& e) {
+    message = e.what();
+    return kExitUsage;
+  } catch (const std::exception& e) {
+    message = e.what();
+    return kExitFailure;
+  } catch (...) {
+    message = "unknown exception";
+    return kExitFailure;
+  }
+}
+
+}  // namespace
+
+std::optional<RankFailure> agree_on_failure(const std::function<void()>& phase, PhaseRanks ranks) {
+  std::string message;
+  int code = run_catching(phase, message);
+  int rank = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  int mine[2] = {code != 0 ? rank : size, code != 0 ? 1 : 0}, agreed[2] = {0, 0};
+  MPI_Allreduce(&mine[0], &agreed[0], 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  MPI_Allreduce(&mine[1], &agreed[1], 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  const int first = agreed[0], failed = agreed[1];
+  if (first == size) return std::nullopt;
+  MPI_Bcast(&code, 1, MPI_INT, first, MPI_COMM_WORLD);
+  int length = static_cast<int>(message.size());
+  MPI_Bcast(&length, 1, MPI_INT, first, MPI_COMM_WORLD);
+  if (rank != first) message.assign(length, '\0');
+  MPI_Bcast(message.data(), length, MPI_CHAR, first, MPI_COMM_WORLD);
+  const bool name_rank = ranks == PhaseRanks::kEvery && failed < size;
+  return RankFailure{message, code, name_rank ? std::optional<int>(first) : std::nullopt};
+}
+
+int report_failure(const char* tool, const RankFailure& failure) {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (rank == 0) {
+    std::cerr << tool << ": error";
+    if (failure.rank) std::cerr << " on rank " << *failure.rank;
+    std::cerr << ": " << failure.message << "\n" << std::flush;
+  }
+  return failure.exit_code;
+}
+
+void abort_job_on_failure(const char* tool, const std::function<void()>& phase) {
+  std::string message;
+  const int code = run_catching(phase, message);
+  if (code == kExitOk) return;
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  std::cerr << tool << ": error on rank " << rank << ": " << message << "\n" << std::flush;
+  abort_all_ranks(code);
 }
 
 void abort_all_ranks(int exit_code) {

@@ -4,6 +4,8 @@
 #pragma once
 #include <mpi.h>
 
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -49,6 +51,32 @@ class SubWorld {
   MPI_Comm comm_ = MPI_COMM_NULL;
   int rank_ = -1, size_ = 0;
 };
+
+// The one failure mechanism of every MPI entry point (timed runs, the run
+// directory's preparation, --calibrate). Two kinds of phase:
+//
+// agree_on_failure: a phase every rank runs with no collective inside (checks,
+// loading inputs). Any std::exception on any rank is caught; every rank then
+// learns the first failing rank's message and exit code (2 for a UsageError,
+// 1 for anything else). The message names that rank unless every rank failed
+// (the same bad input everywhere) or the phase runs on rank 0 alone.
+struct RankFailure {
+  std::string message;
+  int exit_code = 0;
+  std::optional<int> rank;  // the failing rank, when naming it tells something
+};
+enum class PhaseRanks { kEvery, kRankZeroOnly };
+std::optional<RankFailure> agree_on_failure(const std::function<void()>& phase,
+                                            PhaseRanks ranks = PhaseRanks::kEvery);
+// Prints "<tool>: error: <message>" (or "error on rank R: ...") once, from
+// rank 0, and returns the exit code.
+int report_failure(const char* tool, const RankFailure& failure);
+
+// abort_job_on_failure: a phase with collectives inside, where the other ranks
+// may be waiting in one. Any std::exception on this rank prints
+// "<tool>: error on rank R: <message>" and ends the whole job (MPI_Abort)
+// with its exit code: never a hang, never MPI_Finalize under a waiting rank.
+void abort_job_on_failure(const char* tool, const std::function<void()>& phase);
 
 void world_barrier();
 // Every rank learns whether any rank reported `failed`.

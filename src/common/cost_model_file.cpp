@@ -28,9 +28,12 @@ CostModel cost_model_from_json_text(const std::string& text, const std::string& 
   } catch (const nlohmann::json::parse_error& e) {
     throw UsageError("cost model '" + source + "': malformed JSON: " + e.what());
   }
-  if (!doc.is_object() || doc.value("schema", std::string()) != kCostSchema)
-    throw UsageError("cost model '" + source + "': not a " + std::string(kCostSchema) +
-                     " file (write one with zero_bench --calibrate --cost-model FILE)");
+  if (!doc.is_object())
+    throw UsageError("cost model '" + source + "': not a JSON object (write one with zero_bench --calibrate "
+                     "--cost-model FILE)");
+  if (!doc.contains("schema") || !doc["schema"].is_string() || doc["schema"].get<std::string>() != kCostSchema)
+    throw UsageError("cost model '" + source + "': schema is " + (doc.contains("schema") ? doc["schema"].dump() : "missing") +
+                     ", expected \"" + kCostSchema + "\" (write one with zero_bench --calibrate --cost-model FILE)");
   if (!doc.contains("coefficients") || !doc["coefficients"].is_object())
     throw UsageError("cost model '" + source + "': missing object \"coefficients\"");
   const auto& c = doc["coefficients"];

@@ -204,26 +204,21 @@ nlohmann::ordered_json cost_file(const Config& config, const Bench& bench,
   return doc;
 }
 
-}  // namespace
+// Says, before 30 s of measuring, whether the cost model could be written.
+void check_cost_model_path(const Config& config) {
+  namespace fs = std::filesystem;
+  const fs::path target(config.cost_model);
+  if (fs::exists(target) && !config.force)
+    throw UsageError("cost model file '" + config.cost_model + "' exists; pass --force to replace it");
+  if (fs::exists(target) && !fs::is_regular_file(target))
+    throw UsageError("cost model file '" + config.cost_model + "' is not a regular file");
+  const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  if (!fs::is_directory(dir) || access(dir.c_str(), W_OK) != 0)
+    throw UsageError("cannot write the cost model '" + config.cost_model + "': '" + dir.string() +
+                     "' is not a writable directory");
+}
 
-int run_calibration(const Config& config) {
-  MpiSession mpi(nullptr, nullptr);
-  const World& world = mpi.world();
-  at::set_num_threads(config.threads);
-  std::string error;
-  at::Device device(at::kCPU);
-  try {
-    device = choose_device(config.device, world.local_rank);
-    if (std::filesystem::exists(config.cost_model) && !config.force)
-      throw UsageError("cost model file '" + config.cost_model + "' exists; pass --force to replace it");
-  } catch (const UsageError& e) {
-    error = e.what();
-  }
-  error = first_failure_message(!error.empty(), error);
-  if (!error.empty()) {
-    if (world.rank == 0) std::cerr << "zero_bench: error: " << error << "\n";
-    return kExitUsage;
-  }
+void calibrate(const Config& config, const at::Device& device, const World& world) {
   const Bench bench{device, world.size, world.rank, config.step_timing == "serial",
                     OptimizerSettings{.kind = config.optimizer, .impl = config.adam_impl}, fit_min_elements(device)};
   const std::vector<Sample> samples = measure_grid(bench);
@@ -234,13 +229,27 @@ int run_calibration(const Config& config) {
   std::optional<double> muon_unit;
   nlohmann::ordered_json muon_samples = nlohmann::ordered_json::array();
   if (config.optimizer == "muon") muon_unit = measure_muon_unit(bench, coef, muon_samples);
-  if (world.rank == 0) {
-    const auto doc = cost_file(config, bench, samples, coef, muon_unit, muon_samples);
-    write_file_atomically(config.cost_model, doc.dump(2) + "\n");
-    std::printf("wrote %s: %.4g s/element, %.4g s/tensor, %.4g s/step (worst fit error %.1f %% over the %zu samples of >= %lld elements)\n",
-                config.cost_model.c_str(), coef[0], coef[1], coef[2], 100 * doc["worst_relative_error"].get<double>(),
-                shard_sized.size(), static_cast<long long>(bench.fit_min_elements));
-  }
+  if (world.rank != 0) return;
+  const auto doc = cost_file(config, bench, samples, coef, muon_unit, muon_samples);
+  write_file_atomically(config.cost_model, doc.dump(2) + "\n");
+  std::printf("wrote %s: %.4g s/element, %.4g s/tensor, %.4g s/step (worst fit error %.1f %% over the %zu samples of >= %lld elements)\n",
+              config.cost_model.c_str(), coef[0], coef[1], coef[2], 100 * doc["worst_relative_error"].get<double>(),
+              shard_sized.size(), static_cast<long long>(bench.fit_min_elements));
+}
+
+}  // namespace
+
+int run_calibration(const Config& config) {
+  MpiSession mpi(nullptr, nullptr);
+  const World& world = mpi.world();
+  at::Device device(at::kCPU);
+  const auto failure = agree_on_failure([&] {
+    at::set_num_threads(config.threads);
+    device = choose_device(config.device, world.local_rank);
+    check_cost_model_path(config);
+  });
+  if (failure) return report_failure("zero_bench", *failure);
+  abort_job_on_failure("zero_bench", [&] { calibrate(config, device, world); });
   return kExitOk;
 }
 

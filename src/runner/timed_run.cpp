@@ -8,7 +8,6 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
-#include <functional>
 #include <iostream>
 #include <sstream>
 
@@ -179,7 +178,7 @@ Timings time_iterations(ZeroState& zero, Communicator& comm, const SubWorld& gro
     collective.push_back(zero.last_collective_seconds());
     if (it.host_step) host_step.push_back(*it.host_step);
   }
-  Timings t{make_series(step), make_series(sync), make_series(total), config.warmup, timer->clock(), {}, {}};
+  Timings t{make_series(step), make_series(sync), make_series(total), config.warmup, timer->clock(), {}, {}, {}};
   if (t.clock == std::string("steady_clock")) {  // host stamps mean nothing against CUDA events
     t.collective = make_series(collective);
     t.harness_overhead = make_series(overhead);
@@ -285,45 +284,21 @@ void run_all(const Config& config, const TimedSetup& setup, const World& world) 
   }
 }
 
-// Runs `what` on rank 0 only; every rank learns its UsageError, if any.
-std::string rank0_usage_error(const World& world, const std::function<void()>& what) {
-  std::string message;
-  if (world.rank == 0) {
-    try {
-      what();
-    } catch (const UsageError& e) {
-      message = e.what();
-    }
-  }
-  return first_failure_message(!message.empty(), message);
-}
-
 }  // namespace
 
 int run_timed(const Config& config) {
   MpiSession mpi(nullptr, nullptr);
   const World& world = mpi.world();
-  at::set_num_threads(config.threads);
   TimedSetup setup;
-  std::string usage_error;
-  try {
+  auto failure = agree_on_failure([&] {
+    at::set_num_threads(config.threads);
     setup = check_request(config, world);
-  } catch (const UsageError& e) {
-    usage_error = e.what();
-  }
-  // Collective, so that a rank that found no fault does not wait for the others.
-  usage_error = first_failure_message(!usage_error.empty(), usage_error);
-  if (usage_error.empty()) usage_error = rank0_usage_error(world, [&] { prepare_run_dir(setup.dir, config.force); });
-  if (!usage_error.empty()) {
-    if (world.rank == 0) std::cerr << "zero_bench: error: " << usage_error << "\n";
-    return kExitUsage;
-  }
-  try {
-    run_all(config, setup, world);
-  } catch (const std::exception& e) {
-    std::cerr << "zero_bench: error on rank " << world.rank << ": " << e.what() << "\n" << std::flush;
-    abort_all_ranks(dynamic_cast<const UsageError*>(&e) ? kExitUsage : kExitFailure);
-  }
+  });
+  if (!failure)
+    failure = agree_on_failure([&] { if (world.rank == 0) prepare_run_dir(setup.dir, config.force); },
+                               PhaseRanks::kRankZeroOnly);
+  if (failure) return report_failure("zero_bench", *failure);
+  abort_job_on_failure("zero_bench", [&] { run_all(config, setup, world); });
   return kExitOk;
 }
 

@@ -92,7 +92,7 @@ TEST_CASE("zero_analyze --check: exit 0 when no largest rank grew, 1 listing old
   expect_error(run + " --check " + quote(baseline.string()), "is not zero-bench-baseline/1");
 }
 
-TEST_CASE("zero_analyze --compare in csv has one row per shared case; json carries the missing ones") {
+TEST_CASE("zero_analyze --compare in csv has one row per shared case, and json carries the missing ones") {
   const std::string runs = quote(std::string(ZB_FIXTURES_DIR) + "/cmp_base") + " " +
                            quote(std::string(ZB_FIXTURES_DIR) + "/cmp_new");
   auto r = analyze(runs + " --compare --format csv");

@@ -25,7 +25,11 @@ TEST_CASE("bad cost model files name the file and the problem") {
     return std::string("(no error)");
   };
   CHECK_THAT(error("{"), Catch::Contains("bad.json") && Catch::Contains("malformed JSON"));
-  CHECK_THAT(error(R"({"schema": "zero-bench/1"})"), Catch::Contains("not a zero-bench-cost/1 file"));
+  CHECK_THAT(error(R"({"schema": "zero-bench/1"})"),
+             Catch::Contains("schema is \"zero-bench/1\", expected \"zero-bench-cost/1\""));
+  // A schema of the wrong type is the same usage error, not a json::type_error (exit 1, no file name).
+  CHECK_THAT(error(R"({"schema": 7, "a": 1e-9})"), Catch::Contains("bad.json': schema is 7, expected"));
+  CHECK_THAT(error("[1, 2]"), Catch::Contains("not a JSON object"));
   CHECK_THAT(error(R"({"schema": "zero-bench-cost/1"})"), Catch::Contains("\"coefficients\""));
   CHECK_THAT(error(R"({"schema": "zero-bench-cost/1", "coefficients": {"seconds_per_element": 1e-9,
                        "seconds_per_tensor": -1, "seconds_per_step": 0}})"),

@@ -55,7 +55,7 @@ TEST_CASE("model names are case-insensitive and unknown names list the valid one
   }
 }
 
-TEST_CASE("leading_dim follows size(0); scalars count as 1") {
+TEST_CASE("leading_dim follows size(0), and scalars count as 1") {
   CHECK(ParamSpec{"w", {7, 3}}.leading_dim() == 7);
   CHECK(ParamSpec{"s", {}}.leading_dim() == 1);
   CHECK(ParamSpec{"s", {}}.numel() == 1);

@@ -54,7 +54,7 @@ TEST_CASE("buckets walk in reverse, align starts to 64, pad buckets to lcm(W,128
   CHECK(same_shard(two.ranks[0][1], {0, 0, 64}));
 }
 
-TEST_CASE("dim0 chunks every tensor in ceil(d0/W) rows; trailing ranks get short or no chunks") {
+TEST_CASE("dim0 chunks every tensor in ceil(d0/W) rows, and trailing ranks get short or no chunks") {
   const ModelSpec m = shapes({{5, 2}, {2}, {}});
   const Plan plan = plan_of("dim0", m, 3);  // p0: rows 2,2,1; p1: rows 1,1,-; scalar: rank 0
   CHECK(plan.numel_per_rank() == std::vector<int64_t>{4 + 1 + 1, 4 + 1, 2});

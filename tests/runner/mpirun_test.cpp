@@ -1,6 +1,7 @@
 // zero_bench under mpirun, as a user launches it: the sharded step equals the
 // single-process Adam (--check), and faults end the job instead of hanging.
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
@@ -225,4 +226,33 @@ TEST_CASE("a model that cannot fit is refused before anything is allocated") {
                                quote(tmp.str() + "/run"));
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.err, Catch::Contains("model huge at world size 2 needs about") && Catch::Contains("use --plan-only"));
+}
+
+TEST_CASE("a fault on one rank during the checks ends every rank within seconds with that rank's message") {
+  // MPMD: rank 0 is fine, rank 1 reads a cost model whose schema is a number.
+  zbtest::TempDir tmp;
+  zbtest::write_text(tmp.path() / "bad_cost.json", R"({"schema": 7, "a": 1e-9, "b": 2e-6, "c": 0})");
+  const std::string common = std::string(ZB_BENCH_BIN) + " -b mpi --device cpu --models ResNet50 -n 1 -o " +
+                             quote(tmp.str() + "/run");
+  const auto started = std::chrono::steady_clock::now();
+  const auto r = run_command("OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout 60 mpirun "
+                             "--oversubscribe -np 1 " + common + " cost 2 : -np 1 " + common + " --cost-model " +
+                             quote((tmp.path() / "bad_cost.json").string()) + " cost 2");
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  INFO("exit " << r.exit_code << " after " << seconds << " s\nstderr: " << r.err);
+  CHECK(r.exit_code == 2);
+  CHECK(seconds < 30);
+  CHECK_THAT(r.err, Catch::Contains("zero_bench: error on rank 1: cost model '") &&
+                        Catch::Contains("schema is 7, expected \"zero-bench-cost/1\""));
+  CHECK_FALSE(fs::exists(tmp.path() / "run" / "exp_info.json"));
+}
+
+TEST_CASE("zero_bench --calibrate refuses an unwritable cost model path before measuring") {
+  zbtest::TempDir tmp;
+  const auto started = std::chrono::steady_clock::now();
+  const auto r = mpirun(2, "--calibrate --device cpu --cost-model " + quote(tmp.str() + "/no/such/dir/cost.json"));
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  CHECK(r.exit_code == 2);
+  CHECK(seconds < 20);  // not after the ~30 s of measuring
+  CHECK_THAT(r.err, Catch::Contains("cannot write the cost model") && Catch::Contains("not a writable directory"));
 }
