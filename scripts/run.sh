@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # The default experiment: installs what is missing, builds, then launches 4
 # ranks that time greedy and greedy_sorted (world sizes 2 and 4; ResNet50,
-# ResNet152, BERT) and prints zero_analyze's tables. Results: results/<run>/.
+# ResNet152, BERT) and prints zero_analyze's tables. Results: results/local/<run>/
+# (git-ignored, so the checkout stays clean and later builds are not stamped
+# -dirty; ZB_RUN_DIR moves it). The committed records in results/greedy and
+# results/greedy_sorted are the same experiment, kept as reference.
 #   4+ GPUs: -b nccl, 30 iterations.  1-3 GPUs: ranks share them through gloo.
 #   No GPU: -b gloo --device cpu, ZB_CPU_ITERS (default 5) iterations after 2
 #   warm-up (the first one after a single warm-up is often an outlier), so
@@ -21,7 +24,9 @@ else
   args=(-b gloo --device cpu -n "${ZB_CPU_ITERS:-5}" -w 2)
   echo "[run.sh] no GPU: CPU run with ${ZB_CPU_ITERS:-5} timed iterations after 2 warm-up per case (30 on GPUs) to stay under 10 minutes"
 fi
+run_dir="${ZB_RUN_DIR:-$ZB_ROOT/results/local}"
+mkdir -p "$run_dir"
 for partitioner in greedy greedy_sorted; do
-  zb_mpirun 4 "$ZB_BUILD_DIR/zero_bench" "${args[@]}" --force "$partitioner" 2 4
+  zb_mpirun 4 "$ZB_BUILD_DIR/zero_bench" "${args[@]}" --force -o "$run_dir/$partitioner" "$partitioner" 2 4
 done
-"$ZB_BUILD_DIR/zero_analyze" greedy greedy_sorted
+"$ZB_BUILD_DIR/zero_analyze" "$run_dir/greedy" "$run_dir/greedy_sorted"

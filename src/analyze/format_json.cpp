@@ -33,6 +33,7 @@ ordered_json case_json(const CaseReport& c) {
   j["optimizer"] = optional_json(c.optimizer);
   j["bandwidth_bytes_per_s"] = optional_json(c.bandwidth_bytes_per_s);
   j["roofline_fraction_per_rank"] = optional_json(c.roofline_per_rank);
+  j["cpu_affinity_per_rank"] = c.cpu_affinity_per_rank;
   return j;
 }
 

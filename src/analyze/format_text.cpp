@@ -1,4 +1,5 @@
 // The seed's analyze.py layout: a banner per run, five lines per case.
+#include <algorithm>
 #include <cstdio>
 
 #include "report.hpp"
@@ -22,6 +23,19 @@ std::string case_text(const CaseReport& c) {
                 c.world_size, c.model.c_str(), static_cast<long long>(c.balance.max), c.balance.mean,
                 c.balance.diff, time.c_str());
   return buf;
+}
+
+// "cpu affinity   = every rank: 0-1" or "= rank 0: 0, rank 1: 1" (mpirun's binding).
+std::string affinity_text(const CaseReport& c) {
+  if (c.cpu_affinity_per_rank.empty()) return "";
+  const auto& first = c.cpu_affinity_per_rank.front();
+  const bool same = std::all_of(c.cpu_affinity_per_rank.begin(), c.cpu_affinity_per_rank.end(),
+                                [&](const std::string& a) { return a == first; });
+  std::string out = "cpu affinity   = ";
+  if (same) return out + "every rank: " + first + "\n";
+  for (std::size_t r = 0; r < c.cpu_affinity_per_rank.size(); ++r)
+    out += (r ? ", rank " : "rank ") + std::to_string(r) + ": " + c.cpu_affinity_per_rank[r];
+  return out + "\n";
 }
 
 std::string bounds_text(const CaseReport& c) {
@@ -56,7 +70,7 @@ std::string bounds_text(const CaseReport& c) {
                   *c.slowest_rank, mean);
     roofline = buf;
   }
-  return bounds + optimal + roofline;
+  return bounds + optimal + roofline + affinity_text(c);
 }
 
 }  // namespace

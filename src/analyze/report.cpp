@@ -73,6 +73,8 @@ CaseReport report_case(const LoadedCase& loaded) {
   add_timings(c, loaded);
   add_bounds(c, loaded.ranks.front());
   add_roofline(c, loaded);
+  for (const auto& r : loaded.ranks)
+    if (r.context.cpu_affinity) c.cpu_affinity_per_rank.push_back(*r.context.cpu_affinity);
   return c;
 }
 

@@ -37,6 +37,8 @@ struct CaseReport {
   std::optional<std::string> optimizer;
   std::optional<double> bandwidth_bytes_per_s;
   std::optional<std::vector<double>> roofline_per_rank;
+  // Timed runs: each rank's allowed CPUs (mpirun's binding), in rank order.
+  std::vector<std::string> cpu_affinity_per_rank;
 };
 
 struct RunReport {

@@ -1,5 +1,6 @@
 #include "run_context.hpp"
 
+#include <sched.h>
 #include <unistd.h>
 
 #include <ctime>
@@ -32,6 +33,21 @@ RunContext base_context(const Config& config) {
   c.partitioner = config.partitioner;
   c.optimizer = config.optimizer;  // plan-only too: it sets optimizer_state_bytes
   return c;
+}
+
+std::string cpu_affinity_text() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) != 0) return "unknown";
+  std::string out;
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+    if (!CPU_ISSET(cpu, &set)) continue;
+    int last = cpu;
+    while (last + 1 < CPU_SETSIZE && CPU_ISSET(last + 1, &set)) ++last;
+    out += (out.empty() ? "" : ",") + std::to_string(cpu) + (last > cpu ? "-" + std::to_string(last) : "");
+    cpu = last;
+  }
+  return out;
 }
 
 std::string run_directory(const Config& config) {

@@ -8,6 +8,8 @@ namespace zb {
 // Tool version, git sha, argv, host and UTC time; the caller fills the rest.
 RunContext base_context(const Config& config);
 std::string utc_now_iso8601();
+// The CPUs this process may run on, as ranges ("0-1", "3", "0,2-3").
+std::string cpu_affinity_text();
 std::string run_directory(const Config& config);
 
 }  // namespace zb

@@ -34,6 +34,7 @@ ordered_json context_json(const RunContext& c) {
   j["optimizer_impl"] = optional_json(c.optimizer_impl);
   j["threads"] = optional_json(c.threads);
   j["step_timing"] = optional_json(c.step_timing);
+  j["cpu_affinity"] = optional_json(c.cpu_affinity);
   j["versions"] = ordered_json::object();
   for (const auto& [k, v] : c.versions) j["versions"][k] = v;
   return j;
@@ -259,6 +260,8 @@ RankResult rank_result_from_json_text(const std::string& text, const std::string
     out.context.optimizer_impl = ctx["optimizer_impl"].get<std::string>();
   if (ctx.contains("step_timing") && ctx["step_timing"].is_string())
     out.context.step_timing = ctx["step_timing"].get<std::string>();
+  if (ctx.contains("cpu_affinity") && ctx["cpu_affinity"].is_string())
+    out.context.cpu_affinity = ctx["cpu_affinity"].get<std::string>();
   if (res.contains("predicted_step_seconds") && res["predicted_step_seconds"].is_number())
     out.predicted_step_seconds = res["predicted_step_seconds"].get<double>();
   return out;

@@ -26,6 +26,9 @@ struct RunContext {
   std::optional<std::string> optimizer_impl;  // --adam: torch | foreach | fused
   std::optional<int> threads;
   std::optional<std::string> step_timing;  // concurrent | serial (timed runs)
+  // Timed runs: the CPUs this rank may run on (sched_getaffinity), e.g. "0-1"
+  // or "3": mpirun's binding, which moves CPU timings (README).
+  std::optional<std::string> cpu_affinity;
   std::map<std::string, std::string> versions;  // libtorch, cuda, nccl, mpi (when known)
 };
 

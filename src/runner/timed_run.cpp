@@ -204,6 +204,7 @@ RunContext timed_context(const Config& config, const TimedSetup& setup, const Wo
   base.optimizer_impl = config.adam_impl;
   base.threads = config.threads;
   base.step_timing = config.step_timing;
+  base.cpu_affinity = cpu_affinity_text();
   base.versions = library_versions();
   return base;
 }

@@ -256,3 +256,29 @@ TEST_CASE("zero_bench --calibrate refuses an unwritable cost model path before m
   CHECK(seconds < 20);  // not after the ~30 s of measuring
   CHECK_THAT(r.err, Catch::Contains("cannot write the cost model") && Catch::Contains("not a writable directory"));
 }
+
+TEST_CASE("each rank records the CPUs mpirun bound it to, and zero_analyze shows them") {
+  zbtest::TempDir tmp;
+  const std::string model = small_model_file(tmp);
+  for (const char* binding : {"core", "none"}) {
+    const std::string dir = tmp.str() + "/run_" + binding;
+    const auto r = run_command("OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout 120 mpirun "
+                               "--bind-to " + std::string(binding) + " -np 2 " + ZB_BENCH_BIN +
+                               " greedy 2 --device cpu -n 1 --model-file " + model + " -o " + quote(dir));
+    INFO(binding << "\nstderr: " << r.err);
+    REQUIRE(r.exit_code == 0);
+    std::vector<std::string> affinity;
+    for (int rank = 0; rank < 2; ++rank)
+      affinity.push_back(load(fs::path(dir) / ("small_2_" + std::to_string(rank) + ".json"))["context"]["cpu_affinity"]);
+    const auto analyzed = run_command(std::string(ZB_ANALYZE_BIN) + " " + quote(dir));
+    REQUIRE(analyzed.exit_code == 0);
+    if (std::string(binding) == "core") {  // one core each, and not the same one
+      CHECK(affinity[0].find_first_of(",-") == std::string::npos);
+      CHECK(affinity[0] != affinity[1]);
+      CHECK_THAT(analyzed.out, Catch::Contains("cpu affinity   = rank 0: " + affinity[0] + ", rank 1: " + affinity[1]));
+    } else {  // every core of the machine, the same for both
+      CHECK(affinity[0] == affinity[1]);
+      CHECK_THAT(analyzed.out, Catch::Contains("cpu affinity   = every rank: " + affinity[0]));
+    }
+  }
+}
