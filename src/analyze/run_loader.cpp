@@ -29,6 +29,35 @@ RankResult load_rank(const fs::path& dir, const std::string& model, int world_si
   return r;
 }
 
+// Every rank file of a case must come from this run: the partitioner and
+// mode exp_info.json names, one model size, and shards that add up to the
+// model (every rank owns all of it when replicated). Two runs written into one
+// directory, or an edited file, fail here instead of reading as a clean run.
+void check_case_is_one_run(const LoadedCase& c, const ExpInfo& info, const fs::path& dir) {
+  const std::string where = "run '" + dir.string() + "', world size " + std::to_string(c.world_size) + ", model " +
+                            c.model + ": ";
+  const int64_t model_numel = c.ranks.front().context.model_numel;
+  int64_t owned = 0;
+  for (const RankResult& r : c.ranks) {
+    const std::string rank = "rank " + std::to_string(r.context.rank) + "'s file";
+    if (r.context.partitioner != info.partitioner || r.context.mode != info.mode)
+      throw UsageError(where + rank + " was written by a " + r.context.mode + " run of '" + r.context.partitioner +
+                       "', but exp_info.json describes a " + info.mode + " run of '" + info.partitioner +
+                       "' (two runs wrote into one directory?)");
+    if (r.context.model_numel != model_numel)
+      throw UsageError(where + rank + " describes a model of " + std::to_string(r.context.model_numel) +
+                       " elements, rank 0's one of " + std::to_string(model_numel));
+    if (r.numel < 0) throw UsageError(where + rank + " owns a negative number of elements");
+    owned += r.numel;
+  }
+  const bool replicated = c.ranks.front().plan.granularity == "replicated";
+  const int64_t expected = replicated ? model_numel * c.world_size : model_numel;
+  if (owned != expected)
+    throw UsageError(where + "the ranks own " + std::to_string(owned) + " elements in all, but the model has " +
+                     std::to_string(model_numel) + (replicated ? " (times W: replicated)" : "") +
+                     " (two runs wrote into one directory, or a rank file was changed)");
+}
+
 }  // namespace
 
 LoadedRun load_run(const std::string& run, const std::string& results_root) {
@@ -46,6 +75,7 @@ LoadedRun load_run(const std::string& run, const std::string& results_root) {
     for (const auto& model : loaded.info.models) {
       LoadedCase c{world_size, model, {}};
       for (int rank = 0; rank < world_size; ++rank) c.ranks.push_back(load_rank(dir, model, world_size, rank));
+      if (!c.ranks.empty()) check_case_is_one_run(c, loaded.info, dir);
       loaded.cases.push_back(std::move(c));
     }
   }

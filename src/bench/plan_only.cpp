@@ -30,7 +30,7 @@ void run_plan_only(const Config& config, std::ostream& log) {
   const std::vector<ModelSpec> models = selected_models(config);
   const PlanOptions options = plan_options(config);
   const std::string dir = run_directory(config);
-  prepare_run_dir(dir, config.force);
+  const auto lock = prepare_run_dir(dir, config.force);  // held until the run is written
 
   RunContext base = base_context(config);
   base.mode = "plan-only";

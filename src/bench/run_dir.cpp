@@ -1,5 +1,9 @@
 #include "run_dir.hpp"
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <regex>
@@ -7,6 +11,7 @@
 
 #include "../common/atomic_file.hpp"
 #include "../common/errors.hpp"
+#include "run_context.hpp"
 
 namespace zb {
 namespace fs = std::filesystem;
@@ -26,6 +31,24 @@ std::vector<fs::path> existing_run_files(const fs::path& dir) {
   return found;
 }
 
+// What atomic writes leave when their process is killed: NAME.tmp.PID.
+std::vector<fs::path> leftover_temporaries(const fs::path& dir) {
+  static const std::regex temporary(R"(.+\.json\.tmp\.[0-9]+)");
+  std::vector<fs::path> found;
+  for (const auto& entry : fs::directory_iterator(dir))
+    if (entry.is_regular_file() && std::regex_match(entry.path().filename().string(), temporary))
+      found.push_back(entry.path());
+  return found;
+}
+
+std::string read_holder(int fd) {
+  char buf[512] = {};
+  const ssize_t n = pread(fd, buf, sizeof buf - 1, 0);
+  std::string text(buf, n > 0 ? static_cast<size_t>(n) : 0);
+  while (!text.empty() && text.back() == '\n') text.pop_back();
+  return text.empty() ? "another process (it recorded no details)" : text;
+}
+
 void remove_run(const fs::path& dir, std::vector<fs::path> files) {
   // exp_info.json goes first: a replacement interrupted midway reads as incomplete.
   std::stable_partition(files.begin(), files.end(),
@@ -36,12 +59,36 @@ void remove_run(const fs::path& dir, std::vector<fs::path> files) {
 
 }  // namespace
 
-void prepare_run_dir(const std::string& dir, bool force) {
+RunDirLock::RunDirLock(const std::string& dir) {
+  const std::string path = (fs::path(dir) / ".zero_bench.lock").string();
+  fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd_ < 0) throw UsageError("output directory '" + dir + "' is not writable (cannot create " + path + ")");
+  if (flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+    const std::string holder = read_holder(fd_);
+    ::close(fd_);
+    throw UsageError("output directory '" + dir + "' is in use by " + holder +
+                     "; wait for that run, or choose another directory with -o");
+  }
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  const std::string holder = "zero_bench pid " + std::to_string(getpid()) + " on " + host + " since " +
+                             utc_now_iso8601() + "\n";
+  if (ftruncate(fd_, 0) != 0 || pwrite(fd_, holder.data(), holder.size(), 0) < 0) {
+    // the lock holds regardless; the holder's details are a courtesy
+  }
+}
+
+RunDirLock::~RunDirLock() {
+  if (fd_ >= 0) ::close(fd_);  // releases the flock; the file stays (removing it would race a waiting run)
+}
+
+std::unique_ptr<RunDirLock> prepare_run_dir(const std::string& dir, bool force) {
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec || !fs::is_directory(dir))
     throw UsageError("output directory '" + dir + "' cannot be created: " +
                      (ec ? ec.message() : "a file of that name exists"));
+  auto lock = std::make_unique<RunDirLock>(dir);
   const auto files = existing_run_files(dir);
   if (!files.empty() && !force)
     throw UsageError("output directory '" + dir + "' already holds a run (" + files.front().filename().string() +
@@ -53,7 +100,10 @@ void prepare_run_dir(const std::string& dir, bool force) {
     throw UsageError("output directory '" + dir + "' is not writable (" + e.what() + ")");
   }
   fs::remove(probe);
-  if (force) remove_run(dir, files);
+  if (!force) return lock;
+  remove_run(dir, files);
+  for (const auto& leftover : leftover_temporaries(dir)) fs::remove(leftover);
+  return lock;
 }
 
 }  // namespace zb

@@ -1,13 +1,30 @@
 // The run directory: results/<run>/<Model>_<W>_<rank>.json + exp_info.json.
 #pragma once
+#include <memory>
 #include <string>
 
 namespace zb {
 
-// Creates `dir` if needed and proves it is writable. If it already holds a
-// run (exp_info.json or rank files), refuses with UsageError unless `force`,
-// which deletes that run's files (exp_info.json first) and nothing else.
-void prepare_run_dir(const std::string& dir, bool force);
+// An exclusive lock on a run directory (flock on <dir>/.zero_bench.lock, which
+// names its holder), held for the run's life; released when destroyed or when
+// the process dies, however it dies.
+class RunDirLock {
+ public:
+  explicit RunDirLock(const std::string& dir);  // throws UsageError naming the holder
+  ~RunDirLock();
+  RunDirLock(const RunDirLock&) = delete;
+  RunDirLock& operator=(const RunDirLock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+
+// Creates `dir` if needed, locks it, and proves it writable. If it already
+// holds a run (exp_info.json or rank files), refuses with UsageError unless
+// `force`, which deletes that run's files (exp_info.json first) and the
+// temporary files of writes a killed run left behind, and nothing else.
+// Keep the returned lock for as long as the run writes.
+std::unique_ptr<RunDirLock> prepare_run_dir(const std::string& dir, bool force);
 
 // True for exp_info.json and names shaped like <Model>_<W>_<rank>.json.
 bool is_run_file_name(const std::string& file_name);

@@ -295,8 +295,9 @@ int run_timed(const Config& config) {
     at::set_num_threads(config.threads);
     setup = check_request(config, world);
   });
+  std::unique_ptr<RunDirLock> lock;  // rank 0 holds the run directory until every rank is done
   if (!failure)
-    failure = agree_on_failure([&] { if (world.rank == 0) prepare_run_dir(setup.dir, config.force); },
+    failure = agree_on_failure([&] { if (world.rank == 0) lock = prepare_run_dir(setup.dir, config.force); },
                                PhaseRanks::kRankZeroOnly);
   if (failure) return report_failure("zero_bench", *failure);
   abort_job_on_failure("zero_bench", [&] { run_all(config, setup, world); });

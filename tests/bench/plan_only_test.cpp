@@ -77,3 +77,63 @@ TEST_CASE("the default run directory is results/<partitioner> under the working 
   CHECK(fs::exists(tmp.path() / "results/lpt/BERT_3_2.json"));
   CHECK(fs::exists(tmp.path() / "results/lpt/exp_info.json"));
 }
+
+TEST_CASE("a run directory in use by another run is refused, naming the holder, and released afterwards") {
+  zbtest::TempDir tmp;
+  const std::string dir = tmp.str() + "/run";
+  fs::create_directories(dir);
+  // flock(1) holds the same lock another zero_bench would hold, for 5 s.
+  const std::string lock = quote(dir + "/.zero_bench.lock");
+  run_command("(echo 'zero_bench pid 4242 on elsewhere since then' > " + lock + "; flock " + lock +
+              " sleep 5) > /dev/null 2>&1 &");
+  bool refused = false;
+  for (int attempt = 0; attempt < 50 && !refused; ++attempt) {  // until the background flock holds it
+    const auto r = bench("--plan-only greedy 2 --models ResNet50 -o " + quote(dir));
+    if (r.exit_code == 2) {
+      refused = true;
+      CHECK_THAT(r.err, Catch::Contains("output directory '" + dir + "' is in use by zero_bench pid 4242 on elsewhere"));
+    } else {
+      fs::remove(fs::path(dir) / "exp_info.json");  // got there first: let the next attempt meet the lock
+      run_command("sleep 0.1");
+    }
+  }
+  CHECK(refused);
+  run_command("flock " + lock + " true");  // waits for the holder to finish
+  const auto after = bench("--plan-only greedy 2 --models ResNet50 --force -o " + quote(dir));
+  INFO(after.err);
+  CHECK(after.exit_code == 0);
+}
+
+TEST_CASE("zero_bench --force also removes the temporary files a killed run left behind") {
+  zbtest::TempDir tmp;
+  const std::string dir = tmp.str() + "/run";
+  REQUIRE(bench("--plan-only greedy 2 --models ResNet50 -o " + quote(dir)).exit_code == 0);
+  zbtest::write_text(fs::path(dir) / "ResNet50_2_0.json.tmp.12345", "{\"half\": ");
+  zbtest::write_text(fs::path(dir) / "notes.txt", "mine");
+  REQUIRE(bench("--plan-only lpt 2 --models ResNet50 --force -o " + quote(dir)).exit_code == 0);
+  CHECK_FALSE(fs::exists(fs::path(dir) / "ResNet50_2_0.json.tmp.12345"));
+  CHECK(fs::exists(fs::path(dir) / "notes.txt"));  // not ours: kept
+}
+
+TEST_CASE("zero_analyze refuses a run whose rank files come from another run or do not add up to the model") {
+  zbtest::TempDir tmp;
+  const std::string greedy = tmp.str() + "/greedy", lpt = tmp.str() + "/lpt";
+  REQUIRE(bench("--plan-only greedy 2 --models BERT -o " + quote(greedy)).exit_code == 0);
+  REQUIRE(bench("--plan-only lpt 2 --models BERT -o " + quote(lpt)).exit_code == 0);
+  const auto analyze = [](const std::string& dir) { return run_command(std::string(ZB_ANALYZE_BIN) + " " + quote(dir)); };
+  REQUIRE(analyze(greedy).exit_code == 0);
+  // Interleaved: rank 1 of the lpt run in the greedy run's directory.
+  fs::copy_file(fs::path(lpt) / "BERT_2_1.json", fs::path(greedy) / "BERT_2_1.json",
+                fs::copy_options::overwrite_existing);
+  auto r = analyze(greedy);
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("world size 2, model BERT: rank 1's file was written by a plan-only run of 'lpt'") &&
+                        Catch::Contains("two runs wrote into one directory"));
+  // Same partitioner, but the shards no longer add up to the model.
+  auto doc = load(fs::path(lpt) / "BERT_2_0.json");
+  doc["result"]["numel"] = doc["result"]["numel"].get<int64_t>() + 126720;
+  zbtest::write_text(fs::path(lpt) / "BERT_2_0.json", doc.dump());
+  r = analyze(lpt);
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("the ranks own 109608960 elements in all, but the model has 109482240"));
+}
