@@ -13,7 +13,7 @@ add_library(zb_runner STATIC
   src/comm/gloo_backend.cpp src/comm/nccl_backend.cpp src/comm/mpi_backend.cpp
   src/runner/synthetic.cpp src/runner/zero_rank.cpp src/runner/device.cpp
   src/runner/reference_check.cpp src/runner/timed_run.cpp src/runner/calibrate.cpp
-  src/runner/bandwidth_probe.cpp src/runner/optim/optimizer.cpp src/runner/optim/torch_optimizers.cpp
+  src/runner/bandwidth_probe.cpp src/runner/watchdog.cpp src/runner/optim/optimizer.cpp src/runner/optim/torch_optimizers.cpp
   src/runner/optim/foreach_optimizers.cpp src/runner/optim/fused_optimizers.cpp src/runner/optim/muon.cpp)
 # libtorch >= 2.10 headers require C++20; the rest of zero-bench stays C++17.
 target_compile_features(zb_runner PUBLIC cxx_std_20)

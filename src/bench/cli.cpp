@@ -1,6 +1,8 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <charconv>
+#include <cmath>
+#include <cstdio>
 #include <iostream>
 #include <set>
 
@@ -14,12 +16,33 @@ int parse_world_size(const std::string& text) {
   int value = 0;
   const char* end = text.data() + text.size();
   const auto [ptr, ec] = std::from_chars(text.data(), end, value);
-  if (text.empty() || ec != std::errc() || ptr != end || value < 1)
+  const bool too_large = ec == std::errc::result_out_of_range && ptr == end && text[0] != '-';
+  if (text.empty() || (ec != std::errc() && !too_large) || ptr != end || (value < 1 && !too_large))
     throw UsageError("world size '" + text + "' is not a positive integer (e.g. 2 4 8)");
+  if (too_large || value > kMaxWorldSize)
+    throw UsageError("world size " + text + " is above the largest supported, " + std::to_string(kMaxWorldSize) +
+                     " (each rank writes its own result file)");
   return value;
 }
 
 namespace {
+
+// Digits only: CLI11 would wrap "-1" into an unsigned 2^64 - 1.
+CLI::Validator non_negative_integer() {
+  return CLI::Validator(
+      [](std::string& text) {
+        return !text.empty() && text.find_first_not_of("0123456789") == std::string::npos
+                   ? std::string()
+                   : "'" + text + "' is not a non-negative integer";
+      },
+      "UINT", "non-negative integer");
+}
+
+std::string seconds_text(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", s);
+  return buf;
+}
 
 std::vector<std::string> split_commas(const std::string& list) {
   std::vector<std::string> out;
@@ -62,7 +85,11 @@ void add_options(CLI::App& app, Config& c, std::vector<std::string>& world_sizes
                  "concurrent: every rank steps at once (default); serial: ranks take turns, the others waiting, so "
                  "each step time is the rank's own, as with a device each (for ranks sharing cores or a GPU)")
       ->group(timed);
-  app.add_option("--seed", c.seed, "seed of the synthetic parameters and gradients (default 0)")->group(timed);
+  app.add_option("--timeout", c.timeout_s,
+                 "seconds one (world size, model) case may take before the job is aborted, naming the case and "
+                 "the ranks that have not finished (default 3600; 0: no limit)")->group(timed);
+  app.add_option("--seed", c.seed, "seed of the synthetic parameters and gradients (default 0)")
+      ->check(non_negative_integer())->group(timed);
   app.add_option("--threads", c.threads,
                  "CPU threads per rank for the optimizer (fused: its parallel loop), the bandwidth probe and "
                  "libtorch's intra-op pool (default 1)")->group(timed);
@@ -79,7 +106,7 @@ void add_options(CLI::App& app, Config& c, std::vector<std::string>& world_sizes
       ->group(knobs);
   app.add_option("--search-nodes", c.search_nodes,
                  "optimal: also stop after this many search nodes (default: no node budget); unlike the time "
-                 "limit, the same on every machine")->group(knobs);
+                 "limit, the same on every machine")->check(non_negative_integer())->group(knobs);
   app.add_option("--cost-model", c.cost_model,
                  "cost: coefficients file to read; with --calibrate, the file to write")->group(knobs);
   app.add_flag("--calibrate", c.calibrate,
@@ -97,13 +124,19 @@ bool is_one_of(const std::string& value, const std::vector<std::string>& valid) 
 void check_timed_options(const Config& c) {
   if (c.iters < 1) throw UsageError("--iters " + std::to_string(c.iters) + ": need at least 1 timed iteration");
   if (c.warmup < 0) throw UsageError("--warmup " + std::to_string(c.warmup) + ": must be 0 or more");
-  if (c.threads < 1) throw UsageError("--threads " + std::to_string(c.threads) + ": must be 1 or more");
+  if (c.threads < 1 || c.threads > kMaxThreads)
+    throw UsageError("--threads " + std::to_string(c.threads) + ": must be 1 to " + std::to_string(kMaxThreads));
+  if (!std::isfinite(c.timeout_s) || c.timeout_s < 0 || c.timeout_s > kMaxSeconds)
+    throw UsageError("--timeout " + seconds_text(c.timeout_s) + ": must be 0 (no limit) or a number of seconds up to " +
+                     std::to_string(static_cast<long long>(kMaxSeconds)));
   if (c.step_timing != "concurrent" && c.step_timing != "serial")
     throw UsageError("unknown --step-timing '" + c.step_timing + "'; valid: concurrent, serial");
   if (c.sync != "per-param" && c.sync != "bucket")
     throw UsageError("unknown --sync '" + c.sync + "'; valid: per-param, bucket");
   if (c.bucket_elems < 1) throw UsageError("--bucket-elems " + std::to_string(c.bucket_elems) + ": must be 1 or more");
-  if (!(c.time_limit_s > 0)) throw UsageError("--time-limit " + std::to_string(c.time_limit_s) + ": must be > 0 seconds");
+  if (!(c.time_limit_s > 0) || !std::isfinite(c.time_limit_s) || c.time_limit_s > kMaxSeconds)
+    throw UsageError("--time-limit " + seconds_text(c.time_limit_s) + ": must be a number of seconds above 0 and up to " +
+                     std::to_string(static_cast<long long>(kMaxSeconds)));
   if (!is_one_of(c.optimizer, optimizer_kinds()))
     throw UsageError("unknown --optimizer '" + c.optimizer + "'; valid: adam, adamw, sgd, muon");
   if (!is_one_of(c.adam_impl, optimizer_impls()))
@@ -124,8 +157,12 @@ void finish_run_config(Config& c, const std::vector<std::string>& world_sizes) {
                      "(see --help, --list-partitioners)");
   if (world_sizes.empty())
     throw UsageError("missing world sizes after '" + c.partitioner + "', e.g. '" + c.partitioner + " 2 4'");
-  check_unique(world_sizes, "world size");
-  for (const auto& w : world_sizes) c.world_sizes.push_back(parse_world_size(w));
+  for (const auto& w : world_sizes) {
+    const int parsed = parse_world_size(w);
+    if (std::find(c.world_sizes.begin(), c.world_sizes.end(), parsed) != c.world_sizes.end())
+      throw UsageError("world size " + std::to_string(parsed) + " is given twice ('" + w + "' repeats it)");
+    c.world_sizes.push_back(parsed);
+  }
 }
 
 }  // namespace

@@ -7,6 +7,11 @@
 
 namespace zb {
 
+// Limits on what the command line may ask for (README, "Errors and exit codes").
+inline constexpr int kMaxWorldSize = 65536;       // each rank writes a file
+inline constexpr int kMaxThreads = 1024;          // libgomp fails well before absurd counts
+inline constexpr double kMaxSeconds = 1e6;        // --timeout, --time-limit: about 11 days
+
 enum class Action { kRun, kListPartitioners, kListModels, kPrintModel, kCalibrate };
 
 struct Config {
@@ -30,6 +35,7 @@ struct Config {
   std::string sync = "per-param";  // per-param | bucket
   std::string step_timing = "concurrent";  // concurrent | serial (ranks take turns stepping)
   uint64_t seed = 0;
+  double timeout_s = 3600;       // per (world size, model) case; 0: none
   int threads = 1;               // intra-op threads per rank
   bool check = false;            // compare with a single-process reference of the same optimizer
   std::string optimizer = "adam";  // adam | adamw | sgd | muon

@@ -23,6 +23,7 @@
 #include "bandwidth_probe.hpp"
 #include "device.hpp"
 #include "reference_check.hpp"
+#include "watchdog.hpp"
 #include "zero_rank.hpp"
 
 namespace zb {
@@ -261,7 +262,20 @@ void run_case(const Config& config, const TimedSetup& setup, const RunContext& b
   std::fflush(stdout);
 }
 
+// For the watchdog's message: the ranks of a case whose result file is not
+// written yet (each rank writes its own when its part of the case is done).
+std::string unfinished_ranks(const std::string& dir, const std::string& model, int w) {
+  std::string missing;
+  int count = 0;
+  for (int rank = 0; rank < w; ++rank)
+    if (!std::filesystem::exists(dir + "/" + rank_file_name(model, w, rank)) && count++ < 16)
+      missing += (missing.empty() ? "" : ", ") + std::to_string(rank);
+  if (count > 16) missing += " and " + std::to_string(count - 16) + " more";
+  return count == 0 ? "every rank has written its result" : "ranks without their result yet: " + missing;
+}
+
 void run_all(const Config& config, const TimedSetup& setup, const World& world) {
+  Watchdog watchdog(config.timeout_s, world.rank);
   const RunContext base = timed_context(config, setup, world);
   world_barrier();  // every rank probes at once, as every rank steps at once
   const Bandwidth bandwidth = measure_bandwidth(setup.device, config.threads);
@@ -270,8 +284,16 @@ void run_all(const Config& config, const TimedSetup& setup, const World& world) 
   for (int w : config.world_sizes) {
     SubWorld group(w);
     if (group.member()) {
+      const std::string w = std::to_string(group.size());
+      watchdog.arm("connecting the world-size-" + w + " " + setup.backend->name + " group", {});
       auto comm = connect(*setup.backend, group, setup.device);
-      for (const ModelSpec& model : setup.models) run_case(config, setup, base, model, *comm, group, bandwidth, started);
+      watchdog.disarm();
+      for (const ModelSpec& model : setup.models) {
+        watchdog.arm("world size " + w + ", model " + model.name,
+                     [&] { return unfinished_ranks(setup.dir, model.name, group.size()); });
+        run_case(config, setup, base, model, *comm, group, bandwidth, started);
+        watchdog.disarm();
+      }
       comm->close();
     }
     world_barrier();  // ranks beyond W wait here

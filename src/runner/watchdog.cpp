@@ -1,0 +1,68 @@
+#include "watchdog.hpp"
+
+#include <cstdio>
+#include <iostream>
+
+#include "../comm/world.hpp"
+#include "../common/errors.hpp"
+
+namespace zb {
+
+Watchdog::Watchdog(double timeout_s, int rank) : timeout_s_(timeout_s), rank_(rank) {
+  if (timeout_s_ > 0) thread_ = std::thread([this] { watch(); });
+}
+
+Watchdog::~Watchdog() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopping_ = true;
+  }
+  changed_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+void Watchdog::arm(std::string what, std::function<std::string()> details) {
+  if (timeout_s_ <= 0) return;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    armed_ = true;
+    // Rank 0 speaks first; the others only if it cannot (frozen, or gone).
+    const double grace_s = rank_ == 0 ? 0.0 : 2.0;
+    deadline_ = Clock::now() +
+                std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_s_ + grace_s));
+    what_ = std::move(what);
+    details_ = std::move(details);
+  }
+  changed_.notify_all();
+}
+
+void Watchdog::disarm() {
+  if (timeout_s_ <= 0) return;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    armed_ = false;
+  }
+  changed_.notify_all();
+}
+
+void Watchdog::watch() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  for (;;) {
+    if (stopping_) return;
+    if (!armed_) {
+      changed_.wait(lock);
+      continue;
+    }
+    if (changed_.wait_until(lock, deadline_) == std::cv_status::no_timeout) continue;  // re-armed, disarmed or stopping
+    if (!armed_ || stopping_ || Clock::now() < deadline_) continue;
+    char limit[32];
+    std::snprintf(limit, sizeof limit, "%g", timeout_s_);
+    const std::string details = details_ ? details_() : "";
+    std::cerr << "zero_bench: error on rank " << rank_ << ": " << what_ << " did not finish within " << limit
+              << " s (--timeout)" << (details.empty() ? "" : "; " + details) << "\n"
+              << std::flush;
+    abort_all_ranks(kExitFailure);
+  }
+}
+
+}  // namespace zb
