@@ -12,6 +12,13 @@ versions=("$@")
 [ ${#versions[@]} -eq 0 ] && versions=(2.14.1 2.11.0)
 record="$ZB_ROOT/results/bench/torch_versions.md"
 rows=()
+# Keep the recorded rows of the versions not checked this time.
+if [ -f "$record" ]; then
+  while IFS= read -r row; do
+    v="$(echo "$row" | cut -d'|' -f2 | tr -d ' ')"
+    [[ " ${versions[*]} " == *" $v "* ]] || rows+=("$row")
+  done < <(grep -E '^\| [0-9]' "$record")
+fi
 for v in "${versions[@]}"; do
   log="$(mktemp)"
   start=$(date +%s)
@@ -21,17 +28,17 @@ for v in "${versions[@]}"; do
   skipped="$(grep -cE '\(Skipped\)' "$log")"
   nccl="$(grep -m1 -oE 'NCCL [0-9.]+ headers' "$ZB_ROOT/build-torch$v/configure.log")"
   echo "torch $v: exit $rc, $summary, $skipped skipped, $nccl ($(( $(date +%s) - start )) s)"
-  rows+=("| $v | $rc | ${summary:-build failed} | $skipped | ${nccl:-?} |")
+  rows+=("| $v | $rc | ${summary:-build failed} | $skipped | ${nccl:-?} | $(git -C "$ZB_ROOT" rev-parse --short=12 HEAD) |")
   [ "$rc" = 0 ] || tail -40 "$log"
   rm -f "$log"
 done
 {
   echo "# zero-bench against each supported torch"
   echo
-  echo "\`bash scripts/check_torch_versions.sh\` at $(git -C "$ZB_ROOT" rev-parse --short=12 HEAD), $(date -u +%F), $(nproc) cores, no GPU (the GPU tests skip)."
+  echo "\`bash scripts/check_torch_versions.sh [VERSION...]\`, last on $(date -u +%F), $(nproc) cores, no GPU (the GPU tests skip)."
   echo
-  echo "| torch | exit | ctest | skipped | NCCL compiled against |"
-  echo "|---|---:|---|---:|---|"
+  echo "| torch | exit | ctest | skipped | NCCL compiled against | commit |"
+  echo "|---|---:|---|---:|---|---|"
   printf '%s\n' "${rows[@]}"
 } >"$record"
 echo "recorded $record"
