@@ -38,12 +38,21 @@ std::vector<BaselineEntry> baseline_from_json_text(const std::string& text, cons
   if (!doc.contains("entries") || !doc["entries"].is_array()) fail("missing array \"entries\"");
   std::vector<BaselineEntry> out;
   for (const auto& e : doc["entries"]) {
-    try {
-      out.push_back({e.at("partitioner").get<std::string>(), e.at("model").get<std::string>(),
-                     e.at("world_size").get<int>(), e.at("max_params").get<int64_t>()});
-    } catch (const nlohmann::json::exception&) {
-      fail("entry " + e.dump() + " needs partitioner, model, world_size and max_params");
-    }
+    const bool well_formed = e.is_object() && e.contains("partitioner") && e["partitioner"].is_string() &&
+                             e.contains("model") && e["model"].is_string() && e.contains("world_size") &&
+                             e["world_size"].is_number_integer() && e["world_size"].get<int64_t>() >= 1 &&
+                             e["world_size"].get<int64_t>() <= 1 << 30 && e.contains("max_params") &&
+                             e["max_params"].is_number_integer() && e["max_params"].get<int64_t>() >= 0;
+    if (!well_formed)
+      fail("entry " + e.dump() + " needs partitioner and model (strings), world_size (a positive integer) and "
+           "max_params (a non-negative integer)");
+    const BaselineEntry entry{e["partitioner"].get<std::string>(), e["model"].get<std::string>(),
+                              static_cast<int>(e["world_size"].get<int64_t>()), e["max_params"].get<int64_t>()};
+    for (const auto& seen : out)
+      if (seen.partitioner == entry.partitioner && seen.model == entry.model && seen.world_size == entry.world_size)
+        fail("two entries for partitioner " + entry.partitioner + ", model " + entry.model + ", W=" +
+             std::to_string(entry.world_size) + "; keep one");
+    out.push_back(entry);
   }
   return out;
 }

@@ -99,6 +99,9 @@ int run(int argc, char** argv) {
     throw zb::UsageError(e.what());
   }
   const zb::Format format = zb::parse_format(o.format);
+  if (!o.check_baseline.empty() && !o.write_baseline.empty())
+    throw zb::UsageError("--check and --write-baseline together: --check only reads the baseline, so the write "
+                         "would be skipped; run them one at a time");
   std::vector<zb::RunReport> reports;
   for (const auto& r : o.runs) reports.push_back(zb::report_run(zb::load_run(r, o.results_root)));
   if (!o.check_baseline.empty()) {
@@ -123,5 +126,10 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  return zb::guarded_main("zero_analyze", [&] { return run(argc, argv); });
+  return zb::guarded_main("zero_analyze", [&] {
+    const int code = run(argc, argv);
+    // A report that could not be written (a full disk, a closed pipe) is an error, not a success.
+    if (!(std::cout << std::flush)) throw zb::RunError("cannot write the report to standard output");
+    return code;
+  });
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <filesystem>
 
 #include "../../models/registry.hpp"
 #include "../common/errors.hpp"
@@ -35,6 +36,14 @@ std::vector<ModelSpec> selected_models(const Config& config) {
     for (const auto& f : config.model_files) models.push_back(load_manifest(f));
   } else {
     for (const auto& n : default_model_names()) models.push_back(builtin_model(n));
+  }
+  // A manifest must not silently stand in for a built-in model of the same name.
+  for (const auto& file : config.model_files) {
+    const std::string stem = std::filesystem::path(file).stem().string();  // the manifest's model name
+    for (const auto& builtin : builtin_models())
+      if (same_name(stem, builtin.name))
+        throw UsageError("manifest '" + file + "' is named '" + stem + "', like the built-in model " + builtin.name +
+                         "; rename the file (its stem names the model) so results cannot be mistaken for it");
   }
   for (std::size_t i = 0; i < models.size(); ++i)
     for (std::size_t j = 0; j < i; ++j)

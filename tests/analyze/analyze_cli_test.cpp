@@ -106,3 +106,23 @@ TEST_CASE("zero_analyze --compare in csv has one row per shared case, and json c
   r = analyze(runs + " --compare");
   CHECK_THAT(r.out, Catch::Contains("missing: Tiny at W=4: not in cmp_base"));
 }
+
+TEST_CASE("zero_analyze writes regular files only, reads regular files only, and fails when its report is lost") {
+  zbtest::TempDir tmp;
+  const fs::path run = copy_fixture(tmp, "plan_tiny");
+  // A device node (here a FIFO standing in for /dev/null) is never replaced, --force or not.
+  const fs::path fifo = tmp.path() / "plot.svg";
+  REQUIRE(run_command("mkfifo " + quote(fifo.string())).exit_code == 0);
+  expect_error(quote(run.string()) + " --plot " + quote(fifo.string()) + " --force", "is not a regular file");
+  CHECK(fs::is_fifo(fifo));
+  // A rank file that is a FIFO or a link to /dev/zero is refused, not read forever.
+  fs::remove(run / "Tiny_2_1.json");
+  fs::create_symlink("/dev/zero", run / "Tiny_2_1.json");
+  expect_error(quote(run.string()), "Tiny_2_1.json': not a regular file");
+  // A report that cannot be written is an error.
+  const auto full = run_command(std::string(ZB_ANALYZE_BIN) + " " + quote((fs::path(ZB_FIXTURES_DIR) / "plan_tiny").string()) +
+                                " > /dev/full");
+  CHECK(full.exit_code == 1);
+  CHECK_THAT(full.err, Catch::Contains("cannot write the report to standard output"));
+  expect_error(quote(run.string()) + " --check a.json --write-baseline b.json", "--check and --write-baseline together");
+}

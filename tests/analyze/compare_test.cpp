@@ -117,5 +117,13 @@ TEST_CASE("a baseline file round-trips, and a bad one is refused with the reason
   CHECK_THROWS_WITH(baseline_from_json_text(R"({"schema": "zero-bench-baseline/2", "entries": []})", "b.json"),
                     Catch::Contains("is not zero-bench-baseline/1"));
   CHECK_THROWS_WITH(baseline_from_json_text(R"({"schema": "zero-bench-baseline/1", "entries": [{"model": "x"}]})", "b.json"),
-                    Catch::Contains("needs partitioner, model, world_size and max_params"));
+                    Catch::Contains("needs partitioner and model (strings), world_size (a positive integer)"));
+  // max_params of 1e20 is no integer (it used to crash --check); duplicates are refused.
+  CHECK_THROWS_WITH(baseline_from_json_text(R"({"schema": "zero-bench-baseline/1", "entries": [{"partitioner": "lpt",
+                      "model": "x", "world_size": 2, "max_params": 1e20}]})", "b.json"),
+                    Catch::Contains("max_params (a non-negative integer)"));
+  CHECK_THROWS_WITH(baseline_from_json_text(R"({"schema": "zero-bench-baseline/1", "entries": [
+                      {"partitioner": "lpt", "model": "x", "world_size": 2, "max_params": 5},
+                      {"partitioner": "lpt", "model": "x", "world_size": 2, "max_params": 6}]})", "b.json"),
+                    Catch::Contains("two entries for partitioner lpt, model x, W=2; keep one"));
 }

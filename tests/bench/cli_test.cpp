@@ -96,3 +96,11 @@ TEST_CASE("absurd values exit 2 naming the value and the valid range, before any
   expect_usage_error("--plan-only greedy 2 --timeout nan" + out, "--timeout nan: must be 0 (no limit)");
   CHECK_FALSE(std::filesystem::exists(tmp.path() / "run" / "exp_info.json"));
 }
+
+TEST_CASE("a manifest named after a built-in model is refused, so it cannot stand in for it") {
+  zbtest::TempDir tmp;
+  zbtest::write_text(tmp.path() / "resnet50.json", R"([{"name": "w", "shape": [4, 4]}])");
+  expect_usage_error("--plan-only greedy 2 --models ResNet50 --model-file " + quote((tmp.path() / "resnet50.json").string()) +
+                         " -o " + quote(tmp.str() + "/run"),
+                     "is named 'resnet50', like the built-in model ResNet50; rename the file");
+}

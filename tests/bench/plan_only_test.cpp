@@ -82,22 +82,17 @@ TEST_CASE("a run directory in use by another run is refused, naming the holder, 
   zbtest::TempDir tmp;
   const std::string dir = tmp.str() + "/run";
   fs::create_directories(dir);
-  // flock(1) holds the same lock another zero_bench would hold, for 5 s.
+  // flock(1) holds the same lock another zero_bench would hold, for 4 s.
   const std::string lock = quote(dir + "/.zero_bench.lock");
   run_command("(echo 'zero_bench pid 4242 on elsewhere since then' > " + lock + "; flock " + lock +
-              " sleep 5) > /dev/null 2>&1 &");
-  bool refused = false;
-  for (int attempt = 0; attempt < 50 && !refused; ++attempt) {  // until the background flock holds it
-    const auto r = bench("--plan-only greedy 2 --models ResNet50 -o " + quote(dir));
-    if (r.exit_code == 2) {
-      refused = true;
-      CHECK_THAT(r.err, Catch::Contains("output directory '" + dir + "' is in use by zero_bench pid 4242 on elsewhere"));
-    } else {
-      fs::remove(fs::path(dir) / "exp_info.json");  // got there first: let the next attempt meet the lock
-      run_command("sleep 0.1");
-    }
-  }
-  CHECK(refused);
+              " sleep 4) > /dev/null 2>&1 &");
+  bool held = false;
+  for (int attempt = 0; attempt < 100 && !held; ++attempt)  // until the background flock holds it
+    held = run_command("flock -n " + lock + " true").exit_code != 0 || (run_command("sleep 0.05"), false);
+  REQUIRE(held);
+  const auto r = bench("--plan-only greedy 2 --models ResNet50 -o " + quote(dir));
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("output directory '" + dir + "' is in use by zero_bench pid 4242 on elsewhere"));
   run_command("flock " + lock + " true");  // waits for the holder to finish
   const auto after = bench("--plan-only greedy 2 --models ResNet50 --force -o " + quote(dir));
   INFO(after.err);
