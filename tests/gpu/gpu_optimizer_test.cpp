@@ -1,17 +1,11 @@
 // The fused CUDA optimizers against torch::optim, in one process on the GPU.
 #include "support/torch_catch.hpp"
+#include "support/tensors.hpp"
 
 #include "src/runner/optim/optimizer.hpp"
 #include "src/runner/synthetic.hpp"
 
-namespace {
-double max_abs_diff(const std::vector<at::Tensor>& a, const std::vector<at::Tensor>& b) {
-  double worst = 0;
-  for (std::size_t i = 0; i < a.size(); ++i)
-    worst = std::max(worst, (a[i].detach() - b[i].detach()).abs().max().item<double>());
-  return worst;
-}
-}  // namespace
+using zbtest::max_abs_diff;
 
 // Documented tolerance (README): after 10 steps at lr 0.01, within 1e-6 of torch::optim.
 TEST_CASE("the fused CUDA Adam and AdamW agree with torch::optim on the GPU within 1e-6") {

@@ -1,5 +1,6 @@
 // The optimizer implementations against torch::optim, in one process.
 #include "support/torch_catch.hpp"
+#include "support/tensors.hpp"
 
 #include "partitioners/registry.hpp"
 #include "src/common/errors.hpp"
@@ -8,6 +9,8 @@
 #include "src/runner/zero_rank.hpp"
 
 using namespace zb;
+
+using zbtest::max_abs_diff;
 
 namespace {
 const at::Device cpu(at::kCPU);
@@ -28,12 +31,6 @@ std::vector<at::Tensor> run(const ModelSpec& m, OptimizerSettings s, int steps) 
   return params;
 }
 
-double max_abs_diff(const std::vector<at::Tensor>& a, const std::vector<at::Tensor>& b) {
-  double worst = 0;
-  for (std::size_t i = 0; i < a.size(); ++i)
-    worst = std::max(worst, (a[i].detach() - b[i].detach()).abs().max().item<double>());
-  return worst;
-}
 }  // namespace
 
 // Documented tolerance (README): after 10 steps at lr 0.01, every element within
