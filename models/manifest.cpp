@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "../src/common/atomic_file.hpp"
 #include "../src/common/errors.hpp"
 #include "registry.hpp"
 
@@ -30,18 +31,22 @@ ParamSpec parse_entry(const std::string& path, const json& entry, std::size_t in
                              d.dump());
     p.shape.push_back(d.get<int64_t>());
   }
+  int64_t numel = 1;
+  for (int64_t d : p.shape)
+    if (__builtin_mul_overflow(numel, d, &numel) || numel > kMaxModelElements)
+      bad_manifest(path, where + " ('" + p.name + "') has shape " + shape_to_string(p.shape) + ", more than " +
+                             std::to_string(kMaxModelElements) + " elements (the most a model may have)");
   return p;
 }
 
 }  // namespace
 
 ModelSpec load_manifest(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw UsageError("model file '" + path + "' cannot be read");
+  const std::string text = read_file(path);  // a regular file, or a UsageError naming it
   json doc;
   try {
-    doc = json::parse(in);
-  } catch (const json::parse_error& e) {
+    doc = json::parse(text);
+  } catch (const json::exception& e) {  // malformed, or a number out of range (1e999)
     bad_manifest(path, std::string("not valid JSON: ") + e.what());
   }
   if (!doc.is_array() || doc.empty())
@@ -49,8 +54,12 @@ ModelSpec load_manifest(const std::string& path) {
   ModelSpec model{std::filesystem::path(path).stem().string(), {}};
   check_model_name(model.name);
   std::set<std::string> seen;
+  int64_t total = 0;
   for (std::size_t i = 0; i < doc.size(); ++i) {
     ParamSpec p = parse_entry(path, doc[i], i);
+    if (__builtin_add_overflow(total, p.numel(), &total) || total > kMaxModelElements)
+      bad_manifest(path, "its tensors hold more than " + std::to_string(kMaxModelElements) +
+                             " elements together (the most a model may have)");
     if (!seen.insert(p.name).second) bad_manifest(path, "parameter name '" + p.name + "' appears twice");
     model.params.push_back(std::move(p));
   }

@@ -8,6 +8,11 @@
 
 namespace zb {
 
+// The most elements a model may hold, per tensor and in all: 2^46 (70 trillion,
+// far beyond any model trained) keeps every count, byte figure and W-fold
+// buffer size within int64 for world sizes up to 65,536.
+inline constexpr int64_t kMaxModelElements = int64_t{1} << 46;
+
 struct ParamSpec {
   std::string name;
   std::vector<int64_t> shape;

@@ -5,10 +5,11 @@
 #include <string>
 #include <vector>
 
+#include "../common/result.hpp"  // kMaxWorldSize
+
 namespace zb {
 
 // Limits on what the command line may ask for (README, "Errors and exit codes").
-inline constexpr int kMaxWorldSize = 65536;       // each rank writes a file
 inline constexpr int kMaxThreads = 1024;          // libgomp fails well before absurd counts
 inline constexpr double kMaxSeconds = 1e6;        // --timeout, --time-limit: about 11 days
 

@@ -9,13 +9,17 @@
 namespace zb {
 namespace {
 
+// No real step costs 1000 s per element, tensor or step; larger values would
+// only turn predictions infinite (1e305 x elements).
+constexpr double kMaxCoefficient = 1000;
+
 double coefficient(const nlohmann::json& c, const char* key, const std::string& source) {
   if (!c.contains(key) || !c[key].is_number())
     throw UsageError("cost model '" + source + "': coefficients." + key + " is missing or not a number");
   const double v = c[key].get<double>();
-  if (!std::isfinite(v) || v < 0)
+  if (!std::isfinite(v) || v < 0 || v > kMaxCoefficient)
     throw UsageError("cost model '" + source + "': coefficients." + key + " = " + c[key].dump() +
-                     " must be a finite number >= 0");
+                     " must be a number >= 0 and at most 1000 (seconds per unit)");
   return v;
 }
 

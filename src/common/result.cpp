@@ -1,5 +1,7 @@
 #include "result.hpp"
 
+#include <cmath>
+
 #include <nlohmann/json.hpp>
 
 #include "errors.hpp"
@@ -138,13 +140,16 @@ struct Reader {
 json parse_or_fail(const std::string& text, const Reader& r) {
   try {
     return json::parse(text);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // malformed, or a number out of range (1e999)
     r.fail(std::string("malformed JSON: ") + e.what());
   }
 }
 
 TimingSeries read_series(const json& j, const Reader& r, const char* where) {
-  return make_series(r.get<std::vector<double>>(j, "samples", where));
+  std::vector<double> samples = r.get<std::vector<double>>(j, "samples", where);
+  for (double s : samples)
+    if (!std::isfinite(s) || s < 0) r.fail(std::string(where) + ".samples holds " + std::to_string(s) + ", not a time");
+  return make_series(std::move(samples));
 }
 
 std::optional<Timings> read_timings(const json& result, const Reader& r) {
@@ -230,6 +235,12 @@ RankResult rank_result_from_json_text(const std::string& text, const std::string
   out.param_count = r.get<int64_t>(res, "param_count", "result");
   out.numel = r.get<int64_t>(res, "numel", "result");
   out.optimizer_state_bytes = r.get<int64_t>(res, "optimizer_state_bytes", "result");
+  if (out.context.world_size < 1 || out.context.world_size > kMaxWorldSize || out.context.rank < 0 ||
+      out.context.rank >= out.context.world_size)
+    r.fail("context.world_size " + std::to_string(out.context.world_size) + " and context.rank " +
+           std::to_string(out.context.rank) + " do not name a rank (W from 1 to " + std::to_string(kMaxWorldSize) + ")");
+  if (out.numel < 0 || out.param_count < 0 || out.optimizer_state_bytes < 0)
+    r.fail("result.numel, param_count and optimizer_state_bytes must not be negative");
   out.timings = read_timings(res, r);
   out.context.model_numel = ctx.value("model_numel", int64_t{0});
   out.context.model_largest_numel = ctx.value("model_largest_numel", int64_t{0});
@@ -276,6 +287,9 @@ ExpInfo exp_info_from_json_text(const std::string& text, const std::string& sour
   info.partitioner = r.get<std::string>(doc, "partitioner", "exp_info");
   info.mode = r.get<std::string>(doc, "mode", "exp_info");
   info.world_sizes = r.get<std::vector<int>>(doc, "world_sizes", "exp_info");
+  for (int w : info.world_sizes)
+    if (w < 1 || w > kMaxWorldSize)
+      r.fail("exp_info.world_sizes holds " + std::to_string(w) + "; world sizes run from 1 to " + std::to_string(kMaxWorldSize));
   info.models = r.get<std::vector<std::string>>(doc, "models", "exp_info");
   return info;
 }

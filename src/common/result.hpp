@@ -14,6 +14,9 @@ namespace zb {
 
 inline constexpr const char* kSchema = "zero-bench/1";
 inline constexpr int kSchemaMajor = 1;
+// The largest world size zero_bench runs or plans (each rank writes a file),
+// and so the largest a result may name.
+inline constexpr int kMaxWorldSize = 65536;
 
 struct RunContext {
   std::string tool_version, git_sha, host, time;  // time: UTC ISO-8601

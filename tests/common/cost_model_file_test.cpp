@@ -34,6 +34,9 @@ TEST_CASE("bad cost model files name the file and the problem") {
   CHECK_THAT(error(R"({"schema": "zero-bench-cost/1", "coefficients": {"seconds_per_element": 1e-9,
                        "seconds_per_tensor": -1, "seconds_per_step": 0}})"),
              Catch::Contains("seconds_per_tensor") && Catch::Contains(">= 0"));
+  CHECK_THAT(error(R"({"schema": "zero-bench-cost/1", "coefficients": {"seconds_per_element": 1e305,
+                       "seconds_per_tensor": 0, "seconds_per_step": 0}})"),
+             Catch::Contains("seconds_per_element = 1e+305 must be a number >= 0 and at most 1000"));
   CHECK_THAT(error(R"({"schema": "zero-bench-cost/1", "coefficients": {"seconds_per_element": "x",
                        "seconds_per_tensor": 0, "seconds_per_step": 0}})"),
              Catch::Contains("seconds_per_element is missing or not a number"));

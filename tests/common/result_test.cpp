@@ -1,4 +1,5 @@
 #include <catch2/catch.hpp>
+#include <functional>
 #include <nlohmann/json.hpp>
 
 #include "src/common/errors.hpp"
@@ -70,4 +71,36 @@ TEST_CASE("exp_info round trip") {
   CHECK(out.world_sizes == std::vector<int>{2, 4});
   CHECK(out.models == std::vector<std::string>{"ResNet50", "BERT"});
   CHECK(out.partitioner == "greedy");
+}
+
+TEST_CASE("readers reject absurd values in result files, naming the file and the field") {
+  auto error_of = [](const std::function<void()>& read) {
+    try {
+      read();
+    } catch (const UsageError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no error)");
+  };
+  auto edited = [](const std::function<void(nlohmann::json&)>& edit) {
+    nlohmann::json doc = nlohmann::json::parse(to_json_text(sample_result(true)));
+    edit(doc);
+    return doc.dump();
+  };
+  CHECK_THAT(error_of([&] { rank_result_from_json_text(edited([](auto& d) { d["result"]["numel"] = -5; }), "r.json"); }),
+             Catch::Contains("'r.json'") && Catch::Contains("must not be negative"));
+  CHECK_THAT(error_of([&] { rank_result_from_json_text(edited([](auto& d) { d["context"]["world_size"] = -2; }), "r.json"); }),
+             Catch::Contains("do not name a rank"));
+  CHECK_THAT(error_of([&] { rank_result_from_json_text(edited([](auto& d) { d["context"]["rank"] = 7; }), "r.json"); }),
+             Catch::Contains("context.rank 7 do not name a rank"));
+  CHECK_THAT(error_of([&] {
+               rank_result_from_json_text(edited([](auto& d) { d["result"]["timing"]["step"]["samples"] = {0.1, -3.0}; }),
+                                          "r.json");
+             }),
+             Catch::Contains("result.timing.step.samples holds -3"));
+  CHECK_THAT(error_of([] { rank_result_from_json_text(R"({"context": {"schema": "zero-bench/1", "x": 1e999}})", "r.json"); }),
+             Catch::Contains("'r.json': malformed JSON"));
+  ExpInfo info{"run", "greedy", "plan-only", {0}, {"ResNet50"}, "t"};
+  CHECK_THAT(error_of([&] { exp_info_from_json_text(to_json_text(info), "exp_info.json"); }),
+             Catch::Contains("exp_info.world_sizes holds 0"));
 }

@@ -1,10 +1,12 @@
 #include <catch2/catch.hpp>
+#include <filesystem>
 
 #include "models/registry.hpp"
 #include "src/common/errors.hpp"
 #include "support/temp_dir.hpp"
 
 using namespace zb;
+namespace fs = std::filesystem;
 
 namespace {
 std::string manifest_error(const std::string& text, const std::string& file_name = "m.json") {
@@ -49,4 +51,27 @@ TEST_CASE("bad manifests are rejected with the file and the problem named") {
 
 TEST_CASE("a missing manifest file is a usage error naming it") {
   CHECK_THROWS_WITH(load_manifest("/nonexistent/x.json"), Catch::Contains("/nonexistent/x.json"));
+}
+
+TEST_CASE("manifests whose sizes overflow, or that are not files or not numbers, are usage errors naming the file") {
+  zbtest::TempDir tmp;
+  auto error_of = [&](const std::string& name, const std::string& text) {
+    const auto path = tmp.path() / name;
+    zbtest::write_text(path, text);
+    try {
+      load_manifest(path.string());
+    } catch (const UsageError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no error)");
+  };
+  // 2^32 x 2^32 used to wrap to 0 elements and plan "successfully".
+  CHECK_THAT(error_of("wrap.json", R"([{"name": "w", "shape": [4294967296, 4294967296]}])"),
+             Catch::Contains("wrap.json") && Catch::Contains("has shape [4294967296, 4294967296], more than 70368744177664"));
+  CHECK_THAT(error_of("big.json", R"([{"name": "w", "shape": [4611686018427387904, 3]}])"), Catch::Contains("more than"));
+  CHECK_THAT(error_of("sum.json", R"([{"name": "a", "shape": [70368744177664]}, {"name": "b", "shape": [1]}])"),
+             Catch::Contains("elements together"));
+  CHECK_THAT(error_of("inf.json", R"([{"name": "w", "shape": [1e999]}])"), Catch::Contains("inf.json': not valid JSON"));
+  fs::create_directories(tmp.path() / "dir.json");
+  CHECK_THROWS_WITH(load_manifest((tmp.path() / "dir.json").string()), Catch::Contains("not a regular file"));
 }

@@ -125,3 +125,18 @@ TEST_CASE("an unknown optimizer or implementation is a usage error naming the va
   s.impl = "apex";
   CHECK_THROWS_WITH(make_optimizer(s, none), Catch::Contains("torch, foreach, fused"));
 }
+
+TEST_CASE("muon steps a model with empty matrices (shape [0, 4] and [3, 0, 2]) without error") {
+  ModelSpec m{"empty", {}};
+  add_param(m, "none", {0, 4});
+  add_param(m, "conv", {3, 0, 2});
+  add_param(m, "w", {8, 4});
+  OptimizerSettings s;
+  s.kind = "muon";
+  std::vector<at::Tensor> params = seeded_parameters(m, cpu, 3);
+  const auto before = params[2].detach().clone();
+  auto muon = make_optimizer(s, params);
+  REQUIRE_NOTHROW(muon->step());
+  CHECK(params[0].numel() == 0);
+  CHECK((params[2].detach() - before).abs().max().item<double>() > 0);  // the real matrix still moved
+}

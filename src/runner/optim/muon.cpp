@@ -11,7 +11,9 @@
 namespace zb {
 namespace {
 
-bool is_matrix(const at::Tensor& p) { return p.dim() >= 2; }
+// An empty matrix has nothing to orthogonalise (and -1 cannot be inferred in its
+// reshape): Adam, like the vectors, steps it (as a no-op).
+bool is_matrix(const at::Tensor& p) { return p.dim() >= 2 && p.numel() > 0; }
 
 // X / ||X||, then X <- aX + (bA + cA²)X with A = XXᵀ, on the wide orientation.
 at::Tensor newton_schulz(const at::Tensor& g, int steps) {
