@@ -1,5 +1,5 @@
 // zero_analyze as a user runs it, including every bad-input case.
-#include <catch2/catch.hpp>
+#include "support/catch.hpp"
 #include <algorithm>
 #include <filesystem>
 

@@ -1,5 +1,5 @@
 // --compare, --memory, --comm, --plot and the baseline gate over committed fixture runs.
-#include <catch2/catch.hpp>
+#include "support/catch.hpp"
 #include <nlohmann/json.hpp>
 
 #include "src/analyze/accounting.hpp"

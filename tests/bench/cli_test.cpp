@@ -1,5 +1,5 @@
 // zero_bench as a user runs it: exit codes and one-line errors for bad input.
-#include <catch2/catch.hpp>
+#include "support/catch.hpp"
 #include <algorithm>
 #include <filesystem>
 

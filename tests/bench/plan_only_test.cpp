@@ -1,5 +1,5 @@
 // --plan-only end to end: files written, contents, refusal to mix runs, --force.
-#include <catch2/catch.hpp>
+#include "support/catch.hpp"
 #include <filesystem>
 #include <nlohmann/json.hpp>
 

@@ -1,4 +1,4 @@
-#include <catch2/catch.hpp>
+#include "support/catch.hpp"
 
 #include "src/common/cost_model_file.hpp"
 #include "src/common/errors.hpp"

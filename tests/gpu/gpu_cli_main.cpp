@@ -1,7 +1,7 @@
 // The GPU CLI tests' main: without a GPU (nvidia-smi lists none) it says so and
 // exits 77, which CTest reports as skipped; with one, Catch2 runs them all.
 #define CATCH_CONFIG_RUNNER
-#include <catch2/catch.hpp>
+#include "support/catch.hpp"
 
 #include <iostream>
 

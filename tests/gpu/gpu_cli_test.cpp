@@ -1,7 +1,7 @@
 // zero_bench on a GPU, as a user runs it: NCCL at world size 1 with --check,
 // CUDA-event step times against a host clock, and the caching allocator's
 // figures against the tracked tensor bytes. No libtorch in this binary.
-#include <catch2/catch.hpp>
+#include "support/catch.hpp"
 
 #include <filesystem>
 #include <fstream>

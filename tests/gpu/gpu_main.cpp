@@ -1,7 +1,7 @@
 // The GPU tests' main: without a usable GPU it says so and exits 77, which
 // CTest reports as skipped (SKIP_RETURN_CODE); with one, Catch2 runs them all.
 #define CATCH_CONFIG_RUNNER
-#include <catch2/catch.hpp>
+#include "support/catch.hpp"
 #include <torch/cuda.h>
 
 #include <iostream>

@@ -1,4 +1,4 @@
-#include <catch2/catch.hpp>
+#include "support/catch.hpp"
 #include <filesystem>
 
 #include "models/registry.hpp"

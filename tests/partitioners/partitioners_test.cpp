@@ -1,4 +1,4 @@
-#include <catch2/catch.hpp>
+#include "support/catch.hpp"
 #include <numeric>
 
 #include "models/registry.hpp"

@@ -1,5 +1,5 @@
 // flat, buckets, dim0, hybrid: the layout each reproduces, and the balance.
-#include <catch2/catch.hpp>
+#include "support/catch.hpp"
 
 #include <numeric>
 

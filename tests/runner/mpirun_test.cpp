@@ -1,6 +1,6 @@
 // zero_bench under mpirun, as a user launches it: the sharded step equals the
 // single-process Adam (--check), and faults end the job instead of hanging.
-#include <catch2/catch.hpp>
+#include "support/catch.hpp"
 #include <chrono>
 #include <filesystem>
 #include <nlohmann/json.hpp>
