@@ -31,9 +31,10 @@ zb_install_apt_packages
 zb_install_torch
 build_catch2_v3
 torch_prefix="$("$ZB_VENV/bin/python" -c 'import torch; print(torch.utils.cmake_prefix_path)')"
+mkdir -p "$build"
 cmake -S "$ZB_ROOT" -B "$build" -DCMAKE_BUILD_TYPE=Release "-DCMAKE_PREFIX_PATH=$prefix;$torch_prefix" \
-  -DZB_PYTHON="$ZB_VENV/bin/python" >"$build.configure.log" 2>&1 || { cat "$build.configure.log"; exit 1; }
-grep -q "Catch2 3\." "$build.configure.log" || { zb_log "configure did not pick Catch2 v3"; grep Catch2 "$build.configure.log"; exit 1; }
+  -DZB_PYTHON="$ZB_VENV/bin/python" >"$build/configure.log" 2>&1 || { cat "$build/configure.log"; exit 1; }
+grep -q "Catch2 3\." "$build/configure.log" || { zb_log "configure did not pick Catch2 v3"; grep Catch2 "$build/configure.log"; exit 1; }
 cmake --build "$build" -j "$(nproc)" >&2
 log="$(mktemp)"
 set +e
@@ -45,7 +46,7 @@ summary="$(grep -E 'tests passed|tests failed' "$log" | tail -1)"
   echo "# zero-bench's tests against Catch2 v3"
   echo
   echo "\`bash scripts/check_catch2_v3.sh\` at $(git -C "$ZB_ROOT" rev-parse --short=12 HEAD), $(date -u +%F):"
-  echo "$(grep -oE 'Catch2 [0-9.]+ \(v[0-9]\)' "$build.configure.log" | head -1), built from Debian trixie's source package;"
+  echo "$(grep -oE 'Catch2 [0-9.]+ \(v[0-9]\)' "$build/configure.log" | head -1), built from Debian trixie's source package;"
   echo "torch $ZB_TORCH_VERSION. ctest exit $rc: $summary ($(grep -cE '\(Skipped\)' "$log") skipped: no GPU)."
 } >"$ZB_ROOT/results/bench/catch2_v3.md"
 cat "$ZB_ROOT/results/bench/catch2_v3.md"
