@@ -47,7 +47,6 @@ void check_case_is_one_run(const LoadedCase& c, const ExpInfo& info, const fs::p
     if (r.context.model_numel != model_numel)
       throw UsageError(where + rank + " describes a model of " + std::to_string(r.context.model_numel) +
                        " elements, rank 0's one of " + std::to_string(model_numel));
-    if (r.numel < 0) throw UsageError(where + rank + " owns a negative number of elements");
     owned += r.numel;
   }
   const bool replicated = c.ranks.front().plan.granularity == "replicated";

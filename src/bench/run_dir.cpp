@@ -23,22 +23,21 @@ bool is_run_file_name(const std::string& file_name) {
 
 namespace {
 
-std::vector<fs::path> existing_run_files(const fs::path& dir) {
+// The regular files in `dir` whose name `wanted` accepts.
+template <typename Predicate>
+std::vector<fs::path> files_named(const fs::path& dir, const Predicate& wanted) {
   std::vector<fs::path> found;
   for (const auto& entry : fs::directory_iterator(dir))
-    if (entry.is_regular_file() && is_run_file_name(entry.path().filename().string()))
-      found.push_back(entry.path());
+    if (entry.is_regular_file() && wanted(entry.path().filename().string())) found.push_back(entry.path());
   return found;
 }
+
+std::vector<fs::path> existing_run_files(const fs::path& dir) { return files_named(dir, is_run_file_name); }
 
 // What atomic writes leave when their process is killed: NAME.tmp.PID.
 std::vector<fs::path> leftover_temporaries(const fs::path& dir) {
   static const std::regex temporary(R"(.+\.json\.tmp\.[0-9]+)");
-  std::vector<fs::path> found;
-  for (const auto& entry : fs::directory_iterator(dir))
-    if (entry.is_regular_file() && std::regex_match(entry.path().filename().string(), temporary))
-      found.push_back(entry.path());
-  return found;
+  return files_named(dir, [](const std::string& name) { return std::regex_match(name, temporary); });
 }
 
 std::string read_holder(int fd) {

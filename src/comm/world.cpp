@@ -83,26 +83,6 @@ std::vector<std::string> SubWorld::gather_strings(const std::string& value) cons
 
 void world_barrier() { polite_barrier(MPI_COMM_WORLD); }
 
-bool any_rank_failed(bool failed) {
-  int mine = failed ? 1 : 0, any = 0;
-  MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  return any != 0;
-}
-
-std::string first_failure_message(bool failed, const std::string& message) {
-  int rank = 0, size = 1;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  int mine = failed ? rank : size, first = size;
-  MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-  if (first == size) return "";
-  int length = static_cast<int>(message.size());
-  MPI_Bcast(&length, 1, MPI_INT, first, MPI_COMM_WORLD);
-  std::string out = rank == first ? message : std::string(length, '\0');
-  MPI_Bcast(out.data(), length, MPI_CHAR, first, MPI_COMM_WORLD);
-  return out;
-}
-
 namespace {
 
 // Runs `phase`, turning any exception into (message, exit code); 0: no failure.

@@ -79,10 +79,6 @@ int report_failure(const char* tool, const RankFailure& failure);
 void abort_job_on_failure(const char* tool, const std::function<void()>& phase);
 
 void world_barrier();
-// Every rank learns whether any rank reported `failed`.
-bool any_rank_failed(bool failed);
-// The first rank's message of those that failed (collective).
-std::string first_failure_message(bool failed, const std::string& message);
 [[noreturn]] void abort_all_ranks(int exit_code);
 std::string mpi_library_version();
 

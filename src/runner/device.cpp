@@ -105,12 +105,14 @@ std::string unusable_gpu_reason() {
 }
 }  // namespace
 
+int visible_gpu_count() { return built_with_cuda() && torch::cuda::is_available() ? static_cast<int>(torch::cuda::device_count()) : 0; }
+
 at::Device choose_device(const std::string& requested, int local_rank) {
   if (requested != "cuda" && requested != "auto" && requested != "cpu")
     throw UsageError("unknown device '" + requested + "'; valid devices: auto, cuda, cpu");
   if (requested == "cpu") return at::Device(at::kCPU);
-  const bool have_gpu = built_with_cuda() && torch::cuda::is_available();
-  if (!have_gpu) {
+  const int gpus = visible_gpu_count();
+  if (gpus == 0) {
     const std::string reason = unusable_gpu_reason();
     if (requested == "auto" && reason.empty()) return at::Device(at::kCPU);
     if (requested == "auto")  // a GPU run must not silently become a CPU run
@@ -121,14 +123,13 @@ at::Device choose_device(const std::string& requested, int local_rank) {
                                           : std::string("this zero_bench was built against a libtorch without CUDA")) +
                      "; use --device cpu");
   }
-  const auto index = static_cast<c10::DeviceIndex>(local_rank % torch::cuda::device_count());
+  const auto index = static_cast<c10::DeviceIndex>(local_rank % gpus);
 #ifdef ZB_HAVE_CUDA
   c10::cuda::set_device(index);
 #endif
   return at::Device(at::kCUDA, index);
 }
 
-int visible_gpu_count() { return built_with_cuda() && torch::cuda::is_available() ? static_cast<int>(torch::cuda::device_count()) : 0; }
 
 void release_cached_memory(const at::Device& device) {
 #ifdef ZB_HAVE_CUDA

@@ -284,12 +284,12 @@ void run_all(const Config& config, const TimedSetup& setup, const World& world) 
   for (int w : config.world_sizes) {
     SubWorld group(w);
     if (group.member()) {
-      const std::string w = std::to_string(group.size());
-      watchdog.arm("connecting the world-size-" + w + " " + setup.backend->name + " group", {});
+      const std::string size_text = std::to_string(group.size());
+      watchdog.arm("connecting the world-size-" + size_text + " " + setup.backend->name + " group", {});
       auto comm = connect(*setup.backend, group, setup.device);
       watchdog.disarm();
       for (const ModelSpec& model : setup.models) {
-        watchdog.arm("world size " + w + ", model " + model.name,
+        watchdog.arm("world size " + size_text + ", model " + model.name,
                      [&] { return unfinished_ranks(setup.dir, model.name, group.size()); });
         run_case(config, setup, base, model, *comm, group, bandwidth, started);
         watchdog.disarm();
