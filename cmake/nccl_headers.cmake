@@ -18,9 +18,9 @@ if(ZB_WHEEL_NCCL_HEADER)
     string(REGEX REPLACE ".*#define NCCL_${part} ([0-9]+).*" "\\1" ZB_NCCL_${part} "${ZB_NCCL_VERSION_LINES}")
   endforeach()
   set(ZB_NCCL_VERSION "${ZB_NCCL_MAJOR}.${ZB_NCCL_MINOR}.${ZB_NCCL_PATCH}")
-  target_include_directories(zb_runner BEFORE PUBLIC "${ZB_NCCL_INCLUDE_DIR}")
+  target_include_directories(zb_comm BEFORE PUBLIC "${ZB_NCCL_INCLUDE_DIR}")
   # nccl_backend.cpp: #error unless the nccl.h it includes has this version.
-  target_compile_definitions(zb_runner PRIVATE ZB_EXPECTED_NCCL_MAJOR=${ZB_NCCL_MAJOR}
+  target_compile_definitions(zb_comm PRIVATE ZB_EXPECTED_NCCL_MAJOR=${ZB_NCCL_MAJOR}
                              ZB_EXPECTED_NCCL_MINOR=${ZB_NCCL_MINOR} ZB_EXPECTED_NCCL_PATCH=${ZB_NCCL_PATCH})
   message(STATUS "zero-bench: NCCL ${ZB_NCCL_VERSION} headers from libtorch's wheel: ${ZB_NCCL_INCLUDE_DIR}")
 else()

@@ -4,8 +4,8 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "../src/common/atomic_file.hpp"
-#include "../src/common/errors.hpp"
+#include "src/common/atomic_file.hpp"
+#include "src/common/errors.hpp"
 #include "registry.hpp"
 
 namespace zb {

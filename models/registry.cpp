@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
-#include "../src/common/errors.hpp"
+#include "src/common/errors.hpp"
 #include "builtin_models.hpp"
 
 namespace zb {

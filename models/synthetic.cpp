@@ -4,7 +4,7 @@
 #include <cmath>
 #include <string>
 
-#include "../src/common/errors.hpp"
+#include "src/common/errors.hpp"
 #include "builtin_models.hpp"
 
 namespace zb {

@@ -7,7 +7,7 @@
 #include <numeric>
 #include <queue>
 
-#include "../src/common/optimizer_traffic.hpp"
+#include "src/common/optimizer_traffic.hpp"
 #include "partitioners.hpp"
 
 namespace zb {

@@ -3,8 +3,8 @@
 // chunks. Scalars count as one row. Where the shard list would not fit in
 // memory and none is asked for (--plan-only --shard-list none), the plan is
 // kept as chunk sizes plus per-rank totals (Plan::row_chunks).
-#include "../src/common/errors.hpp"
-#include "../src/common/optimizer_traffic.hpp"
+#include "src/common/errors.hpp"
+#include "src/common/optimizer_traffic.hpp"
 #include "partitioners.hpp"
 #include "ranges.hpp"
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "../models/model_spec.hpp"
+#include "models/model_spec.hpp"
 
 namespace zb {
 

@@ -1,7 +1,7 @@
 #include "registry.hpp"
 
-#include "../src/common/errors.hpp"
-#include "../src/common/named_table.hpp"
+#include "src/common/errors.hpp"
+#include "src/common/named_table.hpp"
 #include "partitioners.hpp"
 
 namespace zb {

@@ -2,7 +2,7 @@
 #include <algorithm>
 #include <string>
 
-#include "../src/common/errors.hpp"
+#include "src/common/errors.hpp"
 #include "plan.hpp"
 
 namespace zb {

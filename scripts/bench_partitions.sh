@@ -97,12 +97,12 @@ if ! skip 4; then
   adam="${ZB_ADAM:-torch}" timing="${ZB_STEP_TIMING:-concurrent}" sfx=""
   [ "$adam" = torch ] || sfx="_$adam"
   [ "$timing" = concurrent ] || sfx="${sfx}_$timing"
-  echo; echo "## 4. Cost model: predicted vs measured step time, ResNet152, W = 4, 4 CPU ranks, --adam $adam, --step-timing $timing"; echo
-  zb_mpirun 4 "$B" --calibrate --device cpu --adam "$adam" --step-timing "$timing" --force \
+  echo; echo "## 4. Cost model: predicted vs measured step time, ResNet152, W = 4, 4 CPU ranks, --optimizer-impl $adam, --step-timing $timing"; echo
+  zb_mpirun 4 "$B" --calibrate --device cpu --optimizer-impl "$adam" --step-timing "$timing" --force \
     --cost-model "$work/cost_model_cpu$sfx.json" | sed 's/^/    /'
   echo
   for p in lpt round_robin cost; do
-    zb_mpirun 4 "$B" "$p" 4 --device cpu -b gloo --models ResNet152 -n 30 -w 2 --force --adam "$adam" \
+    zb_mpirun 4 "$B" "$p" 4 --device cpu -b gloo --models ResNet152 -n 30 -w 2 --force --optimizer-impl "$adam" \
       --step-timing "$timing" --cost-model "$work/cost_model_cpu$sfx.json" -o "$work/$p$sfx" >/dev/null
   done
   python3 - "$work" "$sfx" <<'PY'

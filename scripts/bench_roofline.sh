@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Targets of the optimizer issue, recorded in results/bench/roofline.md:
 #  1. CPU, 1 thread per rank, ResNet50 at W=2 (2 ranks, lpt, and flat for the
-#     one-buffer shard): --adam torch | foreach | fused, each rank's step
+#     one-buffer shard): --optimizer-impl torch | foreach | fused, each rank's step
 #     against the triad bandwidth probed in the same run (target: fused >= 0.80);
 #  2. the same for adamw and sgd (fused and torch), and memory at three points
 #     against the unsharded baseline (partitioner none);
@@ -46,17 +46,17 @@ echo "Every run probes the triad bandwidth on all its ranks at once before timin
 
 if ! skip 1; then
   echo; echo "## 1. Adam implementations, ResNet50, W = 2, 1 thread per rank (target: fused >= 0.80)"; echo
-  for impl in torch foreach fused; do run "adam_$impl" 2 lpt 2 --models ResNet50 --adam "$impl" -n 10 -w 2; done
-  run adam_fused_flat 2 flat 2 --models ResNet50 --adam fused -n 10 -w 2
+  for impl in torch foreach fused; do run "adam_$impl" 2 lpt 2 --models ResNet50 --optimizer-impl "$impl" -n 10 -w 2; done
+  run adam_fused_flat 2 flat 2 --models ResNet50 --optimizer-impl fused -n 10 -w 2
   table adam_torch adam_foreach adam_fused adam_fused_flat
 fi
 
 if ! skip 2; then
   echo; echo "## 2. AdamW and SGD; memory at three points against the unsharded baseline (none)"; echo
   for opt in adamw sgd; do
-    for impl in torch fused; do run "${opt}_$impl" 2 lpt 2 --models ResNet50 --optimizer "$opt" --adam "$impl" -n 10 -w 2; done
+    for impl in torch fused; do run "${opt}_$impl" 2 lpt 2 --models ResNet50 --optimizer "$opt" --optimizer-impl "$impl" -n 10 -w 2; done
   done
-  run none_fused 2 none 2 --models ResNet50 --adam fused -n 5 -w 1
+  run none_fused 2 none 2 --models ResNet50 --optimizer-impl fused -n 5 -w 1
   table adamw_torch adamw_fused sgd_torch sgd_fused none_fused
   echo
   python3 - "$work" <<'PY'

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The CI gate on partition balance. Runs --plan-only for every registered
 # partitioner on the built-in models at W in {2, 4, 8, 16, 32, 64}, then
-#   check (default): zero_analyze --check results/baselines/partition_balance.json
+#   check (default): zero_analyze --gate results/baselines/partition_balance.json
 #                    (exit 1 listing each (partitioner, model, W) whose largest
 #                    rank grew, or that has no baseline entry);
 #   write:           rewrites that baseline (what scripts/update_baselines.sh does).
@@ -20,7 +20,7 @@ for p in $("$build/zero_bench" --list-partitioners | awk '{print $1}'); do
   runs+=("$tmp/$p")
 done
 case "$mode" in
-  check) exec "$build/zero_analyze" "${runs[@]}" --check "$baseline" ;;
+  check) exec "$build/zero_analyze" "${runs[@]}" --gate "$baseline" ;;
   write) mkdir -p "$(dirname "$baseline")"
          exec "$build/zero_analyze" "${runs[@]}" --write-baseline "$baseline" --force ;;
   *) echo "partition_balance.sh: unknown mode '$mode'; valid: check, write" >&2; exit 2 ;;

@@ -9,7 +9,7 @@
 #   test    CTest, the GPU tests included
 #   gputests  the GPU tests alone, verbose (a crash: a cuda-gdb backtrace)
 #   w1      world size 1, -b nccl: ResNet50/ResNet152/BERT x greedy,
-#           greedy_sorted, lpt, flat x --adam torch, foreach, fused, --check
+#           greedy_sorted, lpt, flat x --optimizer-impl torch, foreach, fused, --check
 #   shared  world sizes 2 and 4, four ranks sharing the GPU through gloo and
 #           through mpi: greedy, greedy_sorted, lpt, --step-timing serial,
 #           and zero_analyze's tables
@@ -110,7 +110,7 @@ stage_w1() {
       enough 40 || { log "w1: stopped before $impl/$part, $(left) s left"; return 0; }
       local dir="$RES/w1_nccl_$impl/$part"
       mkdir -p "$(dirname "$dir")"
-      zb -b nccl "$part" 1 --adam "$impl" --check -w 3 -n 20 -o "$dir" --force \
+      zb -b nccl "$part" 1 --optimizer-impl "$impl" --check -w 3 -n 20 -o "$dir" --force \
         >"$WORK/logs/w1_${impl}_$part.log" 2>&1
       log "w1 $impl $part: exit $? $(grep -c 'check passed' "$WORK/logs/w1_${impl}_$part.log") cases checked"
     done

@@ -24,7 +24,7 @@ def ms(seconds):
 
 def w1_tables(root):
     out = ["## World size 1, `-b nccl`, `--check` (medians of 20 iterations after 3 warm-up)", "",
-           "| model | --adam | partitioner | step (CUDA events), ms | step (host clock, synchronised), ms "
+           "| model | --optimizer-impl | partitioner | step (CUDA events), ms | step (host clock, synchronised), ms "
            "| host / events | sync, ms | Adam step / copy bandwidth | --check |",
            "|---|---|---|---:|---:|---:|---:|---:|---|"]
     ratios = []

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
-#include "../common/json_optional.hpp"
+#include "src/common/json_optional.hpp"
 
 namespace zb {
 namespace {
@@ -90,7 +90,7 @@ Table comm_table(const std::vector<RunReport>& runs, bool raw_bytes) {
   return t;
 }
 
-std::string memory_json(const std::vector<RunReport>& runs, bool fp32_grads) {
+nlohmann::ordered_json memory_json(const std::vector<RunReport>& runs, bool fp32_grads) {
   nlohmann::ordered_json doc;
   doc["bytes_per_element"] = {{"parameters", 2}, {"gradients", fp32_grads ? 4 : 2}, {"master_weights", 4},
                               {"adam_moments", 8}};
@@ -107,10 +107,10 @@ std::string memory_json(const std::vector<RunReport>& runs, bool fp32_grads) {
       }
       doc["cases"].push_back(std::move(j));
     }
-  return doc.dump(2) + "\n";
+  return doc;
 }
 
-std::string comm_json(const std::vector<RunReport>& runs) {
+nlohmann::ordered_json comm_json(const std::vector<RunReport>& runs) {
   nlohmann::ordered_json doc;
   doc["bytes_per_element"] = kFp32;
   doc["cases"] = nlohmann::ordered_json::array();
@@ -129,7 +129,7 @@ std::string comm_json(const std::vector<RunReport>& runs) {
                               {"achieved_bytes_per_s", optional_json(x.achieved_bytes_per_s)}});
       doc["cases"].push_back(std::move(j));
     }
-  return doc.dump(2) + "\n";
+  return doc;
 }
 
 }  // namespace zb

@@ -46,7 +46,7 @@ std::vector<RankComm> comm_of_case(const CaseReport& c);
 
 Table memory_table(const std::vector<RunReport>& runs, bool fp32_grads, bool raw_bytes);
 Table comm_table(const std::vector<RunReport>& runs, bool raw_bytes);
-std::string memory_json(const std::vector<RunReport>& runs, bool fp32_grads);
-std::string comm_json(const std::vector<RunReport>& runs);
+nlohmann::ordered_json memory_json(const std::vector<RunReport>& runs, bool fp32_grads);
+nlohmann::ordered_json comm_json(const std::vector<RunReport>& runs);
 
 }  // namespace zb

@@ -2,7 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "../common/errors.hpp"
+#include "src/common/errors.hpp"
 
 namespace zb {
 
@@ -13,14 +13,14 @@ std::vector<BaselineEntry> baseline_entries(const std::vector<RunReport>& runs) 
   return out;
 }
 
-std::string baseline_json(const std::vector<BaselineEntry>& entries) {
+nlohmann::ordered_json baseline_json(const std::vector<BaselineEntry>& entries) {
   nlohmann::ordered_json doc;
   doc["schema"] = kBaselineSchema;
   doc["entries"] = nlohmann::ordered_json::array();
   for (const auto& e : entries)
     doc["entries"].push_back(
         {{"partitioner", e.partitioner}, {"model", e.model}, {"world_size", e.world_size}, {"max_params", e.max_params}});
-  return doc.dump(1) + "\n";
+  return doc;
 }
 
 std::vector<BaselineEntry> baseline_from_json_text(const std::string& text, const std::string& source) {

@@ -20,7 +20,7 @@ struct BaselineEntry {
 };
 
 std::vector<BaselineEntry> baseline_entries(const std::vector<RunReport>& runs);  // keyed by each run's partitioner
-std::string baseline_json(const std::vector<BaselineEntry>& entries);
+nlohmann::ordered_json baseline_json(const std::vector<BaselineEntry>& entries);
 // Throws UsageError naming the file: unreadable, malformed, another schema.
 std::vector<BaselineEntry> baseline_from_json_text(const std::string& text, const std::string& source);
 

@@ -2,8 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "../common/json_optional.hpp"
-#include "../common/mann_whitney.hpp"
+#include "src/common/json_optional.hpp"
+#include "src/common/mann_whitney.hpp"
 
 namespace zb {
 namespace {
@@ -113,7 +113,7 @@ Table comparison_table(const Comparison& c, bool split_std) {
   return t;
 }
 
-std::string comparison_json(const Comparison& c) {
+nlohmann::ordered_json comparison_json(const Comparison& c) {
   nlohmann::ordered_json doc;
   doc["runs"] = c.runs;
   doc["rows"] = nlohmann::ordered_json::array();
@@ -141,7 +141,7 @@ std::string comparison_json(const Comparison& c) {
     doc["rows"].push_back(std::move(r));
   }
   doc["missing"] = c.missing;
-  return doc.dump(2) + "\n";
+  return doc;
 }
 
 }  // namespace zb

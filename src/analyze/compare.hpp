@@ -38,6 +38,6 @@ struct Comparison {
 Comparison compare_runs(const std::vector<RunReport>& runs);
 // split_std: the std in its own column (CSV) instead of "mean ± std".
 Table comparison_table(const Comparison& c, bool split_std);
-std::string comparison_json(const Comparison& c);
+nlohmann::ordered_json comparison_json(const Comparison& c);
 
 }  // namespace zb

@@ -1,6 +1,6 @@
 #include <nlohmann/json.hpp>
 
-#include "../common/json_optional.hpp"
+#include "src/common/json_optional.hpp"
 #include "report.hpp"
 
 namespace zb {
@@ -39,7 +39,7 @@ ordered_json case_json(const CaseReport& c) {
 
 }  // namespace
 
-std::string format_json(const std::vector<RunReport>& runs) {
+ordered_json format_json(const std::vector<RunReport>& runs) {
   ordered_json doc;
   doc["runs"] = ordered_json::array();
   for (const auto& run : runs) {
@@ -52,7 +52,7 @@ std::string format_json(const std::vector<RunReport>& runs) {
     for (const auto& c : run.cases) r["cases"].push_back(case_json(c));
     doc["runs"].push_back(std::move(r));
   }
-  return doc.dump(2) + "\n";
+  return doc;
 }
 
 }  // namespace zb

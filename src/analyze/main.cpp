@@ -6,8 +6,9 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
-#include "../common/atomic_file.hpp"
-#include "../common/guarded_main.hpp"
+#include "src/common/atomic_file.hpp"
+#include "src/common/cli_choice.hpp"
+#include "src/common/guarded_main.hpp"
 #include "accounting.hpp"
 #include "baseline.hpp"
 #include "compare.hpp"
@@ -18,7 +19,8 @@ namespace {
 
 struct Options {
   std::vector<std::string> runs;
-  std::string format = "text", results_root = "results", plot, write_baseline, check_baseline;
+  zb::Format format = zb::Format::kText;
+  std::string results_root = "results", plot, write_baseline, gate_baseline;
   bool compare = false, memory = false, comm = false, fp32_grads = false, force = false;
 };
 
@@ -40,16 +42,16 @@ void print_tables(const std::vector<zb::RunReport>& reports, const Options& o, z
   const bool csv = format == zb::Format::kCsv;
   if (format == zb::Format::kJson && any) {
     nlohmann::ordered_json doc;
-    if (o.compare) doc["comparison"] = nlohmann::ordered_json::parse(zb::comparison_json(zb::compare_runs(reports)));
-    if (o.memory) doc["memory"] = nlohmann::ordered_json::parse(zb::memory_json(reports, o.fp32_grads));
-    if (o.comm) doc["communication"] = nlohmann::ordered_json::parse(zb::comm_json(reports));
+    if (o.compare) doc["comparison"] = zb::comparison_json(zb::compare_runs(reports));
+    if (o.memory) doc["memory"] = zb::memory_json(reports, o.fp32_grads);
+    if (o.comm) doc["communication"] = zb::comm_json(reports);
     std::cout << doc.dump(2) << "\n";
     return;
   }
   if (!any) {
     if (format == zb::Format::kText) std::cout << zb::format_text(reports);
     if (format == zb::Format::kSeed) std::cout << zb::format_text(reports, false);
-    if (format == zb::Format::kJson) std::cout << zb::format_json(reports);
+    if (format == zb::Format::kJson) std::cout << zb::format_json(reports).dump(2) << "\n";
     if (format == zb::Format::kMarkdown) std::cout << zb::format_markdown(reports);
     if (csv) std::cout << zb::format_csv(reports);
     return;
@@ -71,7 +73,7 @@ int run(int argc, char** argv) {
                "zero_analyze"};
   Options o;
   app.add_option("runs", o.runs, "run directories, or run names under --results")->required();
-  app.add_option("--format", o.format,
+  zb::add_choice(app, "--format", o.format, zb::format_choices(),
                  "text (the seed's layout plus lower bound, gap, padding, tensors split, roofline), seed (exactly "
                  "the seed analyze.py's five lines), json, markdown or csv");
   app.add_option("--results", o.results_root, "where run names are looked up (default: results)");
@@ -86,9 +88,10 @@ int run(int argc, char** argv) {
                "its achieved bandwidth");
   app.add_option("--write-baseline", o.write_baseline,
                  "record each (partitioner, model, W)'s largest rank in this file (the CI gate's baseline)");
-  app.add_option("--check", o.check_baseline,
+  app.add_option("--gate", o.gate_baseline,
                  "exit 1 listing each (partitioner, model, W) whose largest rank grew against this baseline, "
-                 "or has no entry in it");
+                 "or has no entry in it (the CI gate on partition balance)");
+  zb::add_renamed(app, "--check", "is zero_bench's bitwise check; zero_analyze's baseline gate is --gate BASELINE");
   app.add_flag("--force", o.force, "replace an existing --write-baseline or --plot file");
   try {
     app.parse(argc, argv);
@@ -98,15 +101,15 @@ int run(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     throw zb::UsageError(e.what());
   }
-  const zb::Format format = zb::parse_format(o.format);
-  if (!o.check_baseline.empty() && !o.write_baseline.empty())
-    throw zb::UsageError("--check and --write-baseline together: --check only reads the baseline, so the write "
+  const zb::Format format = o.format;
+  if (!o.gate_baseline.empty() && !o.write_baseline.empty())
+    throw zb::UsageError("--gate and --write-baseline together: --gate only reads the baseline, so the write "
                          "would be skipped; run them one at a time");
   std::vector<zb::RunReport> reports;
   for (const auto& r : o.runs) reports.push_back(zb::report_run(zb::load_run(r, o.results_root)));
-  if (!o.check_baseline.empty()) {
-    const auto baseline = zb::baseline_from_json_text(zb::read_file(o.check_baseline), o.check_baseline);
-    const zb::GateResult gate = zb::check_against_baseline(baseline, zb::baseline_entries(reports), o.check_baseline);
+  if (!o.gate_baseline.empty()) {
+    const auto baseline = zb::baseline_from_json_text(zb::read_file(o.gate_baseline), o.gate_baseline);
+    const zb::GateResult gate = zb::check_against_baseline(baseline, zb::baseline_entries(reports), o.gate_baseline);
     for (const auto& f : gate.failures) std::cout << "FAIL " << f << "\n";
     std::cout << "partition balance gate: " << gate.checked << " cases checked, " << gate.failures.size()
               << " failed, " << gate.improved << " improved\n";
@@ -114,7 +117,7 @@ int run(int argc, char** argv) {
   }
   if (!o.write_baseline.empty()) {
     const auto entries = zb::baseline_entries(reports);
-    write_new_file(o.write_baseline, zb::baseline_json(entries), o.force);
+    write_new_file(o.write_baseline, zb::baseline_json(entries).dump(1) + "\n", o.force);
     std::cout << "wrote " << o.write_baseline << ": " << entries.size() << " entries\n";
     return zb::kExitOk;
   }

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "../common/errors.hpp"
+#include "src/common/errors.hpp"
 
 namespace zb {
 namespace {
@@ -102,13 +102,16 @@ const CaseReport* find_case(const RunReport& run, int world_size, const std::str
   return nullptr;
 }
 
-Format parse_format(const std::string& name) {
-  if (name == "text") return Format::kText;
-  if (name == "seed") return Format::kSeed;
-  if (name == "json") return Format::kJson;
-  if (name == "markdown") return Format::kMarkdown;
-  if (name == "csv") return Format::kCsv;
-  throw UsageError("unknown format '" + name + "'; valid formats: text, seed, json, markdown, csv");
+const Choices<Format>& format_choices() {
+  static const Choices<Format> c{"format",
+                                 {{"text", Format::kText},
+                                  {"seed", Format::kSeed},
+                                  {"json", Format::kJson},
+                                  {"markdown", Format::kMarkdown},
+                                  {"csv", Format::kCsv}}};
+  return c;
 }
+
+Format parse_format(const std::string& name) { return format_choices().parse(name); }
 
 }  // namespace zb

@@ -1,10 +1,12 @@
 // The numbers every zero_analyze format prints, computed once.
 #pragma once
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "../common/stats.hpp"
+#include "src/common/choices.hpp"
+#include "src/common/stats.hpp"
 #include "run_loader.hpp"
 
 namespace zb {
@@ -53,11 +55,12 @@ std::vector<std::pair<int, std::string>> case_keys(const std::vector<RunReport>&
 const CaseReport* find_case(const RunReport& run, int world_size, const std::string& model);
 
 enum class Format { kText, kSeed, kJson, kMarkdown, kCsv };
-Format parse_format(const std::string& name);  // throws UsageError
+const Choices<Format>& format_choices();
+Format parse_format(const std::string& name);  // throws UsageError naming the valid ones
 
 // with_bounds = false: exactly the seed analyze.py's five lines per case.
 std::string format_text(const std::vector<RunReport>& runs, bool with_bounds = true);
-std::string format_json(const std::vector<RunReport>& runs);
+nlohmann::ordered_json format_json(const std::vector<RunReport>& runs);
 std::string format_markdown(const std::vector<RunReport>& runs);
 std::string format_csv(const std::vector<RunReport>& runs);  // one row per (run, world size, model)
 

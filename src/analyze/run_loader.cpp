@@ -2,8 +2,8 @@
 
 #include <filesystem>
 
-#include "../common/atomic_file.hpp"
-#include "../common/errors.hpp"
+#include "src/common/atomic_file.hpp"
+#include "src/common/errors.hpp"
 
 namespace zb {
 namespace fs = std::filesystem;

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "../common/result.hpp"
+#include "src/common/result.hpp"
 
 namespace zb {
 

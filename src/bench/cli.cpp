@@ -6,9 +6,9 @@
 #include <iostream>
 #include <set>
 
-#include "../common/errors.hpp"
-#include "../common/optimizer_traffic.hpp"
-#include "config.hpp"
+#include "src/common/cli_choice.hpp"
+#include "src/common/errors.hpp"
+#include "src/run/config.hpp"
 
 namespace zb {
 
@@ -55,8 +55,7 @@ std::vector<std::string> split_commas(const std::string& list) {
   return out;
 }
 
-void add_options(CLI::App& app, Config& c, std::vector<std::string>& world_sizes, std::string& models,
-                 std::string& shard_list) {
+void add_options(CLI::App& app, Config& c, std::vector<std::string>& world_sizes, std::string& models) {
   app.add_option("partitioner", c.partitioner, "partitioning algorithm (see --list-partitioners)");
   app.add_option("world_sizes", world_sizes, "one or more world sizes W (positive integers)");
   app.add_flag("--plan-only", c.plan_only,
@@ -68,20 +67,21 @@ void add_options(CLI::App& app, Config& c, std::vector<std::string>& world_sizes
                  "JSON manifest [{\"name\",\"shape\"},...]; the model is named after the file stem "
                  "(repeatable; without --models only the manifests run)")
       ->allow_extra_args(false);
-  app.add_option("--shard-list", shard_list,
-                 "full: each rank's JSON lists its shards (default); none: counts only, for huge models")
-      ->check(CLI::IsMember({"full", "none"}));
+  add_choice(app, "--shard-list", c.shard_list, shard_list_choices(),
+             "full: each rank's JSON lists its shards (default); none: counts only, for huge models");
   app.add_option("--print-model", c.print_model, "print a model's tensors (index, name, shape, numel)");
   app.add_flag("--list-partitioners", "print each partitioner with a one-line summary");
   app.add_flag("--list-models", "print the built-in models");
   auto* timed = "timed runs (under mpirun)";
-  app.add_option("-b,--backend", c.backend, "nccl | gloo | mpi (default: nccl on CUDA, gloo on CPU)")->group(timed);
-  app.add_option("--device", c.device, "auto | cuda | cpu (auto: CUDA when libtorch sees a GPU)")->group(timed);
+  auto set_backend = [&c](const std::string& name) { c.backend = backend_choices().parse(name); };
+  app.add_option_function<std::string>("-b,--backend", set_backend, "default: nccl on CUDA, gloo on CPU")
+      ->type_name(backend_choices().list("|"))->group(timed);
+  add_choice(app, "--device", c.device, device_choices(), "auto: CUDA when libtorch sees a GPU (default)")->group(timed);
   app.add_option("-n,--iters", c.iters, "timed iterations per (world size, model) (default 30)")->group(timed);
   app.add_option("-w,--warmup", c.warmup, "discarded warm-up iterations before them (default 1)")->group(timed);
-  app.add_option("--sync", c.sync,
-                 "per-param: one broadcast per parameter; bucket: one flat bucket per owner rank")->group(timed);
-  app.add_option("--step-timing", c.step_timing,
+  add_choice(app, "--sync", c.sync, sync_choices(),
+             "per-param: one broadcast per parameter (default); bucket: one flat bucket per owner rank")->group(timed);
+  add_choice(app, "--step-timing", c.step_timing, step_timing_choices(),
                  "concurrent: every rank steps at once (default); serial: ranks take turns, the others waiting, so "
                  "each step time is the rank's own, as with a device each (for ranks sharing cores or a GPU)")
       ->group(timed);
@@ -93,12 +93,13 @@ void add_options(CLI::App& app, Config& c, std::vector<std::string>& world_sizes
   app.add_option("--threads", c.threads,
                  "CPU threads per rank for the optimizer (fused: its parallel loop), the bandwidth probe and "
                  "libtorch's intra-op pool (default 1)")->group(timed);
-  app.add_option("--optimizer", c.optimizer,
-                 "adam (default) | adamw | sgd (momentum 0.9) | muon (Newton-Schulz on 2-D weights, Adam for "
-                 "the rest; whole-tensor partitioners only)")->group(timed);
-  app.add_option("--adam", c.adam_impl,
-                 "implementation of adam/adamw/sgd (and muon's Adam part): torch (torch::optim, default) | "
-                 "foreach (ATen _foreach_ ops) | fused (one pass per element)")->group(timed);
+  add_choice(app, "--optimizer", c.optimizer, optimizer_choices(),
+             "adam (default) | adamw | sgd (momentum 0.9) | muon (Newton-Schulz on 2-D weights, Adam for "
+             "the rest; whole-tensor partitioners only)")->group(timed);
+  add_choice(app, "--optimizer-impl", c.optimizer_impl, optimizer_impl_choices(),
+             "implementation of adam/adamw/sgd (and muon's Adam part): torch (torch::optim, default) | "
+             "foreach (ATen _foreach_ ops) | fused (one pass per element)")->group(timed);
+  add_renamed(app, "--adam", "is now --optimizer-impl (torch, foreach, fused)");
   auto* knobs = "partitioner options";
   app.add_option("--bucket-elems", c.bucket_elems, "buckets: close a bucket at this many elements (default 40M)")
       ->group(knobs);
@@ -117,10 +118,6 @@ void add_options(CLI::App& app, Config& c, std::vector<std::string>& world_sizes
                "(bitwise; costs a second copy of the model)")->group(timed);
 }
 
-bool is_one_of(const std::string& value, const std::vector<std::string>& valid) {
-  return std::find(valid.begin(), valid.end(), value) != valid.end();
-}
-
 void check_timed_options(const Config& c) {
   if (c.iters < 1) throw UsageError("--iters " + std::to_string(c.iters) + ": need at least 1 timed iteration");
   if (c.warmup < 0) throw UsageError("--warmup " + std::to_string(c.warmup) + ": must be 0 or more");
@@ -129,20 +126,10 @@ void check_timed_options(const Config& c) {
   if (!std::isfinite(c.timeout_s) || c.timeout_s < 0 || c.timeout_s > kMaxSeconds)
     throw UsageError("--timeout " + seconds_text(c.timeout_s) + ": must be 0 (no limit) or a number of seconds up to " +
                      std::to_string(static_cast<long long>(kMaxSeconds)));
-  if (c.step_timing != "concurrent" && c.step_timing != "serial")
-    throw UsageError("unknown --step-timing '" + c.step_timing + "'; valid: concurrent, serial");
-  if (c.sync != "per-param" && c.sync != "bucket")
-    throw UsageError("unknown --sync '" + c.sync + "'; valid: per-param, bucket");
   if (c.bucket_elems < 1) throw UsageError("--bucket-elems " + std::to_string(c.bucket_elems) + ": must be 1 or more");
   if (!(c.time_limit_s > 0) || !std::isfinite(c.time_limit_s) || c.time_limit_s > kMaxSeconds)
     throw UsageError("--time-limit " + seconds_text(c.time_limit_s) + ": must be a number of seconds above 0 and up to " +
                      std::to_string(static_cast<long long>(kMaxSeconds)));
-  if (!is_one_of(c.optimizer, optimizer_kinds()))
-    throw UsageError("unknown --optimizer '" + c.optimizer + "'; valid: adam, adamw, sgd, muon");
-  if (!is_one_of(c.adam_impl, optimizer_impls()))
-    throw UsageError("unknown --adam '" + c.adam_impl + "'; valid: torch, foreach, fused");
-  if (c.device != "auto" && c.device != "cuda" && c.device != "cpu")
-    throw UsageError("unknown device '" + c.device + "'; valid devices: auto, cuda, cpu");
 }
 
 void check_unique(const std::vector<std::string>& names, const char* what) {
@@ -172,8 +159,8 @@ Config parse_command_line(int argc, char** argv, bool& help_shown) {
   c.argv.assign(argv, argv + argc);
   CLI::App app{"zero-bench: ZeRO stage-1 optimizer-state partitioning benchmark", "zero_bench"};
   std::vector<std::string> world_sizes;
-  std::string models, shard_list = "full";
-  add_options(app, c, world_sizes, models, shard_list);
+  std::string models;
+  add_options(app, c, world_sizes, models);
   help_shown = false;
   try {
     app.parse(argc, argv);
@@ -185,7 +172,6 @@ Config parse_command_line(int argc, char** argv, bool& help_shown) {
     throw UsageError(e.what());
   }
   c.model_names = split_commas(models);
-  c.shard_list = shard_list == "full";
   check_unique(c.model_names, "model");
   if (app.count("--list-partitioners")) c.action = Action::kListPartitioners;
   else if (app.count("--list-models")) c.action = Action::kListModels;

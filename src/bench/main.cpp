@@ -1,11 +1,11 @@
 // zero_bench: the one place errors become exit codes.
 #include <iostream>
 
-#include "../common/guarded_main.hpp"
-#include "config.hpp"
+#include "src/common/guarded_main.hpp"
+#include "src/run/config.hpp"
 #include "model_listing.hpp"
 #include "plan_only.hpp"
-#include "timed_run.hpp"
+#include "src/run/timed_run.hpp"
 
 namespace {
 

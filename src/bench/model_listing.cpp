@@ -2,9 +2,9 @@
 
 #include <cstdio>
 
-#include "../../models/registry.hpp"
-#include "../../partitioners/registry.hpp"
-#include "model_selection.hpp"
+#include "models/registry.hpp"
+#include "partitioners/registry.hpp"
+#include "src/run/model_selection.hpp"
 
 namespace zb {
 

@@ -1,7 +1,7 @@
 #pragma once
 #include <ostream>
 
-#include "config.hpp"
+#include "src/run/config.hpp"
 
 namespace zb {
 void print_partitioners(std::ostream& out);

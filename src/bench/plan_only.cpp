@@ -3,14 +3,14 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "../../partitioners/registry.hpp"
-#include "../common/atomic_file.hpp"
-#include "../common/stats.hpp"
-#include "model_selection.hpp"
-#include "plan_options.hpp"
-#include "rank_record.hpp"
-#include "run_context.hpp"
-#include "run_dir.hpp"
+#include "partitioners/registry.hpp"
+#include "src/common/atomic_file.hpp"
+#include "src/common/stats.hpp"
+#include "src/run/model_selection.hpp"
+#include "src/run/plan_options.hpp"
+#include "src/run/rank_record.hpp"
+#include "src/run/run_context.hpp"
+#include "src/run/run_dir.hpp"
 
 namespace zb {
 namespace {
@@ -42,7 +42,7 @@ void run_plan_only(const Config& config, std::ostream& log) {
   for (int world_size : config.world_sizes) {
     for (const ModelSpec& model : models) {
       const Plan plan = make_plan(partitioner, model, world_size, options);
-      const CaseFacts facts = case_facts(model, plan, partitioner.granularity, config.shard_list);
+      const CaseFacts facts = case_facts(model, plan, partitioner.granularity, config);
       for (int rank = 0; rank < world_size; ++rank) {
         const std::string path = dir + "/" + rank_file_name(model.name, world_size, rank);
         write_file_atomically(path, to_json_text(rank_record(base, model, plan, rank, facts)));

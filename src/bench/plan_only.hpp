@@ -1,7 +1,7 @@
 #pragma once
 #include <ostream>
 
-#include "config.hpp"
+#include "src/run/config.hpp"
 
 namespace zb {
 // --plan-only: every rank's shard for every (W, model), written as the

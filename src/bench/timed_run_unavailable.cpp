@@ -1,7 +1,7 @@
 // Built when zero-bench is configured without libtorch (-DZB_WITH_TORCH=OFF):
 // only --plan-only runs exist in such a build.
-#include "../common/errors.hpp"
-#include "timed_run.hpp"
+#include "src/common/errors.hpp"
+#include "src/run/timed_run.hpp"
 
 namespace zb {
 

@@ -1,4 +1,4 @@
-#include "../common/named_table.hpp"
+#include "src/common/named_table.hpp"
 #include "backend_factories.hpp"
 
 namespace zb {

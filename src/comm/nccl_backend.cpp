@@ -8,7 +8,7 @@
 #include <torch/csrc/distributed/c10d/NCCLUtils.hpp>
 #include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
 
-#include "../common/errors.hpp"
+#include "src/common/errors.hpp"
 #include "c10d_communicator.hpp"
 
 // cmake/nccl_headers.cmake passes the version of the nccl.h beside libtorch;

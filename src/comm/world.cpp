@@ -5,7 +5,7 @@
 #include <iostream>
 #include <thread>
 
-#include "../common/errors.hpp"
+#include "src/common/errors.hpp"
 
 namespace zb {
 namespace {

@@ -12,26 +12,35 @@
 #include <string>
 #include <vector>
 
+#include "choices.hpp"
+
 namespace zb {
 
-inline const std::vector<std::string>& optimizer_kinds() {
-  static const std::vector<std::string> kinds = {"adam", "adamw", "sgd", "muon"};
-  return kinds;
-}
-inline const std::vector<std::string>& optimizer_impls() {
-  static const std::vector<std::string> impls = {"torch", "foreach", "fused"};
-  return impls;
+enum class OptimizerKind { kAdam, kAdamW, kSgd, kMuon };
+
+inline const Choices<OptimizerKind>& optimizer_choices() {
+  static const Choices<OptimizerKind> c{"--optimizer",
+                                        {{"adam", OptimizerKind::kAdam},
+                                         {"adamw", OptimizerKind::kAdamW},
+                                         {"sgd", OptimizerKind::kSgd},
+                                         {"muon", OptimizerKind::kMuon}}};
+  return c;
 }
 
 inline bool muon_matrix(std::size_t dims) { return dims >= 2; }
 
-inline int64_t state_bytes_per_element(const std::string& kind, std::size_t dims) {
-  if (kind == "sgd" || (kind == "muon" && muon_matrix(dims))) return 4;
+// sgd, and muon's matrices: one momentum buffer; the rest: Adam's two moments.
+inline bool momentum_only(OptimizerKind kind, std::size_t dims) {
+  return kind == OptimizerKind::kSgd || (kind == OptimizerKind::kMuon && muon_matrix(dims));
+}
+
+inline int64_t state_bytes_per_element(OptimizerKind kind, std::size_t dims) {
+  if (momentum_only(kind, dims)) return 4;
   return 8;
 }
 
-inline int64_t step_bytes_per_element(const std::string& kind, std::size_t dims) {
-  if (kind == "sgd" || (kind == "muon" && muon_matrix(dims))) return 20;
+inline int64_t step_bytes_per_element(OptimizerKind kind, std::size_t dims) {
+  if (momentum_only(kind, dims)) return 20;
   return 28;
 }
 

@@ -14,13 +14,13 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
-#include "../bench/run_context.hpp"
-#include "../bench/timed_run.hpp"
-#include "../comm/world.hpp"
-#include "../common/atomic_file.hpp"
-#include "../common/cost_model_file.hpp"
-#include "../common/errors.hpp"
-#include "../common/optimizer_traffic.hpp"
+#include "src/run/run_context.hpp"
+#include "src/run/timed_run.hpp"
+#include "src/comm/world.hpp"
+#include "src/common/atomic_file.hpp"
+#include "partitioners/cost_model_file.hpp"
+#include "src/common/errors.hpp"
+#include "src/common/optimizer_traffic.hpp"
 #include "device.hpp"
 #include "optim/optimizer.hpp"
 
@@ -180,9 +180,10 @@ nlohmann::ordered_json cost_file(const Config& config, const Bench& bench,
   doc["host"] = ctx.host;
   doc["time"] = ctx.time;
   doc["device"] = device_name(bench.device);
-  doc["optimizer"] = config.optimizer + " (" + config.adam_impl + ", fp32)";
+  doc["optimizer"] = optimizer_choices().name(config.optimizer) + " (" +
+                     optimizer_impl_choices().name(config.optimizer_impl) + ", fp32)";
   doc["ranks_measuring_at_once"] = bench.serial ? 1 : bench.world_size;
-  doc["step_timing"] = config.step_timing;
+  doc["step_timing"] = step_timing_choices().name(config.step_timing);
   doc["threads_per_rank"] = config.threads;
   doc["model"] = "step seconds = seconds_per_element * elements + seconds_per_tensor * tensors + seconds_per_step";
   doc["coefficients"] = {{"seconds_per_element", c[0]}, {"seconds_per_tensor", c[1]}, {"seconds_per_step", c[2]}};
@@ -219,8 +220,9 @@ void check_cost_model_path(const Config& config) {
 }
 
 void calibrate(const Config& config, const at::Device& device, const World& world) {
-  const Bench bench{device, world.size, world.rank, config.step_timing == "serial",
-                    OptimizerSettings{.kind = config.optimizer, .impl = config.adam_impl}, fit_min_elements(device)};
+  const Bench bench{device, world.size, world.rank, config.step_timing == StepTiming::kSerial,
+                    OptimizerSettings{.optimizer = config.optimizer, .optimizer_impl = config.optimizer_impl},
+                    fit_min_elements(device)};
   const std::vector<Sample> samples = measure_grid(bench);
   std::vector<Sample> shard_sized;
   for (const Sample& s : samples)
@@ -228,7 +230,7 @@ void calibrate(const Config& config, const at::Device& device, const World& worl
   const auto coef = fit(shard_sized);
   std::optional<double> muon_unit;
   nlohmann::ordered_json muon_samples = nlohmann::ordered_json::array();
-  if (config.optimizer == "muon") muon_unit = measure_muon_unit(bench, coef, muon_samples);
+  if (config.optimizer == OptimizerKind::kMuon) muon_unit = measure_muon_unit(bench, coef, muon_samples);
   if (world.rank != 0) return;
   const auto doc = cost_file(config, bench, samples, coef, muon_unit, muon_samples);
   write_file_atomically(config.cost_model, doc.dump(2) + "\n");

@@ -10,9 +10,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "../comm/backend_factories.hpp"
-#include "../comm/world.hpp"
-#include "../common/errors.hpp"
+#include "src/comm/backend_factories.hpp"
+#include "src/comm/world.hpp"
+#include "src/common/errors.hpp"
 
 #ifdef ZB_HAVE_CUDA
 #include <ATen/cuda/CUDAContext.h>
@@ -107,15 +107,13 @@ std::string unusable_gpu_reason() {
 
 int visible_gpu_count() { return built_with_cuda() && torch::cuda::is_available() ? static_cast<int>(torch::cuda::device_count()) : 0; }
 
-at::Device choose_device(const std::string& requested, int local_rank) {
-  if (requested != "cuda" && requested != "auto" && requested != "cpu")
-    throw UsageError("unknown device '" + requested + "'; valid devices: auto, cuda, cpu");
-  if (requested == "cpu") return at::Device(at::kCPU);
+at::Device choose_device(DeviceChoice requested, int local_rank) {
+  if (requested == DeviceChoice::kCpu) return at::Device(at::kCPU);
   const int gpus = visible_gpu_count();
   if (gpus == 0) {
     const std::string reason = unusable_gpu_reason();
-    if (requested == "auto" && reason.empty()) return at::Device(at::kCPU);
-    if (requested == "auto")  // a GPU run must not silently become a CPU run
+    if (requested == DeviceChoice::kAuto && reason.empty()) return at::Device(at::kCPU);
+    if (requested == DeviceChoice::kAuto)  // a GPU run must not silently become a CPU run
       throw UsageError("--device auto: " + reason + "; fix the driver, or pass --device cpu to time the CPU");
     throw UsageError("--device cuda: " +
                      (!reason.empty()      ? reason

@@ -8,11 +8,13 @@
 #include <optional>
 #include <string>
 
+#include "src/run/options.hpp"
+
 namespace zb {
 
-// "auto": CUDA when libtorch sees a GPU, else CPU; "cuda": the GPU of the
-// node-local rank (throws UsageError when there is none); "cpu".
-at::Device choose_device(const std::string& requested, int local_rank);
+// auto: CUDA when libtorch sees a GPU, else CPU; cuda: the GPU of the
+// node-local rank (throws UsageError when there is none); cpu.
+at::Device choose_device(DeviceChoice requested, int local_rank);
 std::string device_name(const at::Device& device);
 // GPUs libtorch can use on this node (0 without CUDA).
 int visible_gpu_count();

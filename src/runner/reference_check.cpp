@@ -16,7 +16,8 @@ std::string compare_with_unsharded(const ModelSpec& model, const std::vector<at:
     if (!torch::equal(reference[p].detach(), sharded[p].detach())) {
       const double diff = (reference[p].detach() - sharded[p].detach()).abs().max().item<double>();
       return "parameter " + std::to_string(p) + " '" + model.params[p].name + "' differs from the single-process " +
-             settings.kind + " (" + settings.impl + ") reference after " + std::to_string(steps) +
+             optimizer_choices().name(settings.optimizer) + " (" +
+             optimizer_impl_choices().name(settings.optimizer_impl) + ") reference after " + std::to_string(steps) +
              " steps (max |diff| = " + std::to_string(diff) + ")";
     }
   }

@@ -3,7 +3,7 @@
 #pragma once
 #include <ATen/ATen.h>
 
-#include "../../models/model_spec.hpp"
+#include "models/model_spec.hpp"
 
 namespace zb {
 at::Tensor initial_parameter(const ParamSpec& spec, int index, uint64_t seed, const at::Device& device);

@@ -1,7 +1,7 @@
 // The distributed benchmark: under mpirun, for each world size W the first W
 // ranks time Adam steps over their shard and the parameter sync, and write
 // one JSON each; rank 0 writes exp_info.json last.
-#include "../bench/timed_run.hpp"
+#include "src/run/timed_run.hpp"
 
 #include <torch/torch.h>
 
@@ -11,15 +11,15 @@
 #include <iostream>
 #include <sstream>
 
-#include "../../partitioners/registry.hpp"
-#include "../bench/model_selection.hpp"
-#include "../bench/plan_options.hpp"
-#include "../bench/rank_record.hpp"
-#include "../bench/run_context.hpp"
-#include "../bench/run_dir.hpp"
-#include "../comm/world.hpp"
-#include "../common/atomic_file.hpp"
-#include "../common/errors.hpp"
+#include "partitioners/registry.hpp"
+#include "src/run/model_selection.hpp"
+#include "src/run/plan_options.hpp"
+#include "src/run/rank_record.hpp"
+#include "src/run/run_context.hpp"
+#include "src/run/run_dir.hpp"
+#include "src/comm/world.hpp"
+#include "src/common/atomic_file.hpp"
+#include "src/common/errors.hpp"
 #include "bandwidth_probe.hpp"
 #include "device.hpp"
 #include "reference_check.hpp"
@@ -54,7 +54,7 @@ void check_fits(const ModelSpec& model, int w, const TimedSetup& s, const Config
   const double share = static_cast<double>(lower_bound(model, w, s.partitioner->granularity));
   double bytes = 4 * (2 * total + 2 * share);
   if (s.partitioner->granularity == Granularity::kRanges) bytes += 4 * (2 * share + w * share);  // flat grad, gather
-  else if (config.sync == "bucket") bytes += 4 * total;
+  else if (config.sync == SyncMode::kBucket) bytes += 4 * total;
   if (config.check) bytes += 4 * (2 * total + 2 * total);  // the reference: parameters, gradients, Adam state
   const double available = static_cast<double>(available_bytes_per_rank(s.device, world.local_size));
   if (bytes > available)
@@ -71,15 +71,15 @@ const BackendEntry& choose_backend(const Config& config, const at::Device& devic
   const bool shared_gpu = device.is_cuda() && world.local_size > gpus;
   const std::string sharing = std::to_string(world.local_size) + " ranks on this node share " + std::to_string(gpus) +
                               (gpus == 1 ? " GPU" : " GPUs");
-  if (config.backend == "nccl" && shared_gpu)
+  if (config.backend == Backend::kNccl && shared_gpu)
     throw UsageError("-b nccl: " + sharing + ", and NCCL refuses two ranks on one GPU; use -b gloo or -b mpi, or "
                      "launch at most one rank per GPU on each node");
-  if (!config.backend.empty()) return find_backend(config.backend);
-  if (!device.is_cuda()) return find_backend("gloo");
-  if (!shared_gpu) return find_backend("nccl");
+  if (config.backend) return find_backend(backend_choices().name(*config.backend));
+  if (!device.is_cuda()) return find_backend(backend_choices().name(Backend::kGloo));
+  if (!shared_gpu) return find_backend(backend_choices().name(Backend::kNccl));
   if (world.rank == 0)
     std::cout << "[zero_bench] " << sharing << " and NCCL allows one rank per GPU: using -b gloo\n" << std::flush;
-  return find_backend("gloo");
+  return find_backend(backend_choices().name(Backend::kGloo));
 }
 
 // Everything that can be wrong with the request, found identically on every rank.
@@ -92,20 +92,20 @@ TimedSetup check_request(const Config& config, const World& world) {
       throw UsageError("world size " + std::to_string(w) + " needs " + std::to_string(w) + " ranks; mpirun started " +
                        std::to_string(world.size));
   // -b nccl moves GPU tensors only: it implies --device cuda.
-  s.device = choose_device(config.backend == "nccl" && config.device == "auto" ? "cuda" : config.device,
-                           world.local_rank);
+  const bool nccl_implies_cuda = config.backend == Backend::kNccl && config.device == DeviceChoice::kAuto;
+  s.device = choose_device(nccl_implies_cuda ? DeviceChoice::kCuda : config.device, world.local_rank);
   s.backend = &choose_backend(config, s.device, world);
   if (s.backend->needs_cuda && !s.device.is_cuda())
     throw UsageError(std::string("backend '") + s.backend->name +
                      "' moves GPU tensors only and the device is the CPU; use -b gloo or -b mpi, or --device cuda");
   const std::string reason = s.backend->unavailable_reason();
   if (!reason.empty()) throw UsageError("-b " + std::string(s.backend->name) + ": " + reason);
-  if (config.optimizer == "muon" && s.partitioner->granularity == Granularity::kRanges)
+  if (config.optimizer == OptimizerKind::kMuon && s.partitioner->granularity == Granularity::kRanges)
     throw UsageError("--optimizer muon orthogonalises whole matrices, which '" + config.partitioner +
                      "' splits; use a whole-tensor partitioner (greedy, lpt, optimal, cost, none, ...)");
-  if (config.adam_impl == "fused" && config.optimizer == "sgd" && s.device.is_cuda())
-    throw UsageError("--adam fused with --optimizer sgd runs on the CPU only; use --adam foreach on CUDA");
-  s.optimizer = OptimizerSettings{.kind = config.optimizer, .impl = config.adam_impl};
+  s.optimizer = OptimizerSettings{.optimizer = config.optimizer, .optimizer_impl = config.optimizer_impl};
+  const std::string unavailable = optimizer_unavailable_reason(s.optimizer, s.device);
+  if (!unavailable.empty()) throw UsageError(unavailable);
   s.dir = run_directory(config);
   s.options = plan_options(config);
   for (int w : config.world_sizes)
@@ -167,7 +167,7 @@ Iteration serial_iteration(ZeroState& zero, Communicator& comm, const SubWorld& 
 Timings time_iterations(ZeroState& zero, Communicator& comm, const SubWorld& group, const Config& config,
                         const at::Device& device) {
   auto timer = make_timer(device), sync_timer = make_timer(device);
-  const bool serial = config.step_timing == "serial";
+  const bool serial = config.step_timing == StepTiming::kSerial;
   std::vector<double> step, sync, total, collective, overhead, host_step;
   for (int i = 0; i < config.warmup + config.iters; ++i) {
     const Iteration it = serial ? serial_iteration(zero, comm, group, *timer, *sync_timer) : concurrent_iteration(zero, comm, *timer);
@@ -201,10 +201,9 @@ RunContext timed_context(const Config& config, const TimedSetup& setup, const Wo
   base.local_rank = world.local_rank;
   base.backend = setup.backend->name;
   base.device = device_name(setup.device);
-  base.optimizer = config.optimizer;
-  base.optimizer_impl = config.adam_impl;
+  base.optimizer_impl = optimizer_impl_choices().name(config.optimizer_impl);
   base.threads = config.threads;
-  base.step_timing = config.step_timing;
+  base.step_timing = step_timing_choices().name(config.step_timing);
   base.cpu_affinity = cpu_affinity_text();
   base.versions = library_versions();
   return base;
@@ -228,9 +227,9 @@ void run_case(const Config& config, const TimedSetup& setup, const RunContext& b
   const Plan plan = make_plan(*setup.partitioner, model, group.size(), setup.options);
   reset_peak_memory(setup.device);
   const ZeroSetup zero_setup{model, plan, setup.partitioner->granularity, group.rank(), setup.device, config.seed,
-                             config.sync == "bucket" ? SyncMode::kBucket : SyncMode::kPerParam, setup.optimizer};
+                             config.sync, setup.optimizer};
   const auto zero = make_zero_state(zero_setup);
-  const CaseFacts facts = case_facts(model, plan, setup.partitioner->granularity, config.shard_list);
+  const CaseFacts facts = case_facts(model, plan, setup.partitioner->granularity, config);
   RankResult record = rank_record(base, model, plan, group.rank(), facts);
   record.memory.push_back(memory_point("after_creation", *zero, setup.device));
   zero->attach_gradients();
@@ -245,8 +244,8 @@ void run_case(const Config& config, const TimedSetup& setup, const RunContext& b
     const std::string mismatch = compare_with_unsharded(model, zero->parameters(), setup.device, config.seed,
                                                         config.warmup + config.iters, setup.optimizer);
     if (!mismatch.empty()) throw RunError("--check failed on rank " + std::to_string(group.rank()) + ": " + mismatch);
-    record.check = "passed: all parameters bitwise equal to a single-process " + config.optimizer + " (" +
-                   config.adam_impl + ")";
+    record.check = "passed: all parameters bitwise equal to a single-process " + *base.optimizer + " (" +
+                   *base.optimizer_impl + ")";
   }
   write_file_atomically(setup.dir + "/" + rank_file_name(model.name, group.size(), group.rank()),
                         to_json_text(record));

@@ -3,8 +3,8 @@
 #include <cstdio>
 #include <iostream>
 
-#include "../comm/world.hpp"
-#include "../common/errors.hpp"
+#include "src/comm/world.hpp"
+#include "src/common/errors.hpp"
 
 namespace zb {
 

@@ -4,8 +4,8 @@
 
 #include <chrono>
 
-#include "../common/errors.hpp"
-#include "../common/optimizer_traffic.hpp"
+#include "src/common/errors.hpp"
+#include "src/common/optimizer_traffic.hpp"
 #include "synthetic.hpp"
 
 namespace zb {
@@ -114,7 +114,7 @@ FlatZeroState::FlatZeroState(const ZeroSetup& s)
   if (slot_ < s.plan.rank_numel(s.rank))
     throw RunError("range plan's slot (" + std::to_string(slot_) + " elements) is smaller than rank " +
                    std::to_string(s.rank) + "'s shards");
-  if (s.optimizer.kind == "muon")
+  if (s.optimizer.optimizer == OptimizerKind::kMuon)
     throw UsageError("--optimizer muon orthogonalises whole matrices; a range plan splits them. Use a "
                      "whole-tensor partitioner (greedy, lpt, optimal, cost, ...)");
   torch::NoGradGuard no_grad;
@@ -163,7 +163,7 @@ ZeroState::ZeroState(const ModelSpec& model, const at::Device& device, uint64_t 
 
 void ZeroState::set_optimizer(const OptimizerSettings& settings, const std::vector<at::Tensor>& owned) {
   step_bytes_ = 0;
-  for (const auto& t : owned) step_bytes_ += step_bytes_per_element(settings.kind, t.dim()) * t.numel();
+  for (const auto& t : owned) step_bytes_ += step_bytes_per_element(settings.optimizer, t.dim()) * t.numel();
   optimizer_ = make_optimizer(settings, owned);
 }
 

@@ -14,13 +14,12 @@
 #include <string>
 #include <vector>
 
-#include "../../partitioners/plan.hpp"
-#include "../comm/communicator.hpp"
+#include "partitioners/plan.hpp"
+#include "src/comm/communicator.hpp"
 #include "optim/optimizer.hpp"
+#include "src/run/options.hpp"  // SyncMode
 
 namespace zb {
-
-enum class SyncMode { kPerParam, kBucket };
 
 struct MemoryBreakdown {  // bytes of the tensors this rank holds
   int64_t parameters = 0, gradients = 0, optimizer_state = 0, buffers = 0;

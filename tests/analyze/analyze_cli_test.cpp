@@ -65,31 +65,33 @@ TEST_CASE("zero_analyze on bad input exits 2 naming the problem") {
   expect_error(quote(other.string()), "schema 'zero-bench/2' is another major version");
 
   expect_error(quote(std::string(ZB_FIXTURES_DIR) + "/plan_tiny") + " --format xml", "unknown format 'xml'");
+  // --check is zero_bench's bitwise check; the gate has its own name.
+  expect_error(quote(std::string(ZB_FIXTURES_DIR) + "/plan_tiny") + " --check b.json", "baseline gate is --gate");
 }
 
-TEST_CASE("zero_analyze --check: exit 0 when no largest rank grew, 1 listing old and new when one did") {
+TEST_CASE("zero_analyze --gate: exit 0 when no largest rank grew, 1 listing old and new when one did") {
   zbtest::TempDir tmp;
   const std::string run = quote(std::string(ZB_FIXTURES_DIR) + "/plan_tiny");
   const fs::path baseline = tmp.path() / "b.json";
   auto r = analyze(run + " --write-baseline " + quote(baseline.string()));
   REQUIRE(r.exit_code == 0);
   CHECK(analyze(run + " --write-baseline " + quote(baseline.string())).exit_code == 2);  // exists: needs --force
-  r = analyze(run + " --check " + quote(baseline.string()));
+  r = analyze(run + " --gate " + quote(baseline.string()));
   CHECK(r.exit_code == 0);
   CHECK_THAT(r.out, Catch::Contains("1 cases checked, 0 failed"));
   zbtest::write_text(baseline, R"({"schema": "zero-bench-baseline/1", "entries": [
     {"partitioner": "round_robin", "model": "Tiny", "world_size": 2, "max_params": 30}]})");
-  r = analyze(run + " --check " + quote(baseline.string()));
+  r = analyze(run + " --gate " + quote(baseline.string()));
   CHECK(r.exit_code == 1);
   CHECK_THAT(r.out, Catch::Contains("FAIL partitioner round_robin, model Tiny, W=2: largest rank grew from 30 to 35"));
   zbtest::write_text(baseline, R"({"schema": "zero-bench-baseline/1", "entries": []})");
-  r = analyze(run + " --check " + quote(baseline.string()));
+  r = analyze(run + " --gate " + quote(baseline.string()));
   CHECK(r.exit_code == 1);
   CHECK_THAT(r.out, Catch::Contains("no baseline entry") && Catch::Contains("update_baselines.sh"));
   zbtest::write_text(baseline, "not json");
-  expect_error(run + " --check " + quote(baseline.string()), "malformed JSON");
+  expect_error(run + " --gate " + quote(baseline.string()), "malformed JSON");
   zbtest::write_text(baseline, R"({"schema": "zero-bench/1", "entries": []})");
-  expect_error(run + " --check " + quote(baseline.string()), "is not zero-bench-baseline/1");
+  expect_error(run + " --gate " + quote(baseline.string()), "is not zero-bench-baseline/1");
 }
 
 TEST_CASE("zero_analyze --compare in csv has one row per shared case, and json carries the missing ones") {
@@ -124,5 +126,5 @@ TEST_CASE("zero_analyze writes regular files only, reads regular files only, and
                                 " > /dev/full");
   CHECK(full.exit_code == 1);
   CHECK_THAT(full.err, Catch::Contains("cannot write the report to standard output"));
-  expect_error(quote(run.string()) + " --check a.json --write-baseline b.json", "--check and --write-baseline together");
+  expect_error(quote(run.string()) + " --gate a.json --write-baseline b.json", "--gate and --write-baseline together");
 }

@@ -45,7 +45,7 @@ TEST_CASE("compare says 'too few samples' below 9 a side, and compares plan-only
   const Comparison plans = compare_runs({fixture("plan_tiny"), fixture("cmp_base")});
   CHECK_FALSE(plans.rows[0].cells[0].step.has_value());
   CHECK_FALSE(plans.rows[0].cells[1].step_change_percent.has_value());
-  const auto json = nlohmann::json::parse(comparison_json(c));
+  const nlohmann::json json = comparison_json(c);
   CHECK(json["rows"][0]["cells"][1]["too_few_samples"] == true);
 }
 
@@ -109,7 +109,7 @@ TEST_CASE("the gate: a grown largest rank fails with old and new, equal or bette
 
 TEST_CASE("a baseline file round-trips, and a bad one is refused with the reason") {
   const std::vector<BaselineEntry> entries{{"lpt", "ResNet50", 4, 6389288}};
-  const auto back = baseline_from_json_text(baseline_json(entries), "b.json");
+  const auto back = baseline_from_json_text(baseline_json(entries).dump(), "b.json");
   REQUIRE(back.size() == 1);
   CHECK(back[0].max_params == 6389288);
   CHECK_THROWS_AS(baseline_from_json_text("{oops", "b.json"), UsageError);

@@ -39,7 +39,7 @@ TEST_CASE("the slowest rank is the one with the largest mean step time, not the 
 }
 
 TEST_CASE("json output carries the same numbers") {
-  const auto doc = nlohmann::json::parse(format_json({fixture("timed_tiny"), fixture("plan_tiny")}));
+  const nlohmann::json doc = format_json({fixture("timed_tiny"), fixture("plan_tiny")});
   const auto& timed = doc["runs"][0]["cases"][0];
   CHECK(timed["max_params"] == 30);
   CHECK(timed["diff"].get<double>() == Catch::Detail::Approx(5.0));
@@ -76,7 +76,7 @@ TEST_CASE("the roofline line shows the slowest rank's fraction of the probed ban
   CHECK(*r.cases[0].bandwidth_bytes_per_s == Catch::Detail::Approx(1.1e10));  // mean of the ranks' probes
   CHECK_THAT(format_text({r}),
              Catch::Contains("roofline       = adam (fused) at 0.900 of 11.00 GB/s (slowest rank 1), 0.850 mean"));
-  const auto doc = nlohmann::json::parse(format_json({r}));
+  const nlohmann::json doc = format_json({r});
   CHECK(doc["runs"][0]["cases"][0]["optimizer"] == "adam (fused)");
   CHECK(doc["runs"][0]["cases"][0]["roofline_fraction_per_rank"] == nlohmann::json::array({0.8, 0.9}));
   CHECK_FALSE(format_text({fixture("plan_tiny")}).find("roofline") != std::string::npos);

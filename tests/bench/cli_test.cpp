@@ -104,3 +104,27 @@ TEST_CASE("a manifest named after a built-in model is refused, so it cannot stan
                          " -o " + quote(tmp.str() + "/run"),
                      "is named 'resnet50', like the built-in model ResNet50; rename the file");
 }
+
+TEST_CASE("each option with a fixed set of values is parsed at the command line, naming the valid ones") {
+  zbtest::TempDir tmp;
+  const std::string out = " -o " + quote(tmp.str() + "/run");
+  expect_usage_error("--plan-only greedy 2 --device gpu" + out, "unknown --device 'gpu'; valid: auto, cuda, cpu");
+  expect_usage_error("--plan-only greedy 2 -b ucx" + out, "unknown --backend 'ucx'; valid: nccl, gloo, mpi");
+  expect_usage_error("--plan-only greedy 2 --sync ring" + out, "unknown --sync 'ring'; valid: per-param, bucket");
+  expect_usage_error("--plan-only greedy 2 --optimizer lion" + out, "unknown --optimizer 'lion'; valid: adam, adamw");
+  expect_usage_error("--plan-only greedy 2 --optimizer-impl apex" + out,
+                     "unknown --optimizer-impl 'apex'; valid: torch, foreach, fused");
+  expect_usage_error("--plan-only greedy 2 --shard-list some" + out, "unknown --shard-list 'some'; valid: full, none");
+  expect_usage_error("--plan-only greedy 2 --adam fused" + out, "--adam is now --optimizer-impl");
+  CHECK_FALSE(std::filesystem::exists(tmp.path() / "run"));
+}
+
+TEST_CASE("--help lists the valid values of each such option") {
+  const auto r = bench("--help");
+  REQUIRE(r.exit_code == 0);
+  for (const char* values : {"auto|cuda|cpu", "nccl|gloo|mpi", "per-param|bucket", "concurrent|serial",
+                             "adam|adamw|sgd|muon", "torch|foreach|fused", "full|none"})
+    CHECK_THAT(r.out, Catch::Contains(values));
+  CHECK_THAT(r.out, Catch::Contains("--optimizer-impl"));
+  CHECK_THAT(r.out, !Catch::Contains("--adam"));
+}

@@ -47,7 +47,7 @@ nlohmann::json run_single(const zbtest::TempDir& tmp, const char* model, const s
 TEST_CASE("nccl at world size 1: every implementation equals its single-process self bitwise on the GPU") {
   for (const char* impl : {"torch", "foreach", "fused"}) {
     zbtest::TempDir tmp;
-    const auto doc = run_single(tmp, kSmallModel, std::string("greedy 1 -b nccl -w 1 -n 3 --check --adam ") + impl);
+    const auto doc = run_single(tmp, kSmallModel, std::string("greedy 1 -b nccl -w 1 -n 3 --check --optimizer-impl ") + impl);
     INFO(impl);
     CHECK(doc["context"]["backend"] == "nccl");
     CHECK_THAT(doc["result"]["check"].get<std::string>(), Catch::StartsWith("passed"));
@@ -60,7 +60,7 @@ TEST_CASE("nccl at world size 1: every implementation equals its single-process 
 
 TEST_CASE("the CUDA-event step time agrees with a host clock around device synchronisations within 5 percent") {
   zbtest::TempDir tmp;
-  const auto doc = run_single(tmp, kHugeModel, "greedy 1 -b nccl -w 2 -n 10 --adam torch");
+  const auto doc = run_single(tmp, kHugeModel, "greedy 1 -b nccl -w 2 -n 10 --optimizer-impl torch");
   const auto& timing = doc["result"]["timing"];
   REQUIRE(timing["clock"] == "cuda_event");
   REQUIRE(timing["step_host"].is_object());
@@ -72,7 +72,7 @@ TEST_CASE("the CUDA-event step time agrees with a host clock around device synch
 
 TEST_CASE("the CUDA allocator's bytes agree with the tracked tensor bytes, and its peak is not below them") {
   zbtest::TempDir tmp;
-  const auto doc = run_single(tmp, kLargeModel, "lpt 1 -b nccl -w 1 -n 2 --adam fused");
+  const auto doc = run_single(tmp, kLargeModel, "lpt 1 -b nccl -w 1 -n 2 --optimizer-impl fused");
   const auto& memory = doc["result"]["memory"];
   REQUIRE(memory.size() == 3);
   for (const auto& point : memory) {

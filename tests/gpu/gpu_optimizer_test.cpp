@@ -16,8 +16,8 @@ TEST_CASE("the fused CUDA Adam and AdamW agree with torch::optim on the GPU with
   for (const char* kind : {"adam", "adamw"}) {
     auto steps = [&](const char* impl) {
       zb::OptimizerSettings s;
-      s.kind = kind;
-      s.impl = impl;
+      s.optimizer = zb::optimizer_choices().parse(kind);
+      s.optimizer_impl = zb::optimizer_impl_choices().parse(impl);
       std::vector<at::Tensor> params = zb::seeded_parameters(m, cuda, 5);
       auto optimizer = zb::make_optimizer(s, params);
       for (int i = 0; i < 10; ++i) optimizer->step();

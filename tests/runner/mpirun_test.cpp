@@ -106,7 +106,7 @@ TEST_CASE("every optimizer and implementation, sharded over 2 ranks, equals its 
     zbtest::TempDir tmp;
     const std::string dir = (tmp.path() / "run").string();
     const auto r = mpirun(2, std::string(c.partitioner) + " 2 --device cpu -b gloo -w 1 -n 2 --check --optimizer " +
-                                 c.optimizer + " --adam " + c.impl + " --model-file " + small_model_file(tmp) +
+                                 c.optimizer + " --optimizer-impl " + c.impl + " --model-file " + small_model_file(tmp) +
                                  " -o " + quote(dir));
     INFO(c.partitioner << " " << c.optimizer << " " << c.impl << "\nstdout: " << r.out << "\nstderr: " << r.err);
     REQUIRE(r.exit_code == 0);

@@ -39,14 +39,14 @@ TEST_CASE("foreach and fused agree with torch::optim for adam, adamw and sgd wit
   const ModelSpec m = mixed_model();
   for (const char* kind : {"adam", "adamw", "sgd"}) {
     OptimizerSettings torch_ref;
-    torch_ref.kind = kind;
+    torch_ref.optimizer = optimizer_choices().parse(kind);
     const auto reference = run(m, torch_ref, 10);
     const auto initial = seeded_parameters(m, cpu, 11);
     CHECK(max_abs_diff(reference, initial) > 1e-3);  // the steps did move the parameters
     for (const char* impl : {"foreach", "fused"}) {
       INFO(kind << " " << impl);
       OptimizerSettings s = torch_ref;
-      s.impl = impl;
+      s.optimizer_impl = optimizer_impl_choices().parse(impl);
       CHECK(max_abs_diff(run(m, s, 10), reference) < 1e-6);
     }
   }
@@ -55,7 +55,7 @@ TEST_CASE("foreach and fused agree with torch::optim for adam, adamw and sgd wit
 TEST_CASE("fused adam with several threads equals one thread bitwise") {
   const ModelSpec m = mixed_model();
   OptimizerSettings s;
-  s.impl = "fused";
+  s.optimizer_impl = optimizer_impl_choices().parse("fused");
   const int before = at::get_num_threads();
   at::set_num_threads(1);
   const auto one = run(m, s, 3);
@@ -71,13 +71,13 @@ TEST_CASE("optimizer state is created on the first step, and sized by kind") {
   for (const char* impl : {"torch", "foreach", "fused"}) {
     INFO(impl);
     OptimizerSettings s;
-    s.impl = impl;
+    s.optimizer_impl = optimizer_impl_choices().parse(impl);
     std::vector<at::Tensor> params = seeded_parameters(m, cpu, 1);
     auto adam = make_optimizer(s, params);
     CHECK(adam->state_bytes() == 0);
     adam->step();
     CHECK(adam->state_bytes() == 8 * elements);
-    s.kind = "sgd";
+    s.optimizer = optimizer_choices().parse("sgd");
     auto sgd = make_optimizer(s, params);
     sgd->step();
     CHECK(sgd->state_bytes() == 4 * elements);
@@ -89,7 +89,7 @@ TEST_CASE("muon orthogonalises matrices and leaves the rest to adam") {
   add_param(m, "w", {16, 64});
   add_param(m, "b", {16});
   OptimizerSettings s;
-  s.kind = "muon";
+  s.optimizer = optimizer_choices().parse("muon");
   std::vector<at::Tensor> params = seeded_parameters(m, cpu, 2);
   const at::Tensor w0 = params[0].detach().clone(), b0 = params[1].detach().clone();
   auto muon = make_optimizer(s, params);
@@ -110,20 +110,15 @@ TEST_CASE("muon refuses a range plan, naming what to use instead") {
   add_param(m, "w", {16, 64});
   const Plan plan = make_plan(find_partitioner("flat"), m, 2, PlanOptions{});
   OptimizerSettings s;
-  s.kind = "muon";
+  s.optimizer = optimizer_choices().parse("muon");
   CHECK_THROWS_WITH(make_zero_state({m, plan, Granularity::kRanges, 0, cpu, 0, SyncMode::kPerParam, s}),
                     Catch::Contains("whole-tensor partitioner"));
 }
 
 TEST_CASE("an unknown optimizer or implementation is a usage error naming the valid ones") {
-  std::vector<at::Tensor> none;
-  OptimizerSettings s;
-  s.kind = "lion";
-  CHECK_THROWS_AS(make_optimizer(s, none), UsageError);
-  CHECK_THROWS_WITH(make_optimizer(s, none), Catch::Contains("adam, adamw, sgd, muon"));
-  s.kind = "adam";
-  s.impl = "apex";
-  CHECK_THROWS_WITH(make_optimizer(s, none), Catch::Contains("torch, foreach, fused"));
+  CHECK_THROWS_AS(optimizer_choices().parse("lion"), UsageError);
+  CHECK_THROWS_WITH(optimizer_choices().parse("lion"), Catch::Contains("adam, adamw, sgd, muon"));
+  CHECK_THROWS_WITH(optimizer_impl_choices().parse("apex"), Catch::Contains("torch, foreach, fused"));
 }
 
 TEST_CASE("muon steps a model with empty matrices (shape [0, 4] and [3, 0, 2]) without error") {
@@ -132,7 +127,7 @@ TEST_CASE("muon steps a model with empty matrices (shape [0, 4] and [3, 0, 2]) w
   add_param(m, "conv", {3, 0, 2});
   add_param(m, "w", {8, 4});
   OptimizerSettings s;
-  s.kind = "muon";
+  s.optimizer = optimizer_choices().parse("muon");
   std::vector<at::Tensor> params = seeded_parameters(m, cpu, 3);
   const auto before = params[2].detach().clone();
   auto muon = make_optimizer(s, params);

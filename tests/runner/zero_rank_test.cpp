@@ -64,7 +64,7 @@ TEST_CASE("memory at three points: no gradients or state at creation, state for 
   for (const char* impl : {"torch", "foreach", "fused"}) {
     INFO(impl);
     OptimizerSettings adam;
-    adam.impl = impl;
+    adam.optimizer_impl = optimizer_impl_choices().parse(impl);
     const auto rank1 = make_zero_state({m, plan, Granularity::kWholeTensors, 1, cpu, 0, SyncMode::kPerParam, adam});
     MemoryBreakdown at = rank1->memory();
     CHECK(at.parameters == 4 * 209);

@@ -33,7 +33,7 @@ void ForeachAdam::step() {
   if (exp_avg_.empty()) exp_avg_ = zeros_like_all(params_), exp_avg_sq_ = zeros_like_all(params_);
   ++steps_;
   const double bias1 = 1 - std::pow(s_.beta1, steps_), bias2 = 1 - std::pow(s_.beta2, steps_);
-  if (s_.kind == "adamw") at::_foreach_mul_(params_, 1 - s_.lr * s_.weight_decay);
+  if (s_.optimizer == OptimizerKind::kAdamW) at::_foreach_mul_(params_, 1 - s_.lr * s_.weight_decay);
   at::_foreach_mul_(exp_avg_, s_.beta1);
   at::_foreach_add_(exp_avg_, grads, 1 - s_.beta1);
   at::_foreach_mul_(exp_avg_sq_, s_.beta2);
@@ -69,7 +69,7 @@ class ForeachSgd : public ShardOptimizer {
 }  // namespace
 
 std::unique_ptr<ShardOptimizer> make_foreach_optimizer(const OptimizerSettings& s, std::vector<at::Tensor> params) {
-  if (s.kind == "sgd") return std::make_unique<ForeachSgd>(s, std::move(params));
+  if (s.optimizer == OptimizerKind::kSgd) return std::make_unique<ForeachSgd>(s, std::move(params));
   return std::make_unique<ForeachAdam>(s, std::move(params));
 }
 

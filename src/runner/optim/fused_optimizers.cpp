@@ -8,7 +8,7 @@
 
 #include <cmath>
 
-#include "../../common/errors.hpp"
+#include "src/common/errors.hpp"
 #include "optimizer.hpp"
 #if __has_include(<ATen/ops/_fused_adam.h>)
 #include <ATen/ops/_fused_adam.h>
@@ -84,7 +84,7 @@ class FusedCpu : public ShardOptimizer {
 void FusedCpu::step() {
   if (params_.empty()) return;
   for (const auto& p : params_) require_cpu_fp32(p.grad(), "gradient");  // attached after construction
-  const bool sgd = s_.kind == "sgd";
+  const bool sgd = s_.optimizer == OptimizerKind::kSgd;
   if (first_.empty())
     for (const auto& p : params_) {
       first_.push_back(at::zeros_like(p));
@@ -100,7 +100,7 @@ void FusedCpu::adam_step() {
                            static_cast<float>(1 - s_.beta1),
                            static_cast<float>(s_.beta2),
                            static_cast<float>(1 - s_.beta2),
-                           static_cast<float>(s_.kind == "adamw" ? 1 - s_.lr * s_.weight_decay : 1.0),
+                           static_cast<float>(s_.optimizer == OptimizerKind::kAdamW ? 1 - s_.lr * s_.weight_decay : 1.0),
                            static_cast<float>(s_.lr / bias1),
                            static_cast<float>(1 / std::sqrt(bias2)),
                            static_cast<float>(s_.eps)};
@@ -141,8 +141,8 @@ class FusedCudaAdam : public ShardOptimizer {
         steps_.push_back(at::zeros({}, p.options()));
       }
     at::_foreach_add_(steps_, 1);
-    const double wd = s_.kind == "adamw" ? s_.weight_decay : 0.0;
-    auto kernel = s_.kind == "adamw" ? &fused_adamw : &fused_adam;
+    const double wd = s_.optimizer == OptimizerKind::kAdamW ? s_.weight_decay : 0.0;
+    auto kernel = s_.optimizer == OptimizerKind::kAdamW ? &fused_adamw : &fused_adam;
     kernel(params_, grads, exp_avg_, exp_avg_sq_, steps_, s_, wd);
   }
   int64_t state_bytes() const override { return bytes_of(exp_avg_) + bytes_of(exp_avg_sq_) + bytes_of(steps_); }
@@ -168,13 +168,24 @@ bool any_cuda(const std::vector<at::Tensor>& params) {
 
 }  // namespace
 
+std::string optimizer_unavailable_reason(const OptimizerSettings& s, const at::Device& device) {
+  if (s.optimizer_impl != OptimizerImpl::kFused || !device.is_cuda()) return "";
+  if (s.optimizer == OptimizerKind::kSgd)
+    return "--optimizer-impl fused with --optimizer sgd runs on the CPU only; use --optimizer-impl foreach on CUDA";
+#ifndef ZB_HAVE_FUSED_ADAM_KERNEL
+  return "--optimizer-impl fused on CUDA needs ATen's _fused_adam_ (libtorch >= 2.0); this libtorch lacks it";
+#endif
+  return "";
+}
+
 std::unique_ptr<ShardOptimizer> make_fused_optimizer(const OptimizerSettings& s, std::vector<at::Tensor> params) {
   if (!any_cuda(params)) return std::make_unique<FusedCpu>(s, std::move(params));
-  if (s.kind == "sgd") throw UsageError("--adam fused with --optimizer sgd runs on the CPU only; use --adam foreach on CUDA");
+  const std::string reason = optimizer_unavailable_reason(s, params.front().device());
+  if (!reason.empty()) throw UsageError(reason);
 #ifdef ZB_HAVE_FUSED_ADAM_KERNEL
   return std::make_unique<FusedCudaAdam>(s, std::move(params));
 #else
-  throw UsageError("--adam fused on CUDA needs ATen's _fused_adam_ (libtorch >= 2.0); this libtorch lacks it");
+  throw RunError("make_fused_optimizer: no CUDA kernel, and optimizer_unavailable_reason did not say so");
 #endif
 }
 

@@ -35,7 +35,7 @@ class Muon : public ShardOptimizer {
     std::vector<at::Tensor> rest;
     for (auto& p : params) (is_matrix(p) ? matrices_ : rest).push_back(p);
     OptimizerSettings adam = s;
-    adam.kind = "adam";
+    adam.optimizer = OptimizerKind::kAdam;
     adam_ = make_optimizer(adam, std::move(rest));
   }
   void step() override;

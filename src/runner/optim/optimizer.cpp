@@ -1,6 +1,6 @@
 #include "optimizer.hpp"
 
-#include "../../common/errors.hpp"
+#include "src/common/errors.hpp"
 
 namespace zb {
 
@@ -19,13 +19,13 @@ std::vector<at::Tensor> grads_of(const std::vector<at::Tensor>& params) {
 }
 
 std::unique_ptr<ShardOptimizer> make_optimizer(const OptimizerSettings& s, std::vector<at::Tensor> params) {
-  if (s.kind == "muon") return make_muon(s, std::move(params));
-  if (s.kind != "adam" && s.kind != "adamw" && s.kind != "sgd")
-    throw UsageError("unknown --optimizer '" + s.kind + "'; valid: adam, adamw, sgd, muon");
-  if (s.impl == "torch") return make_torch_optimizer(s, std::move(params));
-  if (s.impl == "foreach") return make_foreach_optimizer(s, std::move(params));
-  if (s.impl == "fused") return make_fused_optimizer(s, std::move(params));
-  throw UsageError("unknown --adam '" + s.impl + "'; valid: torch, foreach, fused");
+  if (s.optimizer == OptimizerKind::kMuon) return make_muon(s, std::move(params));
+  switch (s.optimizer_impl) {
+    case OptimizerImpl::kTorch: return make_torch_optimizer(s, std::move(params));
+    case OptimizerImpl::kForeach: return make_foreach_optimizer(s, std::move(params));
+    case OptimizerImpl::kFused: return make_fused_optimizer(s, std::move(params));
+  }
+  throw RunError("make_optimizer: an OptimizerImpl without an implementation");
 }
 
 }  // namespace zb

@@ -2,9 +2,9 @@
 // flat shard buffer). Every implementation reads each tensor's .grad() at
 // step() time and creates its state lazily on the first step, as PyTorch's
 // optimizers do, so the memory after creation holds no optimizer state.
-//   kind: adam | adamw | sgd (momentum) | muon (Newton–Schulz on 2-D weights,
+//   optimizer: adam | adamw | sgd (momentum) | muon (Newton–Schulz on 2-D weights,
 //         conv weights seen as [out, in·kh·kw]; Adam for the rest)
-//   impl: torch   — torch::optim (Adam, AdamW, SGD)
+//   optimizer_impl: torch — torch::optim (Adam, AdamW, SGD)
 //         foreach — ATen's _foreach_* ops over the tensor list
 //         fused   — one pass per element: our vectorised loop on CPU
 //                   (at::parallel_for over --threads), ATen's _fused_adam(w)_
@@ -17,11 +17,14 @@
 #include <string>
 #include <vector>
 
+#include "src/common/optimizer_traffic.hpp"
+#include "src/run/options.hpp"
+
 namespace zb {
 
 struct OptimizerSettings {
-  std::string kind = "adam";
-  std::string impl = "torch";
+  OptimizerKind optimizer = OptimizerKind::kAdam;
+  OptimizerImpl optimizer_impl = OptimizerImpl::kTorch;
   double lr = 0.01;  // the seed's setting
   double beta1 = 0.9, beta2 = 0.999, eps = 1e-8;
   double weight_decay = 0.01;  // adamw only (torch's AdamW default)
@@ -37,11 +40,14 @@ class ShardOptimizer {
   virtual int64_t state_bytes() const = 0;  // optimizer state held now
 };
 
-// Throws UsageError for a kind/impl/device combination that is not offered.
+// Why this optimizer/implementation cannot run on `device` ("" when it can;
+// fused_optimizers.cpp). make_optimizer throws it as a UsageError.
+std::string optimizer_unavailable_reason(const OptimizerSettings& settings, const at::Device& device);
+// Throws UsageError for an optimizer/implementation/device combination that is not offered.
 std::unique_ptr<ShardOptimizer> make_optimizer(const OptimizerSettings& settings, std::vector<at::Tensor> params);
 
 // One implementation family each (torch_optimizers.cpp, foreach_optimizers.cpp,
-// fused_optimizers.cpp, muon.cpp); kind is adam, adamw or sgd for the first three.
+// fused_optimizers.cpp, muon.cpp); the optimizer is adam, adamw or sgd for the first three.
 std::unique_ptr<ShardOptimizer> make_torch_optimizer(const OptimizerSettings&, std::vector<at::Tensor> params);
 std::unique_ptr<ShardOptimizer> make_foreach_optimizer(const OptimizerSettings&, std::vector<at::Tensor> params);
 std::unique_ptr<ShardOptimizer> make_fused_optimizer(const OptimizerSettings&, std::vector<at::Tensor> params);

@@ -34,12 +34,12 @@ class TorchOptimizer : public ShardOptimizer {
 
 std::unique_ptr<ShardOptimizer> make_torch_optimizer(const OptimizerSettings& s, std::vector<at::Tensor> params) {
   using namespace torch::optim;
-  if (s.kind == "adamw") {
+  if (s.optimizer == OptimizerKind::kAdamW) {
     AdamWOptions options(s.lr);
     options.betas({s.beta1, s.beta2}).eps(s.eps).weight_decay(s.weight_decay);
     return std::make_unique<TorchOptimizer<AdamW, AdamWParamState>>(std::move(params), options);
   }
-  if (s.kind == "sgd") {
+  if (s.optimizer == OptimizerKind::kSgd) {
     SGDOptions options(s.lr);
     options.momentum(s.momentum);
     return std::make_unique<TorchOptimizer<SGD, SGDParamState>>(std::move(params), options);

@@ -9,8 +9,8 @@
 #include <regex>
 #include <vector>
 
-#include "../common/atomic_file.hpp"
-#include "../common/errors.hpp"
+#include "src/common/atomic_file.hpp"
+#include "src/common/errors.hpp"
 #include "run_context.hpp"
 
 namespace zb {

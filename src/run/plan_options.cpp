@@ -1,6 +1,6 @@
 #include "plan_options.hpp"
 
-#include "../common/cost_model_file.hpp"
+#include "partitioners/cost_model_file.hpp"
 
 namespace zb {
 
@@ -9,8 +9,8 @@ PlanOptions plan_options(const Config& config) {
   options.bucket_elems = config.bucket_elems;
   options.time_limit_s = config.time_limit_s;
   options.search_nodes = config.search_nodes;
-  options.muon = config.optimizer == "muon";
-  options.shard_list_needed = !config.plan_only || config.shard_list;
+  options.muon = config.optimizer == OptimizerKind::kMuon;
+  options.shard_list_needed = !config.plan_only || config.shard_list == ShardList::kFull;
   if (!config.cost_model.empty() && !config.calibrate) options.cost = load_cost_model(config.cost_model);
   return options;
 }

@@ -1,13 +1,13 @@
 #include "rank_record.hpp"
 
-#include "../common/errors.hpp"
-#include "../common/optimizer_traffic.hpp"
+#include "src/common/errors.hpp"
 
 namespace zb {
 
-CaseFacts case_facts(const ModelSpec& model, const Plan& plan, Granularity granularity, bool list_shards) {
+CaseFacts case_facts(const ModelSpec& model, const Plan& plan, Granularity granularity, const Config& config) {
   CaseFacts facts;
-  facts.list_shards = list_shards;
+  facts.list_shards = config.shard_list == ShardList::kFull;
+  facts.optimizer = config.optimizer;
   facts.model_numel = model.total_numel();
   facts.model_largest_numel = model.largest_numel();
   PlanRecord& p = facts.plan;
@@ -37,7 +37,7 @@ RankResult rank_record(const RunContext& base, const ModelSpec& model, const Pla
   if (!plan.info.predicted_cost.empty()) r.predicted_step_seconds = plan.info.predicted_cost[rank];
   r.context.world_size = plan.world_size();
   r.context.rank = rank;
-  const std::string optimizer = base.optimizer.value_or("adam");
+  const OptimizerKind optimizer = facts.optimizer;
   r.shards_listed = facts.list_shards;
   r.param_count = plan.shard_count(rank);
   if (plan.row_chunks) {  // counts only: there is no shard list to walk

@@ -4,8 +4,8 @@
 #include <cctype>
 #include <filesystem>
 
-#include "../../models/registry.hpp"
-#include "../common/errors.hpp"
+#include "models/registry.hpp"
+#include "src/common/errors.hpp"
 
 namespace zb {
 namespace {

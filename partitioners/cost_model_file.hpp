@@ -5,7 +5,7 @@
 #pragma once
 #include <string>
 
-#include "../../partitioners/plan.hpp"
+#include "plan.hpp"
 
 namespace zb {
 

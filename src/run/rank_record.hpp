@@ -1,6 +1,8 @@
 #pragma once
-#include "../../partitioners/plan.hpp"
-#include "../common/result.hpp"
+#include "config.hpp"
+#include "partitioners/plan.hpp"
+#include "src/common/optimizer_traffic.hpp"
+#include "src/common/result.hpp"
 
 namespace zb {
 
@@ -11,8 +13,9 @@ struct CaseFacts {
   PlanRecord plan;
   int64_t model_numel = 0, model_largest_numel = 0;
   bool list_shards = true;
+  OptimizerKind optimizer = OptimizerKind::kAdam;  // sets optimizer_state_bytes
 };
-CaseFacts case_facts(const ModelSpec& model, const Plan& plan, Granularity granularity, bool list_shards);
+CaseFacts case_facts(const ModelSpec& model, const Plan& plan, Granularity granularity, const Config& config);
 RankResult rank_record(const RunContext& base, const ModelSpec& model, const Plan& plan, int rank,
                        const CaseFacts& facts);
 

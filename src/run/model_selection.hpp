@@ -1,7 +1,7 @@
 #pragma once
 #include <vector>
 
-#include "../../models/model_spec.hpp"
+#include "models/model_spec.hpp"
 #include "config.hpp"
 
 namespace zb {

@@ -1,6 +1,6 @@
 // Facts about this invocation that every per-rank record carries.
 #pragma once
-#include "../common/result.hpp"
+#include "src/common/result.hpp"
 #include "config.hpp"
 
 namespace zb {

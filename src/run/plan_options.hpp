@@ -1,5 +1,5 @@
 #pragma once
-#include "../../partitioners/plan.hpp"
+#include "partitioners/plan.hpp"
 #include "config.hpp"
 
 namespace zb {

@@ -1,6 +1,6 @@
 #include "support/catch.hpp"
 
-#include "src/common/cost_model_file.hpp"
+#include "partitioners/cost_model_file.hpp"
 #include "src/common/errors.hpp"
 
 using namespace zb;

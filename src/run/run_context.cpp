@@ -31,7 +31,7 @@ RunContext base_context(const Config& config) {
   c.host = host;
   c.time = utc_now_iso8601();
   c.partitioner = config.partitioner;
-  c.optimizer = config.optimizer;  // plan-only too: it sets optimizer_state_bytes
+  c.optimizer = optimizer_choices().name(config.optimizer);  // plan-only too: it sets optimizer_state_bytes
   return c;
 }
 

@@ -3,8 +3,8 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
-#include "atomic_file.hpp"
-#include "errors.hpp"
+#include "src/common/atomic_file.hpp"
+#include "src/common/errors.hpp"
 
 namespace zb {
 namespace {

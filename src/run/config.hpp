@@ -2,10 +2,13 @@
 // command line and passed explicitly.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
-#include "../common/result.hpp"  // kMaxWorldSize
+#include "options.hpp"
+#include "src/common/optimizer_traffic.hpp"  // OptimizerKind
+#include "src/common/result.hpp"             // kMaxWorldSize
 
 namespace zb {
 
@@ -27,20 +30,20 @@ struct Config {
   std::vector<std::string> model_names;  // empty: defaults (or only the model files)
   std::vector<std::string> model_files;
   std::string print_model;
-  bool shard_list = true;  // --shard-list none: omit each rank's shard list from the JSON
+  ShardList shard_list = ShardList::kFull;  // none: omit each rank's shard list from the JSON
 
   // Timed runs (under mpirun).
-  std::string backend;           // empty: nccl on CUDA, gloo on CPU
-  std::string device = "auto";   // auto | cuda | cpu
+  std::optional<Backend> backend;  // none: nccl on CUDA (gloo when ranks share a GPU), gloo on CPU
+  DeviceChoice device = DeviceChoice::kAuto;
   int iters = 30, warmup = 1;
-  std::string sync = "per-param";  // per-param | bucket
-  std::string step_timing = "concurrent";  // concurrent | serial (ranks take turns stepping)
+  SyncMode sync = SyncMode::kPerParam;
+  StepTiming step_timing = StepTiming::kConcurrent;  // serial: ranks take turns stepping
   uint64_t seed = 0;
   double timeout_s = 3600;       // per (world size, model) case; 0: none
   int threads = 1;               // intra-op threads per rank
   bool check = false;            // compare with a single-process reference of the same optimizer
-  std::string optimizer = "adam";  // adam | adamw | sgd | muon
-  std::string adam_impl = "torch";  // torch | foreach | fused
+  OptimizerKind optimizer = OptimizerKind::kAdam;
+  OptimizerImpl optimizer_impl = OptimizerImpl::kTorch;
 
   // Partitioner knobs.
   int64_t bucket_elems = 40000000;  // buckets

@@ -1,0 +1,39 @@
+#include "options.hpp"
+
+namespace zb {
+
+const Choices<DeviceChoice>& device_choices() {
+  static const Choices<DeviceChoice> c{
+      "--device", {{"auto", DeviceChoice::kAuto}, {"cuda", DeviceChoice::kCuda}, {"cpu", DeviceChoice::kCpu}}};
+  return c;
+}
+
+const Choices<Backend>& backend_choices() {
+  static const Choices<Backend> c{"--backend", {{"nccl", Backend::kNccl}, {"gloo", Backend::kGloo}, {"mpi", Backend::kMpi}}};
+  return c;
+}
+
+const Choices<SyncMode>& sync_choices() {
+  static const Choices<SyncMode> c{"--sync", {{"per-param", SyncMode::kPerParam}, {"bucket", SyncMode::kBucket}}};
+  return c;
+}
+
+const Choices<StepTiming>& step_timing_choices() {
+  static const Choices<StepTiming> c{"--step-timing",
+                                     {{"concurrent", StepTiming::kConcurrent}, {"serial", StepTiming::kSerial}}};
+  return c;
+}
+
+const Choices<OptimizerImpl>& optimizer_impl_choices() {
+  static const Choices<OptimizerImpl> c{
+      "--optimizer-impl",
+      {{"torch", OptimizerImpl::kTorch}, {"foreach", OptimizerImpl::kForeach}, {"fused", OptimizerImpl::kFused}}};
+  return c;
+}
+
+const Choices<ShardList>& shard_list_choices() {
+  static const Choices<ShardList> c{"--shard-list", {{"full", ShardList::kFull}, {"none", ShardList::kNone}}};
+  return c;
+}
+
+}  // namespace zb

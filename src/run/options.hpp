@@ -1,0 +1,22 @@
+// The timed run's options as types: each enum with its Choices table (the
+// names the command line accepts and the records carry).
+#pragma once
+#include "src/common/choices.hpp"
+
+namespace zb {
+
+enum class DeviceChoice { kAuto, kCuda, kCpu };
+enum class Backend { kNccl, kGloo, kMpi };
+enum class SyncMode { kPerParam, kBucket };
+enum class StepTiming { kConcurrent, kSerial };
+enum class OptimizerImpl { kTorch, kForeach, kFused };
+enum class ShardList { kFull, kNone };
+
+const Choices<DeviceChoice>& device_choices();
+const Choices<Backend>& backend_choices();
+const Choices<SyncMode>& sync_choices();
+const Choices<StepTiming>& step_timing_choices();
+const Choices<OptimizerImpl>& optimizer_impl_choices();
+const Choices<ShardList>& shard_list_choices();
+
+}  // namespace zb
