@@ -1,57 +1,51 @@
+// --format json: every run with every case, through the same field tables as
+// the result records (src/common/json_schema.hpp).
 #include <nlohmann/json.hpp>
 
-#include "src/common/json_optional.hpp"
 #include "report.hpp"
+#include "src/common/json_schema.hpp"
 
 namespace zb {
-namespace {
 
-using nlohmann::ordered_json;
-
-ordered_json case_json(const CaseReport& c) {
-  ordered_json j;
-  j["world_size"] = c.world_size;
-  j["model"] = c.model;
-  j["max_params"] = c.balance.max;
-  j["max_rank"] = c.balance.max_rank;
-  j["mean_params"] = c.balance.mean;
-  j["diff"] = c.balance.diff;
-  j["std_params"] = c.balance.std;
-  j["params_per_rank"] = c.numel_per_rank;
-  j["max_time"] = optional_json(c.max_time);
-  j["max_time_std"] = optional_json(c.max_time_std);
-  j["slowest_rank"] = optional_json(c.slowest_rank);
-  j["step_mean_per_rank"] = optional_json(c.step_mean_per_rank);
-  j["granularity"] = c.granularity;
-  j["lower_bound"] = optional_json(c.lower_bound);
-  j["gap_percent"] = optional_json(c.gap_percent);
-  j["padding"] = c.padding;
-  j["tensors_split"] = c.tensors_split;
-  j["optimal_proven"] = optional_json(c.optimal_proven);
-  j["best_lower_bound"] = optional_json(c.best_lower_bound);
-  j["search_seconds"] = optional_json(c.search_seconds);
-  j["optimizer"] = optional_json(c.optimizer);
-  j["bandwidth_bytes_per_s"] = optional_json(c.bandwidth_bytes_per_s);
-  j["roofline_fraction_per_rank"] = optional_json(c.roofline_per_rank);
-  j["cpu_affinity_per_rank"] = c.cpu_affinity_per_rank;
-  return j;
-}
-
-}  // namespace
-
-ordered_json format_json(const std::vector<RunReport>& runs) {
-  ordered_json doc;
-  doc["runs"] = ordered_json::array();
-  for (const auto& run : runs) {
-    ordered_json r;
-    r["run"] = run.name;
-    r["path"] = run.path;
-    r["partitioner"] = run.partitioner;
-    r["mode"] = run.mode;
-    r["cases"] = ordered_json::array();
-    for (const auto& c : run.cases) r["cases"].push_back(case_json(c));
-    doc["runs"].push_back(std::move(r));
+template <>
+struct Schema<CaseReport> {
+  using C = CaseReport;
+  static const std::vector<Field<C>>& fields() {
+    static const std::vector<Field<C>> f = {
+        member("world_size", &C::world_size), member("model", &C::model),
+        derived<C>("max_params", [](const C& c) { return c.balance.max; }),
+        derived<C>("max_rank", [](const C& c) { return c.balance.max_rank; }),
+        derived<C>("mean_params", [](const C& c) { return c.balance.mean; }),
+        derived<C>("diff", [](const C& c) { return c.balance.diff; }),
+        derived<C>("std_params", [](const C& c) { return c.balance.std; }),
+        member("params_per_rank", &C::numel_per_rank), member("max_time", &C::max_time),
+        member("max_time_std", &C::max_time_std), member("slowest_rank", &C::slowest_rank),
+        member("step_mean_per_rank", &C::step_mean_per_rank), member("granularity", &C::granularity),
+        member("lower_bound", &C::lower_bound), member("gap_percent", &C::gap_percent),
+        member("padding", &C::padding), member("tensors_split", &C::tensors_split),
+        member("optimal_proven", &C::optimal_proven), member("best_lower_bound", &C::best_lower_bound),
+        member("search_seconds", &C::search_seconds), member("optimizer", &C::optimizer),
+        member("bandwidth_bytes_per_s", &C::bandwidth_bytes_per_s),
+        member("roofline_fraction_per_rank", &C::roofline_per_rank),
+        member("cpu_affinity_per_rank", &C::cpu_affinity_per_rank)};
+    return f;
   }
+};
+
+template <>
+struct Schema<RunReport> {
+  using R = RunReport;
+  static const std::vector<Field<R>>& fields() {
+    static const std::vector<Field<R>> f = {member("run", &R::name), member("path", &R::path),
+                                            member("partitioner", &R::partitioner), member("mode", &R::mode),
+                                            member("cases", &R::cases)};
+    return f;
+  }
+};
+
+nlohmann::ordered_json format_json(const std::vector<RunReport>& runs) {
+  nlohmann::ordered_json doc;
+  doc["runs"] = to_json_value(runs);
   return doc;
 }
 

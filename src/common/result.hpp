@@ -37,7 +37,7 @@ struct RunContext {
 
 // Facts about the whole plan, the same in every rank's record.
 struct PlanRecord {
-  std::string granularity;   // "whole-tensors" | "ranges"
+  std::string granularity = "whole-tensors";  // or "ranges"
   int64_t lower_bound = 0;   // best possible largest rank for this granularity
   int64_t slot_elems = 0;    // range plans: equal per-rank all-gather slot
   int64_t tensors_split = 0;

@@ -104,3 +104,46 @@ TEST_CASE("readers reject absurd values in result files, naming the file and the
   CHECK_THAT(error_of([&] { exp_info_from_json_text(to_json_text(info), "exp_info.json"); }),
              Catch::Contains("exp_info.world_sizes holds 0"));
 }
+
+TEST_CASE("every field the writer writes, the reader reads back: written again, the record is the same text") {
+  RankResult r = sample_result(true);
+  r.context.tool_version = "0.1.0";
+  r.context.argv = {"zero_bench", "greedy", "2"};
+  r.context.backend = "gloo";
+  r.context.optimizer = "adamw";
+  r.context.optimizer_impl = "fused";
+  r.context.threads = 2;
+  r.context.step_timing = "serial";
+  r.context.cpu_affinity = "0-1";
+  r.context.versions = {{"libtorch", "2.14.1"}, {"mpi", "Open MPI v4.1.4"}};
+  r.padding_elements = 3;
+  r.predicted_step_seconds = 0.25;
+  r.plan.granularity = "ranges";
+  r.plan.optimal_proven = true;
+  r.plan.started_from = "lpt";
+  r.peak_memory_bytes = 4096;
+  r.peak_memory_source = "tracked_tensors";
+  r.check = "passed";
+  r.timings->collective = make_series({0.05, 0.04});
+  r.timings->step_host = make_series({0.51, 0.26});
+  r.memory = {{"after_creation", 48, 0, 0, 0, std::nullopt}, {"after_step", 48, 48, 96, 8, int64_t{512}}};
+  r.roofline = Roofline{1e10, "triad", 336, 0.5};
+  const std::string text = to_json_text(r);
+  const RankResult back = rank_result_from_json_text(text, "x.json");
+  CHECK(to_json_text(back) == text);
+  CHECK(back.memory.size() == 2);
+  CHECK(back.context.versions.at("libtorch") == "2.14.1");
+  CHECK(back.timings->step_host->stats.median == Catch::Detail::Approx(0.385));
+
+  r.shards_listed = false;  // --shard-list none: null, and read back as not listed
+  const RankResult unlisted = rank_result_from_json_text(to_json_text(r), "y.json");
+  CHECK_FALSE(unlisted.shards_listed);
+  CHECK(nlohmann::json::parse(to_json_text(unlisted))["result"]["shards"].is_null());
+}
+
+TEST_CASE("a field of the wrong type is an error naming its path") {
+  auto doc = nlohmann::json::parse(to_json_text(sample_result(true)));
+  doc["result"]["timing"]["clock"] = 5;
+  CHECK_THROWS_WITH(rank_result_from_json_text(doc.dump(), "t.json"),
+                    Catch::Contains("'t.json'") && Catch::Contains("field result.timing.clock has the wrong type: 5"));
+}
