@@ -6,15 +6,6 @@
 
 namespace zb {
 
-const char* granularity_name(Granularity g) {
-  switch (g) {
-    case Granularity::kWholeTensors: return "whole-tensors";
-    case Granularity::kRanges: return "ranges";
-    case Granularity::kReplicated: return "replicated";
-  }
-  return "?";
-}
-
 int64_t Plan::rank_numel(int rank) const {
   if (row_chunks) return row_chunks->numel.at(rank);
   int64_t total = 0;

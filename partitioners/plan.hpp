@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "models/model_spec.hpp"
+#include "src/common/granularity.hpp"
 
 namespace zb {
 
@@ -16,11 +17,6 @@ struct Shard {
   int64_t offset = 0;
   int64_t length = 0;
 };
-
-// Whole tensors (one owner per tensor), element ranges (tensors may be split),
-// or replicated (every rank owns every tensor: plain DDP, the unsharded baseline).
-enum class Granularity { kWholeTensors, kRanges, kReplicated };
-const char* granularity_name(Granularity g);
 
 // What a search-based partitioner knows about its plan.
 struct PlanInfo {

@@ -35,7 +35,7 @@ std::vector<RankMemory> memory_of_case(const CaseReport& c, bool fp32_grads) {
 std::vector<RankComm> comm_of_case(const CaseReport& c) {
   const int64_t w = c.world_size, total = c.model_numel;
   const int64_t largest = c.numel_per_rank.empty() ? 0 : *std::max_element(c.numel_per_rank.begin(), c.numel_per_rank.end());
-  const bool ranges = c.granularity == "ranges";
+  const bool ranges = c.granularity == Granularity::kRanges;
   const int64_t slot = ranges ? c.slot_elems : largest;
   std::vector<RankComm> out;
   for (int r = 0; r < static_cast<int>(c.numel_per_rank.size()); ++r) {
@@ -45,7 +45,7 @@ std::vector<RankComm> comm_of_case(const CaseReport& c) {
     x.ddp_allreduce = w > 1 ? 2 * (w - 1) * total * kFp32 / w : 0;
     x.zero1_rs_ag = 2 * (w - 1) * slot * kFp32;
     x.zero1_rs_ag_ideal = w > 1 ? 2 * (w - 1) * total * kFp32 / w : 0;
-    if (c.granularity == "replicated") x.sync_received = 0;
+    if (c.granularity == Granularity::kReplicated) x.sync_received = 0;
     else x.sync_received = ranges ? (w - 1) * slot * kFp32 : (total - x.elements) * kFp32;
     if (c.sync_mean_per_rank) {
       x.sync_seconds = (*c.sync_mean_per_rank)[r];
@@ -117,7 +117,7 @@ nlohmann::ordered_json comm_json(const std::vector<RunReport>& runs) {
   for (const auto& run : runs)
     for (const auto& c : run.cases) {
       nlohmann::ordered_json j{{"run", run.name}, {"world_size", c.world_size}, {"model", c.model},
-                               {"granularity", c.granularity}};
+                               {"granularity", granularity_choices().name(c.granularity)}};
       for (const RankComm& x : comm_of_case(c))
         j["ranks"].push_back({{"rank", x.rank},
                               {"elements", x.elements},

@@ -14,7 +14,7 @@ std::string format_csv(const std::vector<RunReport>& runs) {
   for (const auto& run : runs)
     for (const auto& c : run.cases) {
       std::string roof;
-      if (c.roofline_per_rank && c.slowest_rank) roof = fixed((*c.roofline_per_rank)[*c.slowest_rank], 4);
+      if (c.roofline_fraction_per_rank && c.slowest_rank) roof = fixed((*c.roofline_fraction_per_rank)[*c.slowest_rank], 4);
       t.rows.push_back({run.name, std::to_string(c.world_size), c.model, std::to_string(c.balance.max),
                         fixed(c.balance.mean, 3), fixed(c.balance.diff, 3), fixed(c.balance.std, 3), opt(c.max_time, 6),
                         opt(c.max_time_std, 6), c.slowest_rank ? std::to_string(*c.slowest_rank) : "",

@@ -20,13 +20,13 @@ struct Schema<CaseReport> {
         derived<C>("std_params", [](const C& c) { return c.balance.std; }),
         member("params_per_rank", &C::numel_per_rank), member("max_time", &C::max_time),
         member("max_time_std", &C::max_time_std), member("slowest_rank", &C::slowest_rank),
-        member("step_mean_per_rank", &C::step_mean_per_rank), member("granularity", &C::granularity),
+        member("step_mean_per_rank", &C::step_mean_per_rank), choice_member("granularity", &C::granularity, granularity_choices()),
         member("lower_bound", &C::lower_bound), member("gap_percent", &C::gap_percent),
         member("padding", &C::padding), member("tensors_split", &C::tensors_split),
         member("optimal_proven", &C::optimal_proven), member("best_lower_bound", &C::best_lower_bound),
         member("search_seconds", &C::search_seconds), member("optimizer", &C::optimizer),
         member("bandwidth_bytes_per_s", &C::bandwidth_bytes_per_s),
-        member("roofline_fraction_per_rank", &C::roofline_per_rank),
+        member("roofline_fraction_per_rank", &C::roofline_fraction_per_rank),
         member("cpu_affinity_per_rank", &C::cpu_affinity_per_rank)};
     return f;
   }

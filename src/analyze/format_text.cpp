@@ -42,9 +42,10 @@ std::string bounds_text(const CaseReport& c) {
   char buf[512];
   std::string bound = "n/a", gap = "n/a", optimal;
   if (c.lower_bound) {
-    bound = std::to_string(*c.lower_bound) + (c.granularity == "ranges"       ? " (ceil(total/W))"
-                                              : c.granularity == "replicated" ? " (total: every rank owns all)"
-                                                                              : " (max(ceil(total/W), largest tensor))");
+    const char* how = c.granularity == Granularity::kRanges       ? " (ceil(total/W))"
+                      : c.granularity == Granularity::kReplicated ? " (total: every rank owns all)"
+                                                                  : " (max(ceil(total/W), largest tensor))";
+    bound = std::to_string(*c.lower_bound) + how;
     std::snprintf(buf, sizeof buf, "%.3f %%", *c.gap_percent);
     gap = buf;
   }
@@ -62,11 +63,11 @@ std::string bounds_text(const CaseReport& c) {
                 bound.c_str(), gap.c_str(), static_cast<long long>(c.padding), static_cast<long long>(c.tensors_split));
   const std::string bounds = buf;
   std::string roofline;
-  if (c.roofline_per_rank && c.slowest_rank) {
+  if (c.roofline_fraction_per_rank && c.slowest_rank) {
     double mean = 0;
-    for (double f : *c.roofline_per_rank) mean += f / static_cast<double>(c.roofline_per_rank->size());
+    for (double f : *c.roofline_fraction_per_rank) mean += f / static_cast<double>(c.roofline_fraction_per_rank->size());
     std::snprintf(buf, sizeof buf, "roofline       = %s at %.3f of %.2f GB/s (slowest rank %d), %.3f mean\n",
-                  c.optimizer->c_str(), (*c.roofline_per_rank)[*c.slowest_rank], *c.bandwidth_bytes_per_s / 1e9,
+                  c.optimizer->c_str(), (*c.roofline_fraction_per_rank)[*c.slowest_rank], *c.bandwidth_bytes_per_s / 1e9,
                   *c.slowest_rank, mean);
     roofline = buf;
   }

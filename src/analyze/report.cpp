@@ -10,8 +10,8 @@ namespace {
 void add_timings(CaseReport& c, const LoadedCase& loaded) {
   std::vector<double> means;
   for (const auto& r : loaded.ranks) {
-    if (!r.timings) return;  // plan-only (or mixed): no time columns
-    means.push_back(r.timings->step.stats.mean);
+    if (!r.timing) return;  // plan-only (or mixed): no time columns
+    means.push_back(r.timing->step.stats.mean);
   }
   int slowest = 0;
   for (int r = 1; r < static_cast<int>(means.size()); ++r)
@@ -19,7 +19,7 @@ void add_timings(CaseReport& c, const LoadedCase& loaded) {
   c.step_mean_per_rank = means;
   c.slowest_rank = slowest;
   c.max_time = means[slowest];
-  const Timings& t = *loaded.ranks[slowest].timings;
+  const Timings& t = *loaded.ranks[slowest].timing;
   c.max_time_std = t.step.stats.std;
   c.slowest_step_samples = t.step.samples;
   c.slowest_sync = t.sync.stats.mean;
@@ -28,14 +28,14 @@ void add_timings(CaseReport& c, const LoadedCase& loaded) {
   for (double m : means) sum += m;
   if (sum > 0) c.straggler_ratio = means[slowest] / (sum / static_cast<double>(means.size()));
   std::vector<double> syncs, stds;
-  for (const auto& r : loaded.ranks) syncs.push_back(r.timings->sync.stats.mean), stds.push_back(r.timings->step.stats.std);
+  for (const auto& r : loaded.ranks) syncs.push_back(r.timing->sync.stats.mean), stds.push_back(r.timing->step.stats.std);
   c.sync_mean_per_rank = syncs;
   c.step_std_per_rank = stds;
 }
 
 void add_bounds(CaseReport& c, const RankResult& any_rank) {
   const PlanRecord& plan = any_rank.plan;
-  c.granularity = plan.granularity.empty() ? "whole-tensors" : plan.granularity;
+  c.granularity = plan.granularity;
   c.padding = plan.padding_elements;
   c.slot_elems = plan.slot_elems;
   c.model_numel = any_rank.context.model_numel;
@@ -60,7 +60,7 @@ void add_roofline(CaseReport& c, const LoadedCase& loaded) {
   const RunContext& ctx = loaded.ranks.front().context;
   c.optimizer = ctx.optimizer.value_or("adam") + " (" + ctx.optimizer_impl.value_or("torch") + ")";
   c.bandwidth_bytes_per_s = bandwidth / static_cast<double>(fractions.size());
-  c.roofline_per_rank = fractions;
+  c.roofline_fraction_per_rank = fractions;
 }
 
 CaseReport report_case(const LoadedCase& loaded) {

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "src/common/choices.hpp"
+#include "src/common/granularity.hpp"
 #include "src/common/stats.hpp"
 #include "run_loader.hpp"
 
@@ -27,7 +28,7 @@ struct CaseReport {
   std::optional<std::vector<double>> sync_mean_per_rank, step_std_per_rank;
   int64_t model_numel = 0, slot_elems = 0;
   // Bounds (plan facts; unknown in records written before they existed).
-  std::string granularity;
+  Granularity granularity = Granularity::kWholeTensors;
   std::optional<int64_t> lower_bound;
   std::optional<double> gap_percent;  // (max - lower bound) / lower bound
   int64_t padding = 0, tensors_split = 0;
@@ -38,7 +39,7 @@ struct CaseReport {
   // (mean over ranks) and each rank's roofline fraction.
   std::optional<std::string> optimizer;
   std::optional<double> bandwidth_bytes_per_s;
-  std::optional<std::vector<double>> roofline_per_rank;
+  std::optional<std::vector<double>> roofline_fraction_per_rank;
   // Timed runs: each rank's allowed CPUs (mpirun's binding), in rank order.
   std::vector<std::string> cpu_affinity_per_rank;
 };

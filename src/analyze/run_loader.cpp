@@ -49,7 +49,7 @@ void check_case_is_one_run(const LoadedCase& c, const ExpInfo& info, const fs::p
                        " elements, rank 0's one of " + std::to_string(model_numel));
     owned += r.numel;
   }
-  const bool replicated = c.ranks.front().plan.granularity == "replicated";
+  const bool replicated = c.ranks.front().plan.granularity == Granularity::kReplicated;
   const int64_t expected = replicated ? model_numel * c.world_size : model_numel;
   if (owned != expected)
     throw UsageError(where + "the ranks own " + std::to_string(owned) + " elements in all, but the model has " +

@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "choices.hpp"
 #include "errors.hpp"
 
 namespace zb {
@@ -111,6 +112,21 @@ Field<S> member(std::string key, T S::*m, Need need = Need::kOptional) {
   return {std::move(key), need, [m](const S& s) { return to_json_value(s.*m); },
           [m](const nlohmann::json& j, S& s, const JsonSource& src, const std::string& where) {
             from_json_value(j, s.*m, src, where);
+          }};
+}
+
+// An enum written as its name; a name outside `choices` is an error naming the field and the valid ones.
+template <typename S, typename E>
+Field<S> choice_member(std::string key, E S::*m, const Choices<E>& choices, Need need = Need::kOptional) {
+  return {std::move(key), need, [m, &choices](const S& s) { return nlohmann::ordered_json(choices.name(s.*m)); },
+          [m, &choices](const nlohmann::json& j, S& s, const JsonSource& src, const std::string& where) {
+            std::string name;
+            from_json_value(j, name, src, where);
+            try {
+              s.*m = choices.parse(name);
+            } catch (const UsageError& e) {
+              src.fail("field " + where + ": " + e.what());
+            }
           }};
 }
 

@@ -53,7 +53,7 @@ struct Schema<PlanRecord> {
   using P = PlanRecord;
   static const std::vector<Field<P>>& fields() {
     static const std::vector<Field<P>> f = {
-        member("granularity", &P::granularity), member("lower_bound", &P::lower_bound),
+        choice_member("granularity", &P::granularity, granularity_choices()), member("lower_bound", &P::lower_bound),
         member("slot_elems", &P::slot_elems), member("tensors_split", &P::tensors_split),
         member("padding_elements", &P::padding_elements), member("optimal_proven", &P::optimal_proven),
         member("best_lower_bound", &P::best_lower_bound), member("search_seconds", &P::search_seconds),
@@ -162,7 +162,7 @@ struct Schema<RankResult> {
         member("padding_elements", &R::padding_elements),
         member("predicted_step_seconds", &R::predicted_step_seconds), member("plan", &R::plan),
         member("peak_memory_bytes", &R::peak_memory_bytes), member("peak_memory_source", &R::peak_memory_source),
-        member("check", &R::check), member("timing", &R::timings), memory_points(), member("roofline", &R::roofline),
+        member("check", &R::check), member("timing", &R::timing), memory_points(), member("roofline", &R::roofline),
         derived<R>("shard_count", [](const R& r) { return r.param_count; }), shard_list()};
     return f;
   }

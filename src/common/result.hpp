@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "granularity.hpp"
 #include "stats.hpp"
 
 namespace zb {
@@ -30,14 +31,14 @@ struct RunContext {
   std::optional<int> threads;
   std::optional<std::string> step_timing;  // concurrent | serial (timed runs)
   // Timed runs: the CPUs this rank may run on (sched_getaffinity), e.g. "0-1"
-  // or "3": mpirun's binding, which moves CPU timings (README).
+  // or "3": mpirun's binding, which moves CPU timing (README).
   std::optional<std::string> cpu_affinity;
   std::map<std::string, std::string> versions;  // libtorch, cuda, nccl, mpi (when known)
 };
 
 // Facts about the whole plan, the same in every rank's record.
 struct PlanRecord {
-  std::string granularity = "whole-tensors";  // or "ranges"
+  Granularity granularity = Granularity::kWholeTensors;
   int64_t lower_bound = 0;   // best possible largest rank for this granularity
   int64_t slot_elems = 0;    // range plans: equal per-rank all-gather slot
   int64_t tensors_split = 0;
@@ -99,7 +100,7 @@ struct RankResult {
   PlanRecord plan;
   std::vector<ShardRecord> shards;
   bool shards_listed = true;  // false: "shards" is null (--shard-list none)
-  std::optional<Timings> timings;
+  std::optional<Timings> timing;
   std::optional<int64_t> peak_memory_bytes;
   std::optional<std::string> peak_memory_source;  // "cuda_allocator" | "tracked_tensors"
   std::optional<std::string> check;               // --check outcome

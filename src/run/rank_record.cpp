@@ -11,7 +11,7 @@ CaseFacts case_facts(const ModelSpec& model, const Plan& plan, Granularity granu
   facts.model_numel = model.total_numel();
   facts.model_largest_numel = model.largest_numel();
   PlanRecord& p = facts.plan;
-  p.granularity = granularity_name(granularity);
+  p.granularity = granularity;
   p.lower_bound = lower_bound(model, plan.world_size(), granularity);
   p.slot_elems = plan.slot_elems;
   p.tensors_split = plan.tensors_split(model.size());

@@ -191,7 +191,7 @@ Timings time_iterations(ZeroState& zero, Communicator& comm, const SubWorld& gro
 std::string console_lines(int rank, const RankResult& r) {
   char buf[256];
   std::snprintf(buf, sizeof buf, "rank=%d: optimizer.step() took %.3f s\nrank=%d: %lld parameters\n", rank,
-                r.timings->step.stats.mean, rank, static_cast<long long>(r.numel));
+                r.timing->step.stats.mean, rank, static_cast<long long>(r.numel));
   return buf;
 }
 
@@ -234,9 +234,9 @@ void run_case(const Config& config, const TimedSetup& setup, const RunContext& b
   record.memory.push_back(memory_point("after_creation", *zero, setup.device));
   zero->attach_gradients();
   record.memory.push_back(memory_point("with_gradients", *zero, setup.device));
-  record.timings = time_iterations(*zero, comm, group, config, setup.device);
+  record.timing = time_iterations(*zero, comm, group, config, setup.device);
   record.memory.push_back(memory_point("after_step", *zero, setup.device));
-  record.roofline = roofline_of(*zero, *record.timings, bandwidth);
+  record.roofline = roofline_of(*zero, *record.timing, bandwidth);
   const auto device_peak = device_peak_memory(setup.device);
   record.peak_memory_bytes = device_peak ? *device_peak : record.memory.back().total();
   record.peak_memory_source = device_peak ? "cuda_allocator" : "tracked_tensors";

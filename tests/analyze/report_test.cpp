@@ -71,8 +71,8 @@ TEST_CASE("the default text adds lower bound, gap, padding and tensors split aft
 
 TEST_CASE("the roofline line shows the slowest rank's fraction of the probed bandwidth, and json carries it") {
   const RunReport r = fixture("timed_tiny");
-  REQUIRE(r.cases[0].roofline_per_rank.has_value());
-  CHECK(*r.cases[0].roofline_per_rank == std::vector<double>{0.8, 0.9});
+  REQUIRE(r.cases[0].roofline_fraction_per_rank.has_value());
+  CHECK(*r.cases[0].roofline_fraction_per_rank == std::vector<double>{0.8, 0.9});
   CHECK(*r.cases[0].bandwidth_bytes_per_s == Catch::Detail::Approx(1.1e10));  // mean of the ranks' probes
   CHECK_THAT(format_text({r}),
              Catch::Contains("roofline       = adam (fused) at 0.900 of 11.00 GB/s (slowest rank 1), 0.850 mean"));

@@ -19,7 +19,7 @@ RankResult sample_result(bool timed) {
   r.numel = 12;
   r.optimizer_state_bytes = 96;
   r.shards = {{0, "a", 0, 8}, {3, "d", 0, 4}};
-  if (timed) r.timings = Timings{make_series({0.5, 0.25}), make_series({0.1, 0.1}), make_series({0.6, 0.35}), 1, "steady_clock"};
+  if (timed) r.timing = Timings{make_series({0.5, 0.25}), make_series({0.1, 0.1}), make_series({0.6, 0.35}), 1, "steady_clock"};
   return r;
 }
 }  // namespace
@@ -35,10 +35,10 @@ TEST_CASE("a rank record survives the JSON round trip") {
     CHECK(out.context.rank == 1);
     CHECK(out.numel == 12);
     CHECK(out.optimizer_state_bytes == 96);
-    CHECK(out.timings.has_value() == timed);
+    CHECK(out.timing.has_value() == timed);
     if (timed) {
-      CHECK(out.timings->step.samples == std::vector<double>{0.5, 0.25});
-      CHECK(out.timings->step.stats.mean == Catch::Detail::Approx(0.375));
+      CHECK(out.timing->step.samples == std::vector<double>{0.5, 0.25});
+      CHECK(out.timing->step.stats.mean == Catch::Detail::Approx(0.375));
     }
   }
 }
@@ -118,14 +118,14 @@ TEST_CASE("every field the writer writes, the reader reads back: written again, 
   r.context.versions = {{"libtorch", "2.14.1"}, {"mpi", "Open MPI v4.1.4"}};
   r.padding_elements = 3;
   r.predicted_step_seconds = 0.25;
-  r.plan.granularity = "ranges";
+  r.plan.granularity = Granularity::kRanges;
   r.plan.optimal_proven = true;
   r.plan.started_from = "lpt";
   r.peak_memory_bytes = 4096;
   r.peak_memory_source = "tracked_tensors";
   r.check = "passed";
-  r.timings->collective = make_series({0.05, 0.04});
-  r.timings->step_host = make_series({0.51, 0.26});
+  r.timing->collective = make_series({0.05, 0.04});
+  r.timing->step_host = make_series({0.51, 0.26});
   r.memory = {{"after_creation", 48, 0, 0, 0, std::nullopt}, {"after_step", 48, 48, 96, 8, int64_t{512}}};
   r.roofline = Roofline{1e10, "triad", 336, 0.5};
   const std::string text = to_json_text(r);
@@ -133,7 +133,7 @@ TEST_CASE("every field the writer writes, the reader reads back: written again, 
   CHECK(to_json_text(back) == text);
   CHECK(back.memory.size() == 2);
   CHECK(back.context.versions.at("libtorch") == "2.14.1");
-  CHECK(back.timings->step_host->stats.median == Catch::Detail::Approx(0.385));
+  CHECK(back.timing->step_host->stats.median == Catch::Detail::Approx(0.385));
 
   r.shards_listed = false;  // --shard-list none: null, and read back as not listed
   const RankResult unlisted = rank_result_from_json_text(to_json_text(r), "y.json");
@@ -146,4 +146,9 @@ TEST_CASE("a field of the wrong type is an error naming its path") {
   doc["result"]["timing"]["clock"] = 5;
   CHECK_THROWS_WITH(rank_result_from_json_text(doc.dump(), "t.json"),
                     Catch::Contains("'t.json'") && Catch::Contains("field result.timing.clock has the wrong type: 5"));
+  doc = nlohmann::json::parse(to_json_text(sample_result(false)));
+  doc["result"]["plan"]["granularity"] = "rows";
+  CHECK_THROWS_WITH(rank_result_from_json_text(doc.dump(), "g.json"),
+                    Catch::Contains("field result.plan.granularity: unknown granularity 'rows'; valid: whole-tensors, "
+                                    "ranges, replicated"));
 }
