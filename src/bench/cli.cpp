@@ -72,6 +72,9 @@ void add_options(CLI::App& app, Config& c, std::vector<std::string>& world_sizes
   app.add_option("--print-model", c.print_model, "print a model's tensors (index, name, shape, numel)");
   app.add_flag("--list-partitioners", "print each partitioner with a one-line summary");
   app.add_flag("--list-models", "print the built-in models");
+}
+
+void add_timed_options(CLI::App& app, Config& c) {
   auto* timed = "timed runs (under mpirun)";
   auto set_backend = [&c](const std::string& name) { c.backend = backend_choices().parse(name); };
   app.add_option_function<std::string>("-b,--backend", set_backend, "default: nccl on CUDA, gloo on CPU")
@@ -100,6 +103,12 @@ void add_options(CLI::App& app, Config& c, std::vector<std::string>& world_sizes
              "implementation of adam/adamw/sgd (and muon's Adam part): torch (torch::optim, default) | "
              "foreach (ATen _foreach_ ops) | fused (one pass per element)")->group(timed);
   add_renamed(app, "--adam", "is now --optimizer-impl (torch, foreach, fused)");
+  app.add_flag("-c,--check", c.check,
+               "after timing, compare every parameter with a single-process Adam over all of them "
+               "(bitwise; costs a second copy of the model)")->group(timed);
+}
+
+void add_partitioner_options(CLI::App& app, Config& c) {
   auto* knobs = "partitioner options";
   app.add_option("--bucket-elems", c.bucket_elems, "buckets: close a bucket at this many elements (default 40M)")
       ->group(knobs);
@@ -113,9 +122,6 @@ void add_options(CLI::App& app, Config& c, std::vector<std::string>& world_sizes
   app.add_flag("--calibrate", c.calibrate,
                "time Adam steps over varied tensor sizes and counts on this device and write the cost "
                "model to --cost-model FILE (under mpirun every rank measures at once)")->group(knobs);
-  app.add_flag("-c,--check", c.check,
-               "after timing, compare every parameter with a single-process Adam over all of them "
-               "(bitwise; costs a second copy of the model)")->group(timed);
 }
 
 void check_timed_options(const Config& c) {
@@ -161,6 +167,8 @@ Config parse_command_line(int argc, char** argv, bool& help_shown) {
   std::vector<std::string> world_sizes;
   std::string models;
   add_options(app, c, world_sizes, models);
+  add_timed_options(app, c);
+  add_partitioner_options(app, c);
   help_shown = false;
   try {
     app.parse(argc, argv);
