@@ -85,6 +85,29 @@ void C10dCommunicator::all_gather(at::Tensor& out, const at::Tensor& in) {
   pg_->_allgather_base(out, input)->wait();
 }
 
+void C10dCommunicator::all_reduce_sum(at::Tensor& tensor) {
+  std::vector<at::Tensor> one{tensor};
+  c10d::AllreduceOptions options;
+  options.reduceOp = c10d::ReduceOp::SUM;
+  pg_->allreduce(one, options)->wait();
+}
+
+// The single-tensor form, the mirror of all_gather (NCCL reads `in` in place).
+void C10dCommunicator::reduce_scatter_sum(at::Tensor& out, const at::Tensor& in) {
+  at::Tensor input = in;
+  c10d::ReduceScatterOptions options;
+  options.reduceOp = c10d::ReduceOp::SUM;
+  pg_->_reduce_scatter_base(out, input, options)->wait();
+}
+
+void C10dCommunicator::reduce_sum(at::Tensor& tensor, int root) {
+  std::vector<at::Tensor> one{tensor};
+  c10d::ReduceOptions options;
+  options.rootRank = root;
+  options.reduceOp = c10d::ReduceOp::SUM;
+  pg_->reduce(one, options)->wait();
+}
+
 void C10dCommunicator::barrier() {
   if (on_cuda_) torch::cuda::synchronize();
   group_.barrier();

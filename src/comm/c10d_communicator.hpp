@@ -24,6 +24,9 @@ class C10dCommunicator : public Communicator {
   std::string backend() const override { return backend_; }
   void broadcast_all(std::vector<at::Tensor>& tensors, const std::vector<int>& roots) override;
   void all_gather(at::Tensor& out, const at::Tensor& in) override;
+  void all_reduce_sum(at::Tensor& tensor) override;
+  void reduce_scatter_sum(at::Tensor& out, const at::Tensor& in) override;
+  void reduce_sum(at::Tensor& tensor, int root) override;
   void barrier() override;
   void close() override;
 

@@ -1,6 +1,9 @@
-// The one interface the runner syncs parameters through: broadcast,
-// all-gather into a flat buffer, barrier, rank, size. One implementation per
-// backend (nccl, gloo: c10d process groups; mpi: MPI on host memory).
+// The one interface the runner communicates through: broadcast, all-gather
+// into a flat buffer, the three sum reductions a data-parallel step's gradients
+// take (all-reduce, reduce-scatter, reduce), barrier, rank, size. One
+// implementation per backend (nccl, gloo: c10d process groups; mpi: MPI on
+// host memory). Tensors are contiguous fp32; every call returns when its
+// result is in place on this rank.
 #pragma once
 #include <ATen/ATen.h>
 
@@ -24,6 +27,12 @@ class Communicator {
   virtual void broadcast_all(std::vector<at::Tensor>& tensors, const std::vector<int>& roots) = 0;
   // out (size() * in.numel() elements, contiguous) = every rank's `in`, in rank order.
   virtual void all_gather(at::Tensor& out, const at::Tensor& in) = 0;
+  // tensor = the elementwise sum of every rank's tensor, on every rank.
+  virtual void all_reduce_sum(at::Tensor& tensor) = 0;
+  // out (n elements) = the sum over the ranks of their in's slot rank() (in: size() * n elements).
+  virtual void reduce_scatter_sum(at::Tensor& out, const at::Tensor& in) = 0;
+  // On root, tensor = the sum of every rank's tensor; elsewhere its content is unspecified after the call.
+  virtual void reduce_sum(at::Tensor& tensor, int root) = 0;
   // Returns when every rank has called it; on CUDA also drains this rank's device work.
   virtual void barrier() = 0;
   // Collective, on the normal path only (never while unwinding: another rank

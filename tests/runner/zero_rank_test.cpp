@@ -26,6 +26,9 @@ class LoopbackCommunicator : public Communicator {
   std::string backend() const override { return "loopback"; }
   void broadcast_all(std::vector<at::Tensor>&, const std::vector<int>&) override {}
   void all_gather(at::Tensor& out, const at::Tensor& in) override { out.copy_(in); }
+  void all_reduce_sum(at::Tensor&) override {}  // the sum over one rank
+  void reduce_scatter_sum(at::Tensor& out, const at::Tensor& in) override { out.copy_(in); }
+  void reduce_sum(at::Tensor&, int) override {}
   void barrier() override {}
 };
 }  // namespace
