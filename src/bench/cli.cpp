@@ -84,6 +84,13 @@ void add_timed_options(CLI::App& app, Config& c) {
   app.add_option("-w,--warmup", c.warmup, "discarded warm-up iterations before them (default 1)")->group(timed);
   add_choice(app, "--sync", c.sync, sync_choices(),
              "per-param: one broadcast per parameter (default); bucket: one flat bucket per owner rank")->group(timed);
+  add_choice(app, "--grad-sync", c.grad_sync, grad_sync_choices(),
+             "the gradient reduction timed before each step: none (default: every rank has the same gradients, "
+             "the seed's measurement) | all-reduce (DDP; every rank gets every averaged gradient) | reduce-scatter "
+             "(ZeRO: each rank gets the averaged gradients it owns)")->group(timed);
+  app.add_option("--grad-bucket-mb", c.grad_bucket_mb,
+                 "--grad-sync: gradients share flat buckets of this many MB, one collective each (default 25, as DDP)")
+      ->group(timed);
   add_choice(app, "--step-timing", c.step_timing, step_timing_choices(),
                  "concurrent: every rank steps at once (default); serial: ranks take turns, the others waiting, so "
                  "each step time is the rank's own, as with a device each (for ranks sharing cores or a GPU)")
@@ -132,6 +139,8 @@ void check_timed_options(const Config& c) {
   if (!std::isfinite(c.timeout_s) || c.timeout_s < 0 || c.timeout_s > kMaxSeconds)
     throw UsageError("--timeout " + seconds_text(c.timeout_s) + ": must be 0 (no limit) or a number of seconds up to " +
                      std::to_string(static_cast<long long>(kMaxSeconds)));
+  if (!(c.grad_bucket_mb > 0) || !std::isfinite(c.grad_bucket_mb) || c.grad_bucket_mb > 1e6)
+    throw UsageError("--grad-bucket-mb " + seconds_text(c.grad_bucket_mb) + ": must be above 0 and up to 1000000");
   if (c.bucket_elems < 1) throw UsageError("--bucket-elems " + std::to_string(c.bucket_elems) + ": must be 1 or more");
   if (!(c.time_limit_s > 0) || !std::isfinite(c.time_limit_s) || c.time_limit_s > kMaxSeconds)
     throw UsageError("--time-limit " + seconds_text(c.time_limit_s) + ": must be a number of seconds above 0 and up to " +

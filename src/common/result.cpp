@@ -43,6 +43,7 @@ struct Schema<RunContext> {
         member("local_rank", &C::local_rank), member("backend", &C::backend), member("device", &C::device),
         member("optimizer", &C::optimizer), member("optimizer_impl", &C::optimizer_impl),
         member("threads", &C::threads), member("step_timing", &C::step_timing),
+        member("grad_sync", &C::grad_sync), member("grad_bucket_mb", &C::grad_bucket_mb),
         member("cpu_affinity", &C::cpu_affinity), member("versions", &C::versions)};
     return f;
   }
@@ -102,7 +103,8 @@ struct Schema<Timings> {
         derived<T>("iterations", [](const T& t) { return t.step.samples.size(); }),
         member("step", &T::step, Need::kRequired), member("sync", &T::sync, Need::kRequired),
         member("total", &T::total, Need::kRequired), member("collective", &T::collective),
-        member("harness_overhead", &T::harness_overhead), member("step_host", &T::step_host)};
+        member("harness_overhead", &T::harness_overhead), member("step_host", &T::step_host),
+        member("grad_sync", &T::grad_sync)};
     return f;
   }
   static void after_read(T& t, const JsonSource& src, const std::string& where) {

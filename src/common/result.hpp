@@ -30,6 +30,8 @@ struct RunContext {
   std::optional<std::string> optimizer_impl;  // --adam: torch | foreach | fused
   std::optional<int> threads;
   std::optional<std::string> step_timing;  // concurrent | serial (timed runs)
+  std::optional<std::string> grad_sync;    // none | all-reduce | reduce-scatter (timed runs)
+  std::optional<double> grad_bucket_mb;    // under a gradient reduction
   // Timed runs: the CPUs this rank may run on (sched_getaffinity), e.g. "0-1"
   // or "3": mpirun's binding, which moves CPU timing (README).
   std::optional<std::string> cpu_affinity;
@@ -71,6 +73,8 @@ struct Timings {
   // cuda_event runs only: the same step on the host clock, with a device
   // synchronise on both ends (a check of the events; includes launch latency).
   std::optional<TimingSeries> step_host;
+  // --grad-sync: the gradient reduction before each step (then total = grad_sync + step + sync).
+  std::optional<TimingSeries> grad_sync;
 };
 
 // Bytes this rank's tensors hold at one point of a step (tracked tensor

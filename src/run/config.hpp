@@ -38,6 +38,8 @@ struct Config {
   int iters = 30, warmup = 1;
   SyncMode sync = SyncMode::kPerParam;
   StepTiming step_timing = StepTiming::kConcurrent;  // serial: ranks take turns stepping
+  GradSync grad_sync = GradSync::kNone;  // the gradient reduction before each step
+  double grad_bucket_mb = 25;            // its bucket size (DDP's default)
   uint64_t seed = 0;
   double timeout_s = 3600;       // per (world size, model) case; 0: none
   int threads = 1;               // intra-op threads per rank

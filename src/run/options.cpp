@@ -18,6 +18,13 @@ const Choices<SyncMode>& sync_choices() {
   return c;
 }
 
+const Choices<GradSync>& grad_sync_choices() {
+  static const Choices<GradSync> c{
+      "--grad-sync",
+      {{"none", GradSync::kNone}, {"all-reduce", GradSync::kAllReduce}, {"reduce-scatter", GradSync::kReduceScatter}}};
+  return c;
+}
+
 const Choices<StepTiming>& step_timing_choices() {
   static const Choices<StepTiming> c{"--step-timing",
                                      {{"concurrent", StepTiming::kConcurrent}, {"serial", StepTiming::kSerial}}};

@@ -8,6 +8,7 @@ namespace zb {
 enum class DeviceChoice { kAuto, kCuda, kCpu };
 enum class Backend { kNccl, kGloo, kMpi };
 enum class SyncMode { kPerParam, kBucket };
+enum class GradSync { kNone, kAllReduce, kReduceScatter };
 enum class StepTiming { kConcurrent, kSerial };
 enum class OptimizerImpl { kTorch, kForeach, kFused };
 enum class ShardList { kFull, kNone };
@@ -15,6 +16,7 @@ enum class ShardList { kFull, kNone };
 const Choices<DeviceChoice>& device_choices();
 const Choices<Backend>& backend_choices();
 const Choices<SyncMode>& sync_choices();
+const Choices<GradSync>& grad_sync_choices();
 const Choices<StepTiming>& step_timing_choices();
 const Choices<OptimizerImpl>& optimizer_impl_choices();
 const Choices<ShardList>& shard_list_choices();

@@ -8,8 +8,12 @@ namespace zb {
 
 std::string compare_with_unsharded(const ModelSpec& model, const std::vector<at::Tensor>& sharded,
                                    const at::Device& device, uint64_t seed, int steps,
-                                   const OptimizerSettings& settings) {
-  std::vector<at::Tensor> reference = seeded_parameters(model, device, seed);
+                                   const OptimizerSettings& settings, int reduced_over) {
+  std::vector<at::Tensor> reference = seeded_parameters(model, device, seed, /*with_gradients=*/reduced_over == 0);
+  if (reduced_over > 0) {
+    std::vector<at::Tensor> grads = averaged_rank_gradients(model, seed, reduced_over, device);
+    for (std::size_t p = 0; p < reference.size(); ++p) reference[p].mutable_grad() = grads[p];
+  }
   const auto optimizer = make_optimizer(settings, reference);
   for (int i = 0; i < steps; ++i) optimizer->step();
   for (std::size_t p = 0; p < reference.size(); ++p) {

@@ -29,6 +29,25 @@ at::Tensor synthetic_gradient(const ParamSpec& spec, int index, uint64_t seed, c
   return seeded_uniform(spec, mix(mix(seed) + 2 * static_cast<uint64_t>(index) + 1), 0.01, device);
 }
 
+at::Tensor rank_gradient(const ParamSpec& spec, int index, uint64_t seed, int rank, const at::Device& device) {
+  const uint64_t stream = mix(mix(seed) + 2 * static_cast<uint64_t>(index) + 1) ^ mix(static_cast<uint64_t>(rank) + 1);
+  at::Generator gen = at::make_generator<at::CPUGeneratorImpl>(stream);
+  at::Tensor cpu = at::randint(-8, 9, spec.shape, gen, at::TensorOptions().dtype(at::kFloat)).mul_(1.0f / 4096);
+  return device.is_cpu() ? cpu : cpu.to(device);
+}
+
+std::vector<at::Tensor> averaged_rank_gradients(const ModelSpec& model, uint64_t seed, int world,
+                                                const at::Device& device) {
+  std::vector<at::Tensor> grads;
+  grads.reserve(model.size());
+  for (int p = 0; p < static_cast<int>(model.size()); ++p) {
+    at::Tensor sum = rank_gradient(model.params[p], p, seed, 0, device);
+    for (int r = 1; r < world; ++r) sum.add_(rank_gradient(model.params[p], p, seed, r, device));
+    grads.push_back(sum.div_(world));
+  }
+  return grads;
+}
+
 std::vector<at::Tensor> seeded_parameters(const ModelSpec& model, const at::Device& device, uint64_t seed,
                                           bool with_gradients) {
   std::vector<at::Tensor> params;

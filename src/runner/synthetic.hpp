@@ -8,6 +8,14 @@
 namespace zb {
 at::Tensor initial_parameter(const ParamSpec& spec, int index, uint64_t seed, const at::Device& device);
 at::Tensor synthetic_gradient(const ParamSpec& spec, int index, uint64_t seed, const at::Device& device);
+// Rank `rank`'s own gradient, for runs that reduce gradients across ranks:
+// integers k * 2^-12 with |k| <= 8, so that a sum over ranks is exact in fp32
+// in any order and a reduced gradient is the same bits however it was reduced.
+at::Tensor rank_gradient(const ParamSpec& spec, int index, uint64_t seed, int rank, const at::Device& device);
+// What a gradient reduction over `world` ranks leaves: the exact sum of their
+// rank_gradient()s, divided by `world`, for every parameter.
+std::vector<at::Tensor> averaged_rank_gradients(const ModelSpec& model, uint64_t seed, int world,
+                                                const at::Device& device);
 // Every parameter of the model (requires_grad), with its synthetic gradient set unless told not to.
 std::vector<at::Tensor> seeded_parameters(const ModelSpec& model, const at::Device& device, uint64_t seed,
                                           bool with_gradients = true);

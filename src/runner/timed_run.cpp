@@ -41,6 +41,11 @@ struct TimedSetup {
   OptimizerSettings optimizer;
 };
 
+// --grad-bucket-mb as fp32 elements, at least one.
+int64_t grad_bucket_elems(const Config& config) {
+  return std::max<int64_t>(1, std::llround(config.grad_bucket_mb * 1024 * 1024 / 4));
+}
+
 std::string gib(double bytes) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.1f GiB", bytes / (1024.0 * 1024 * 1024));
@@ -56,6 +61,7 @@ void check_fits(const ModelSpec& model, int w, const TimedSetup& s, const Config
   if (s.partitioner->granularity == Granularity::kRanges) bytes += 4 * (2 * share + w * share);  // flat grad, gather
   else if (config.sync == SyncMode::kBucket) bytes += 4 * total;
   if (config.check) bytes += 4 * (2 * total + 2 * total);  // the reference: parameters, gradients, Adam state
+  if (config.grad_sync != GradSync::kNone) bytes += 4 * total;  // each rank's own gradients, kept to restore
   const double available = static_cast<double>(available_bytes_per_rank(s.device, world.local_size));
   if (bytes > available)
     throw UsageError("model " + model.name + " at world size " + std::to_string(w) + " needs about " + gib(bytes) +
@@ -104,8 +110,9 @@ TimedSetup check_request(const Config& config, const World& world) {
     throw UsageError("--optimizer muon orthogonalises whole matrices, which '" + config.partitioner +
                      "' splits; use a whole-tensor partitioner (greedy, lpt, optimal, cost, none, ...)");
   s.optimizer = OptimizerSettings{.optimizer = config.optimizer, .optimizer_impl = config.optimizer_impl};
-  const std::string unavailable = optimizer_unavailable_reason(s.optimizer, s.device);
-  if (!unavailable.empty()) throw UsageError(unavailable);
+  for (const std::string& reason : {optimizer_unavailable_reason(s.optimizer, s.device),
+                                    grad_sync_unavailable_reason(config.grad_sync, s.partitioner->granularity)})
+    if (!reason.empty()) throw UsageError(reason);
   s.dir = run_directory(config);
   s.options = plan_options(config);
   for (int w : config.world_sizes)
@@ -164,27 +171,43 @@ Iteration serial_iteration(ZeroState& zero, Communicator& comm, const SubWorld& 
   return {step, sync, step + sync - inside, step_timer.host_step_seconds()};
 }
 
+// --grad-sync: this rank's own gradients put back (as backward leaves them;
+// untimed), then the reduction, every rank at once, in its own timer window.
+std::optional<double> gradient_phase(ZeroState& zero, Communicator& comm, IterationTimer& timer, bool reduce) {
+  if (!reduce) return std::nullopt;
+  zero.restore_rank_gradients();
+  comm.barrier();
+  timer.begin();
+  zero.reduce_gradients(comm);
+  timer.step_done();
+  timer.end();
+  return timer.step_seconds();
+}
+
 Timings time_iterations(ZeroState& zero, Communicator& comm, const SubWorld& group, const Config& config,
                         const at::Device& device) {
-  auto timer = make_timer(device), sync_timer = make_timer(device);
-  const bool serial = config.step_timing == StepTiming::kSerial;
-  std::vector<double> step, sync, total, collective, overhead, host_step;
+  auto timer = make_timer(device), sync_timer = make_timer(device), grad_timer = make_timer(device);
+  const bool serial = config.step_timing == StepTiming::kSerial, reduce = config.grad_sync != GradSync::kNone;
+  std::vector<double> grad, step, sync, total, collective, overhead, host_step;
   for (int i = 0; i < config.warmup + config.iters; ++i) {
+    const std::optional<double> g = gradient_phase(zero, comm, *grad_timer, reduce);
     const Iteration it = serial ? serial_iteration(zero, comm, group, *timer, *sync_timer) : concurrent_iteration(zero, comm, *timer);
     if (i < config.warmup) continue;
+    if (g) grad.push_back(*g);
     step.push_back(it.step);
     sync.push_back(it.sync);
-    total.push_back(it.step + it.sync);
+    total.push_back(g.value_or(0.0) + it.step + it.sync);
     overhead.push_back(it.overhead);
     collective.push_back(zero.last_collective_seconds());
     if (it.host_step) host_step.push_back(*it.host_step);
   }
-  Timings t{make_series(step), make_series(sync), make_series(total), config.warmup, timer->clock(), {}, {}, {}};
+  Timings t{make_series(step), make_series(sync), make_series(total), config.warmup, timer->clock(), {}, {}, {}, {}};
   if (t.clock == std::string("steady_clock")) {  // host stamps mean nothing against CUDA events
     t.collective = make_series(collective);
     t.harness_overhead = make_series(overhead);
   }
   if (!host_step.empty()) t.step_host = make_series(host_step);
+  if (reduce) t.grad_sync = make_series(grad);
   return t;
 }
 
@@ -204,6 +227,8 @@ RunContext timed_context(const Config& config, const TimedSetup& setup, const Wo
   base.optimizer_impl = optimizer_impl_choices().name(config.optimizer_impl);
   base.threads = config.threads;
   base.step_timing = step_timing_choices().name(config.step_timing);
+  base.grad_sync = grad_sync_choices().name(config.grad_sync);
+  if (config.grad_sync != GradSync::kNone) base.grad_bucket_mb = config.grad_bucket_mb;
   base.cpu_affinity = cpu_affinity_text();
   base.versions = library_versions();
   return base;
@@ -227,7 +252,7 @@ void run_case(const Config& config, const TimedSetup& setup, const RunContext& b
   const Plan plan = make_plan(*setup.partitioner, model, group.size(), setup.options);
   reset_peak_memory(setup.device);
   const ZeroSetup zero_setup{model, plan, setup.partitioner->granularity, group.rank(), setup.device, config.seed,
-                             config.sync, setup.optimizer};
+                             config.sync, setup.optimizer, config.grad_sync, grad_bucket_elems(config)};
   const auto zero = make_zero_state(zero_setup);
   const CaseFacts facts = case_facts(model, plan, setup.partitioner->granularity, config);
   RankResult record = rank_record(base, model, plan, group.rank(), facts);
@@ -242,10 +267,14 @@ void run_case(const Config& config, const TimedSetup& setup, const RunContext& b
   record.peak_memory_source = device_peak ? "cuda_allocator" : "tracked_tensors";
   if (config.check) {
     const std::string mismatch = compare_with_unsharded(model, zero->parameters(), setup.device, config.seed,
-                                                        config.warmup + config.iters, setup.optimizer);
+                                                        config.warmup + config.iters, setup.optimizer,
+                                                        config.grad_sync == GradSync::kNone ? 0 : group.size());
     if (!mismatch.empty()) throw RunError("--check failed on rank " + std::to_string(group.rank()) + ": " + mismatch);
     record.check = "passed: all parameters bitwise equal to a single-process " + *base.optimizer + " (" +
-                   *base.optimizer_impl + ")";
+                   *base.optimizer_impl + ")" +
+                   (config.grad_sync == GradSync::kNone
+                        ? std::string()
+                        : " stepping the average of " + std::to_string(group.size()) + " ranks' gradients");
   }
   write_file_atomically(setup.dir + "/" + rank_file_name(model.name, group.size(), group.rank()),
                         to_json_text(record));

@@ -6,6 +6,7 @@
 
 #include "src/common/errors.hpp"
 #include "src/common/optimizer_traffic.hpp"
+#include "grad_sync.hpp"
 #include "synthetic.hpp"
 
 namespace zb {
@@ -23,6 +24,7 @@ at::TensorOptions fp32_on(const at::Device& device) { return at::TensorOptions()
 class TensorZeroState : public ZeroState {
  public:
   explicit TensorZeroState(const ZeroSetup& s);
+  void reduce_gradients(Communicator& comm) override;
   void sync(Communicator& comm) override;
 
  protected:
@@ -30,7 +32,6 @@ class TensorZeroState : public ZeroState {
 
  private:
   SyncMode sync_mode_;
-  int rank_;
   std::vector<int> owner_;                       // parameter -> owning rank
   std::vector<std::vector<int>> owned_by_rank_;  // rank -> parameters (plan order)
   std::vector<at::Tensor> buckets_;              // kBucket: one flat buffer per owner rank
@@ -41,6 +42,7 @@ class FlatZeroState : public ZeroState {
  public:
   explicit FlatZeroState(const ZeroSetup& s);
   void attach_gradients() override;
+  void reduce_gradients(Communicator& comm) override;
   void sync(Communicator& comm) override;
 
  protected:
@@ -48,8 +50,8 @@ class FlatZeroState : public ZeroState {
   int64_t extra_gradient_bytes() const override { return bytes_of({flat_.grad()}); }
 
  private:
+  void copy_owned_gradients();  // this rank's slices of every gradient into the flat gradient
   const Plan& plan_;
-  int rank_;
   int64_t slot_;
   at::Tensor flat_, gathered_;
 };
@@ -57,14 +59,19 @@ class FlatZeroState : public ZeroState {
 // Every rank owns every tensor (plain DDP): nothing to sync.
 class ReplicatedZeroState : public ZeroState {
  public:
-  explicit ReplicatedZeroState(const ZeroSetup& s) : ZeroState(s.model, s.device, s.seed) {
+  explicit ReplicatedZeroState(const ZeroSetup& s) : ZeroState(s) {
+    const std::string reason = grad_sync_unavailable_reason(s.grad_sync, Granularity::kReplicated);
+    if (!reason.empty()) throw UsageError(reason);
     set_optimizer(s.optimizer, params_);
+  }
+  void reduce_gradients(Communicator& comm) override {
+    if (grad_sync_ == GradSync::kAllReduce) all_reduce_gradients(comm);
   }
   void sync(Communicator&) override { collective_seconds_ = 0; }
 };
 
 TensorZeroState::TensorZeroState(const ZeroSetup& s)
-    : ZeroState(s.model, s.device, s.seed), sync_mode_(s.sync), rank_(s.rank), owner_(whole_tensor_owners(s.model, s.plan)) {
+    : ZeroState(s), sync_mode_(s.sync), owner_(whole_tensor_owners(s.model, s.plan)) {
   owned_by_rank_.resize(s.plan.world_size());
   std::vector<at::Tensor> owned;
   for (int r = 0; r < s.plan.world_size(); ++r)
@@ -74,6 +81,18 @@ TensorZeroState::TensorZeroState(const ZeroSetup& s)
   set_optimizer(s.optimizer, owned);
   if (sync_mode_ == SyncMode::kBucket)
     for (int r = 0; r < s.plan.world_size(); ++r) buckets_.push_back(at::empty({s.plan.rank_numel(r)}, fp32_on(s.device)));
+}
+
+// all-reduce as DDP; reduce-scatter: each owner's gradients reduced to it, in
+// buckets (DeepSpeed stage 1/2's reduce of each rank's partition).
+void TensorZeroState::reduce_gradients(Communicator& comm) {
+  if (grad_sync_ == GradSync::kAllReduce) all_reduce_gradients(comm);
+  if (grad_sync_ != GradSync::kReduceScatter) return;
+  for (int r = 0; r < static_cast<int>(owned_by_rank_.size()); ++r) {
+    std::vector<at::Tensor> grads;
+    for (int p : owned_by_rank_[r]) grads.push_back(params_[p].mutable_grad());
+    reduce_average_to(grads, r, comm, grad_bucket_, grad_bucket_elems_);
+  }
 }
 
 void TensorZeroState::sync(Communicator& comm) {
@@ -110,7 +129,7 @@ void TensorZeroState::sync(Communicator& comm) {
 }
 
 FlatZeroState::FlatZeroState(const ZeroSetup& s)
-    : ZeroState(s.model, s.device, s.seed), plan_(s.plan), rank_(s.rank), slot_(s.plan.slot_elems) {
+    : ZeroState(s), plan_(s.plan), slot_(s.plan.slot_elems) {
   if (slot_ < s.plan.rank_numel(s.rank))
     throw RunError("range plan's slot (" + std::to_string(slot_) + " elements) is smaller than rank " +
                    std::to_string(s.rank) + "'s shards");
@@ -132,14 +151,42 @@ FlatZeroState::FlatZeroState(const ZeroSetup& s)
 // The flat gradient holds this rank's slices of every parameter's gradient.
 void FlatZeroState::attach_gradients() {
   ZeroState::attach_gradients();
+  flat_.mutable_grad() = at::zeros({slot_}, flat_.options().requires_grad(false));
+  copy_owned_gradients();
+}
+
+void FlatZeroState::copy_owned_gradients() {
   torch::NoGradGuard no_grad;
-  at::Tensor flat_grad = at::zeros({slot_}, flat_.options().requires_grad(false));
+  at::Tensor flat_grad = flat_.mutable_grad();
   int64_t pos = 0;
   for (const Shard& shard : plan_.ranks[rank_]) {
     flat_grad.narrow(0, pos, shard.length).copy_(params_[shard.param].grad().view(-1).narrow(0, shard.offset, shard.length));
     pos += shard.length;
   }
-  flat_.mutable_grad() = flat_grad;
+}
+
+// all-reduce: every gradient averaged, then this rank's slices copied out;
+// reduce-scatter: every rank lays out all ranks' slots (the all-gather's
+// layout, in gathered_, padding zeroed) and receives the sum of its own.
+void FlatZeroState::reduce_gradients(Communicator& comm) {
+  if (grad_sync_ == GradSync::kNone) return;
+  if (grad_sync_ == GradSync::kAllReduce) {
+    all_reduce_gradients(comm);
+    copy_owned_gradients();
+    return;
+  }
+  torch::NoGradGuard no_grad;
+  for (int r = 0; r < plan_.world_size(); ++r) {
+    int64_t pos = r * slot_;
+    for (const Shard& shard : plan_.ranks[r]) {
+      gathered_.narrow(0, pos, shard.length).copy_(params_[shard.param].grad().view(-1).narrow(0, shard.offset, shard.length));
+      pos += shard.length;
+    }
+    gathered_.narrow(0, pos, (r + 1) * slot_ - pos).zero_();
+  }
+  at::Tensor flat_grad = flat_.mutable_grad();
+  comm.reduce_scatter_sum(flat_grad, gathered_);
+  flat_grad.div_(comm.size());
 }
 
 void FlatZeroState::sync(Communicator& comm) {
@@ -158,8 +205,13 @@ void FlatZeroState::sync(Communicator& comm) {
 
 }  // namespace
 
-ZeroState::ZeroState(const ModelSpec& model, const at::Device& device, uint64_t seed)
-    : model_(model), seed_(seed), params_(seeded_parameters(model, device, seed, /*with_gradients=*/false)) {}
+ZeroState::ZeroState(const ZeroSetup& s)
+    : model_(s.model),
+      seed_(s.seed),
+      rank_(s.rank),
+      grad_sync_(s.grad_sync),
+      grad_bucket_elems_(s.grad_bucket_elems),
+      params_(seeded_parameters(s.model, s.device, s.seed, /*with_gradients=*/false)) {}
 
 void ZeroState::set_optimizer(const OptimizerSettings& settings, const std::vector<at::Tensor>& owned) {
   step_bytes_ = 0;
@@ -167,9 +219,29 @@ void ZeroState::set_optimizer(const OptimizerSettings& settings, const std::vect
   optimizer_ = make_optimizer(settings, owned);
 }
 
+// Without a GradSync every rank has the same gradients (the seed's); with
+// one, each rank its own, kept to be restored before each reduction.
 void ZeroState::attach_gradients() {
-  for (int p = 0; p < static_cast<int>(params_.size()); ++p)
-    params_[p].mutable_grad() = synthetic_gradient(model_.params[p], p, seed_, params_[p].device());
+  for (int p = 0; p < static_cast<int>(params_.size()); ++p) {
+    const at::Device device = params_[p].device();
+    if (grad_sync_ == GradSync::kNone) {
+      params_[p].mutable_grad() = synthetic_gradient(model_.params[p], p, seed_, device);
+      continue;
+    }
+    rank_grads_.push_back(rank_gradient(model_.params[p], p, seed_, rank_, device));
+    params_[p].mutable_grad() = rank_grads_.back().clone();
+  }
+}
+
+void ZeroState::restore_rank_gradients() {
+  torch::NoGradGuard no_grad;
+  for (std::size_t p = 0; p < rank_grads_.size(); ++p) params_[p].mutable_grad().copy_(rank_grads_[p]);
+}
+
+void ZeroState::all_reduce_gradients(Communicator& comm) {
+  std::vector<at::Tensor> grads;  // reverse registration order: as backward produces them
+  for (auto p = params_.rbegin(); p != params_.rend(); ++p) grads.push_back(p->mutable_grad());
+  all_reduce_average(grads, comm, grad_bucket_, grad_bucket_elems_);
 }
 
 MemoryBreakdown ZeroState::memory() const {
@@ -177,7 +249,7 @@ MemoryBreakdown ZeroState::memory() const {
   m.parameters = bytes_of(params_);
   m.gradients = bytes_of(grads_of(params_)) + extra_gradient_bytes();
   m.optimizer_state = optimizer_->state_bytes();
-  m.buffers = buffer_bytes();
+  m.buffers = buffer_bytes() + bytes_of(rank_grads_) + bytes_of({grad_bucket_});
   return m;
 }
 
@@ -191,6 +263,12 @@ std::vector<int> whole_tensor_owners(const ModelSpec& model, const Plan& plan) {
       owner[s.param] = r;
     }
   return owner;
+}
+
+std::string grad_sync_unavailable_reason(GradSync grad_sync, Granularity granularity) {
+  if (grad_sync != GradSync::kReduceScatter || granularity != Granularity::kReplicated) return "";
+  return "--grad-sync reduce-scatter gives each rank the gradients it owns, and under this partitioner every rank "
+         "owns every tensor; use --grad-sync all-reduce (plain DDP)";
 }
 
 std::unique_ptr<ZeroState> make_zero_state(const ZeroSetup& setup) {

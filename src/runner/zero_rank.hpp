@@ -30,6 +30,13 @@ class ZeroState {
  public:
   virtual ~ZeroState() = default;
   virtual void attach_gradients();            // the synthetic gradients, as after backward()
+  // Reduces the gradients across the group as the setup's GradSync says
+  // (grad_sync.cpp): each rank ends with the average of every rank's gradients
+  // for what it steps. Nothing to do for GradSync::kNone.
+  virtual void reduce_gradients(Communicator& comm) = 0;
+  // Under a GradSync: puts this rank's own gradients back, as the next
+  // backward() would (the reduction works in place); not part of a timed phase.
+  virtual void restore_rank_gradients();
   virtual void sync(Communicator& comm) = 0;  // every rank gets every updated parameter
   void step() { optimizer_->step(); }         // optimizer.step() over what this rank owns
   MemoryBreakdown memory() const;
@@ -38,13 +45,22 @@ class ZeroState {
   double last_collective_seconds() const { return collective_seconds_; }
 
  protected:
-  ZeroState(const ModelSpec& model, const at::Device& device, uint64_t seed);
+  explicit ZeroState(const struct ZeroSetup& setup);
   // The optimizer over the tensors this rank steps, and the bytes one step moves over them.
   void set_optimizer(const OptimizerSettings& settings, const std::vector<at::Tensor>& owned);
   virtual int64_t buffer_bytes() const { return 0; }
+  // All-reduces every parameter's gradient in buckets of grad_bucket_elems, in
+  // reverse registration order (as backward produces them, as DDP does), then
+  // divides by the group size.
+  void all_reduce_gradients(Communicator& comm);
   virtual int64_t extra_gradient_bytes() const { return 0; }
   const ModelSpec& model_;
   uint64_t seed_;
+  int rank_ = 0;
+  GradSync grad_sync_ = GradSync::kNone;
+  int64_t grad_bucket_elems_ = 0;
+  std::vector<at::Tensor> rank_grads_;  // under a GradSync: this rank's own gradients, kept to restore
+  at::Tensor grad_bucket_;              // all-reduce: the flat buffer several small gradients share
   std::vector<at::Tensor> params_;
   std::unique_ptr<ShardOptimizer> optimizer_;
   int64_t step_bytes_ = 0;
@@ -60,9 +76,14 @@ struct ZeroSetup {
   uint64_t seed;
   SyncMode sync;
   OptimizerSettings optimizer;
+  GradSync grad_sync = GradSync::kNone;
+  int64_t grad_bucket_elems = 25 * 1024 * 1024 / 4;  // --grad-bucket-mb 25
 };
 
 std::unique_ptr<ZeroState> make_zero_state(const ZeroSetup& setup);
+
+// Why this gradient reduction cannot serve plans of this granularity ("" when it can).
+std::string grad_sync_unavailable_reason(GradSync grad_sync, Granularity granularity);
 
 // Owner of every parameter; throws RunError if a shard is not a whole tensor.
 std::vector<int> whole_tensor_owners(const ModelSpec& model, const Plan& plan);

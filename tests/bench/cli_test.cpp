@@ -111,6 +111,8 @@ TEST_CASE("each option with a fixed set of values is parsed at the command line,
   expect_usage_error("--plan-only greedy 2 --device gpu" + out, "unknown --device 'gpu'; valid: auto, cuda, cpu");
   expect_usage_error("--plan-only greedy 2 -b ucx" + out, "unknown --backend 'ucx'; valid: nccl, gloo, mpi");
   expect_usage_error("--plan-only greedy 2 --sync ring" + out, "unknown --sync 'ring'; valid: per-param, bucket");
+  expect_usage_error("--plan-only greedy 2 --grad-sync ring" + out,
+                     "unknown --grad-sync 'ring'; valid: none, all-reduce, reduce-scatter");
   expect_usage_error("--plan-only greedy 2 --optimizer lion" + out, "unknown --optimizer 'lion'; valid: adam, adamw");
   expect_usage_error("--plan-only greedy 2 --optimizer-impl apex" + out,
                      "unknown --optimizer-impl 'apex'; valid: torch, foreach, fused");
@@ -123,6 +125,7 @@ TEST_CASE("--help lists the valid values of each such option") {
   const auto r = bench("--help");
   REQUIRE(r.exit_code == 0);
   for (const char* values : {"auto|cuda|cpu", "nccl|gloo|mpi", "per-param|bucket", "concurrent|serial",
+                             "none|all-reduce|reduce-scatter",
                              "adam|adamw|sgd|muon", "torch|foreach|fused", "full|none"})
     CHECK_THAT(r.out, Catch::Contains(values));
   CHECK_THAT(r.out, Catch::Contains("--optimizer-impl"));

@@ -300,3 +300,41 @@ TEST_CASE("a case that outlasts --timeout ends the job, naming the case and the 
   CHECK(bad.exit_code == 2);
   CHECK_THAT(bad.err, Catch::Contains("--timeout -5: must be 0 (no limit) or a number of seconds up to 1000000"));
 }
+
+TEST_CASE("gradient reduction: each rank's own gradients reduced, then the step equals one process stepping their average") {
+  struct Case {
+    const char *partitioner, *grad_sync, *backend;
+  };
+  for (const Case& c : {Case{"lpt", "all-reduce", "gloo"}, Case{"lpt", "reduce-scatter", "mpi"},
+                        Case{"flat", "reduce-scatter", "gloo"}, Case{"flat", "all-reduce", "mpi"},
+                        Case{"none", "all-reduce", "gloo"}}) {
+    zbtest::TempDir tmp;
+    const std::string dir = (tmp.path() / "run").string();
+    const auto r = mpirun(3, std::string(c.partitioner) + " 2 3 --device cpu -b " + c.backend + " --grad-sync " +
+                                 c.grad_sync + " --grad-bucket-mb 0.001 -w 1 -n 3 --check --model-file " +
+                                 small_model_file(tmp) + " -o " + quote(dir));
+    INFO(c.partitioner << " " << c.grad_sync << " " << c.backend << "\nstdout: " << r.out << "\nstderr: " << r.err);
+    REQUIRE(r.exit_code == 0);
+    const auto doc = load(fs::path(dir) / "small_3_2.json");
+    CHECK_THAT(doc["result"]["check"].get<std::string>(), Catch::EndsWith("stepping the average of 3 ranks' gradients"));
+    CHECK(doc["context"]["grad_sync"] == c.grad_sync);
+    const auto& t = doc["result"]["timing"];
+    REQUIRE(t["grad_sync"]["samples"].size() == 3);
+    for (int i = 0; i < 3; ++i)
+      CHECK(t["total"]["samples"][i].get<double>() ==
+            Approx(t["grad_sync"]["samples"][i].get<double>() + t["step"]["samples"][i].get<double>() +
+                   t["sync"]["samples"][i].get<double>()));
+  }
+}
+
+TEST_CASE("a reduce-scatter of gradients under a replicating partitioner, or a bucket of 0 MB, exits 2 with the reason") {
+  zbtest::TempDir tmp;
+  auto r = mpirun(2, "none 2 --device cpu --grad-sync reduce-scatter --model-file " + small_model_file(tmp) + " -o " +
+                         quote((tmp.path() / "a").string()));
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("use --grad-sync all-reduce (plain DDP)"));
+  r = mpirun(2, "lpt 2 --device cpu --grad-sync all-reduce --grad-bucket-mb 0 -o " + quote((tmp.path() / "b").string()));
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("--grad-bucket-mb 0: must be above 0"));
+  CHECK_FALSE(fs::exists(tmp.path() / "a" / "exp_info.json"));
+}

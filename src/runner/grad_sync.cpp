@@ -1,0 +1,70 @@
+#include "grad_sync.hpp"
+
+#include <c10/core/GradMode.h>
+
+#include <functional>
+
+namespace zb {
+namespace {
+
+using Collective = std::function<void(at::Tensor&)>;
+
+// Runs `collective` over [first, last) of `grads` as one bucket: in place for
+// a single gradient, else packed into `bucket`, reduced, and (where `lands`)
+// unpacked and divided by the group size.
+void reduce_bucket(const std::vector<at::Tensor>& grads, std::size_t first, std::size_t last, at::Tensor& bucket,
+                   const Collective& collective, bool lands, int group_size) {
+  if (last - first == 1) {
+    at::Tensor g = grads[first];
+    collective(g);
+    if (lands) g.div_(group_size);
+    return;
+  }
+  int64_t n = 0;
+  for (std::size_t i = first; i < last; ++i) n += grads[i].numel();
+  at::Tensor flat = bucket.narrow(0, 0, n);
+  int64_t off = 0;
+  for (std::size_t i = first; i < last; ++i) flat.narrow(0, off, grads[i].numel()).copy_(grads[i].view(-1)), off += grads[i].numel();
+  collective(flat);
+  if (!lands) return;
+  flat.div_(group_size);
+  off = 0;
+  for (std::size_t i = first; i < last; ++i) grads[i].view(-1).copy_(flat.narrow(0, off, grads[i].numel())), off += grads[i].numel();
+}
+
+// Closes a bucket before the gradient that would take it past `cap` elements.
+void reduce_in_buckets(const std::vector<at::Tensor>& grads, int64_t cap, at::Tensor& bucket,
+                       const Collective& collective, bool lands, int group_size) {
+  at::NoGradGuard no_grad;
+  if (grads.empty()) return;
+  int64_t total = 0;
+  for (const auto& g : grads) total += g.numel();
+  if (!bucket.defined() || bucket.numel() < std::min(cap, total))  // grows in the warm-up iterations only
+    bucket = at::empty({std::min(cap, total)}, grads.front().options());
+  std::size_t first = 0;
+  int64_t filled = 0;
+  for (std::size_t i = 0; i < grads.size(); ++i) {
+    if (i > first && filled + grads[i].numel() > cap) {
+      reduce_bucket(grads, first, i, bucket, collective, lands, group_size);
+      first = i, filled = 0;
+    }
+    filled += grads[i].numel();
+  }
+  reduce_bucket(grads, first, grads.size(), bucket, collective, lands, group_size);
+}
+
+}  // namespace
+
+void all_reduce_average(const std::vector<at::Tensor>& grads, Communicator& comm, at::Tensor& bucket,
+                        int64_t bucket_elems) {
+  reduce_in_buckets(grads, bucket_elems, bucket, [&comm](at::Tensor& t) { comm.all_reduce_sum(t); }, true,
+                    comm.size());
+}
+
+void reduce_average_to(const std::vector<at::Tensor>& grads, int root, Communicator& comm, at::Tensor& bucket,
+                       int64_t bucket_elems) {
+  reduce_in_buckets(grads, bucket_elems, bucket, [&comm, root](at::Tensor& t) { comm.reduce_sum(t, root); },
+                    comm.rank() == root, comm.size());
+}
+
+}  // namespace zb

@@ -1,0 +1,24 @@
+// The gradient reduction of a data-parallel step, in buckets as DDP and
+// DeepSpeed do it: consecutive gradients share one flat bucket of up to
+// `bucket_elems` elements (a larger gradient is a bucket of its own, reduced
+// in place), each bucket is one collective, and the sum is divided by the
+// group size where it lands. Gradients are contiguous fp32.
+#pragma once
+#include <ATen/ATen.h>
+
+#include <vector>
+
+#include "src/comm/communicator.hpp"
+
+namespace zb {
+
+// Every rank ends with the average of every rank's `grads` (all-reduce).
+// `bucket` is the reusable flat buffer (allocated on first use).
+void all_reduce_average(const std::vector<at::Tensor>& grads, Communicator& comm, at::Tensor& bucket,
+                        int64_t bucket_elems);
+// `root` ends with the average of every rank's `grads` (reduce); the other
+// ranks' `grads` are left unspecified.
+void reduce_average_to(const std::vector<at::Tensor>& grads, int root, Communicator& comm, at::Tensor& bucket,
+                       int64_t bucket_elems);
+
+}  // namespace zb

@@ -1,0 +1,73 @@
+// The gradient reduction under mpirun (3 ranks, gloo and mpi, CPU): after
+// reduce_gradients, a step and the parameter sync, every rank's parameters
+// equal one process stepping the exact average of all ranks' gradients,
+// bitwise, for whole-tensor, range and replicated plans.
+#include "support/torch_catch.hpp"
+
+#include "models/model_spec.hpp"
+#include "partitioners/registry.hpp"
+#include "src/comm/communicator.hpp"
+#include "src/comm/world.hpp"
+#include "src/runner/reference_check.hpp"
+#include "src/runner/zero_rank.hpp"
+
+using namespace zb;
+
+namespace {
+
+const at::Device cpu(at::kCPU);
+
+ModelSpec small_model() {
+  ModelSpec m{"small", {}};
+  for (const auto& [name, shape] : std::vector<std::pair<std::string, std::vector<int64_t>>>{
+           {"emb", {40, 8}}, {"w1", {16, 8}}, {"b1", {16}}, {"w2", {8, 16}}, {"b2", {8}}, {"head", {3, 8}}})
+    m.params.push_back({name, shape});
+  return m;
+}
+
+// Two steps with a reduction before each (from each rank's own gradients).
+std::string run_and_compare(Communicator& comm, const char* partitioner, GradSync grad_sync, int64_t bucket_elems) {
+  const ModelSpec m = small_model();
+  const PartitionerEntry& p = find_partitioner(partitioner);
+  const Plan plan = make_plan(p, m, comm.size(), PlanOptions{});
+  ZeroSetup setup{m, plan, p.granularity, comm.rank(), cpu, 5, SyncMode::kPerParam, OptimizerSettings{}};
+  setup.grad_sync = grad_sync;
+  setup.grad_bucket_elems = bucket_elems;
+  auto zero = make_zero_state(setup);
+  zero->attach_gradients();
+  for (int step = 0; step < 2; ++step) {
+    zero->restore_rank_gradients();
+    zero->reduce_gradients(comm);
+    zero->step();
+    zero->sync(comm);
+  }
+  return compare_with_unsharded(m, zero->parameters(), cpu, 5, 2, OptimizerSettings{}, comm.size());
+}
+
+}  // namespace
+
+TEST_CASE("every rank steps the exact average of all ranks' gradients, for each reduction and plan") {
+  int world = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &world);
+  const SubWorld group(world);
+  for (const char* backend : {"gloo", "mpi"}) {
+    if (!find_backend(backend).unavailable_reason().empty()) continue;
+    auto comm = connect(find_backend(backend), group, cpu);
+    for (const char* partitioner : {"lpt", "greedy", "flat", "none"})
+      for (GradSync mode : {GradSync::kAllReduce, GradSync::kReduceScatter})
+        for (int64_t bucket : {int64_t{100}, int64_t{1} << 20}) {  // several buckets, and one
+          if (std::string(partitioner) == "none" && mode == GradSync::kReduceScatter) continue;
+          INFO(backend << " " << partitioner << " " << grad_sync_choices().name(mode) << " bucket " << bucket);
+          CHECK(run_and_compare(*comm, partitioner, mode, bucket) == "");
+        }
+    comm->close();
+  }
+}
+
+TEST_CASE("reduce-scatter under a replicating partitioner is refused, naming all-reduce") {
+  const ModelSpec m = small_model();
+  const Plan plan = make_plan(find_partitioner("none"), m, 2, PlanOptions{});
+  ZeroSetup setup{m, plan, Granularity::kReplicated, 0, cpu, 5, SyncMode::kPerParam, OptimizerSettings{}};
+  setup.grad_sync = GradSync::kReduceScatter;
+  CHECK_THROWS_WITH(make_zero_state(setup), Catch::Contains("use --grad-sync all-reduce"));
+}
