@@ -27,7 +27,9 @@ struct Schema<CaseReport> {
         member("search_seconds", &C::search_seconds), member("optimizer", &C::optimizer),
         member("bandwidth_bytes_per_s", &C::bandwidth_bytes_per_s),
         member("roofline_fraction_per_rank", &C::roofline_fraction_per_rank),
-        member("cpu_affinity_per_rank", &C::cpu_affinity_per_rank)};
+        member("cpu_affinity_per_rank", &C::cpu_affinity_per_rank), member("grad_sync", &C::grad_sync),
+        member("grad_sync_mean_per_rank", &C::grad_sync_mean_per_rank),
+        member("total_mean_per_rank", &C::total_mean_per_rank), member("slowest_total_rank", &C::slowest_total_rank)};
     return f;
   }
 };

@@ -38,6 +38,18 @@ std::string affinity_text(const CaseReport& c) {
   return out + "\n";
 }
 
+// "phases         = all-reduce: grad sync 0.324 + step 0.127 + sync 0.205 = 0.656 s (rank 1, the largest total)"
+std::string phases_text(const CaseReport& c) {
+  if (!c.slowest_total_rank || !c.step_mean_per_rank || !c.sync_mean_per_rank) return "";
+  const int k = *c.slowest_total_rank;
+  char buf[256];
+  std::snprintf(buf, sizeof buf,
+                "phases         = %s: grad sync %.3f + step %.3f + sync %.3f = %.3f s (rank %d, the largest total)\n",
+                c.grad_sync.value_or("?").c_str(), (*c.grad_sync_mean_per_rank)[k], (*c.step_mean_per_rank)[k],
+                (*c.sync_mean_per_rank)[k], (*c.total_mean_per_rank)[k], k);
+  return buf;
+}
+
 std::string bounds_text(const CaseReport& c) {
   char buf[512];
   std::string bound = "n/a", gap = "n/a", optimal;
@@ -71,7 +83,7 @@ std::string bounds_text(const CaseReport& c) {
                   *c.slowest_rank, mean);
     roofline = buf;
   }
-  return bounds + optimal + roofline + affinity_text(c);
+  return bounds + optimal + roofline + phases_text(c) + affinity_text(c);
 }
 
 }  // namespace

@@ -33,6 +33,19 @@ void add_timings(CaseReport& c, const LoadedCase& loaded) {
   c.step_std_per_rank = stds;
 }
 
+void add_phases(CaseReport& c, const LoadedCase& loaded) {
+  std::vector<double> grads, totals;
+  for (const auto& r : loaded.ranks) {
+    if (!r.timing || !r.timing->grad_sync) return;  // no gradient reduction timed
+    grads.push_back(r.timing->grad_sync->stats.mean);
+    totals.push_back(r.timing->total.stats.mean);
+  }
+  c.grad_sync = loaded.ranks.front().context.grad_sync;
+  c.grad_sync_mean_per_rank = grads;
+  c.total_mean_per_rank = totals;
+  c.slowest_total_rank = static_cast<int>(std::max_element(totals.begin(), totals.end()) - totals.begin());
+}
+
 void add_bounds(CaseReport& c, const RankResult& any_rank) {
   const PlanRecord& plan = any_rank.plan;
   c.granularity = plan.granularity;
@@ -71,6 +84,7 @@ CaseReport report_case(const LoadedCase& loaded) {
   c.balance = balance_of(c.numel_per_rank);
   if (loaded.ranks.empty()) return c;
   add_timings(c, loaded);
+  add_phases(c, loaded);
   add_bounds(c, loaded.ranks.front());
   add_roofline(c, loaded);
   for (const auto& r : loaded.ranks)

@@ -40,6 +40,11 @@ struct CaseReport {
   std::optional<std::string> optimizer;
   std::optional<double> bandwidth_bytes_per_s;
   std::optional<std::vector<double>> roofline_fraction_per_rank;
+  // --grad-sync runs: the reduction, each rank's mean grad_sync and mean total
+  // (grad_sync + step + sync), and the rank whose total is the largest.
+  std::optional<std::string> grad_sync;
+  std::optional<std::vector<double>> grad_sync_mean_per_rank, total_mean_per_rank;
+  std::optional<int> slowest_total_rank;
   // Timed runs: each rank's allowed CPUs (mpirun's binding), in rank order.
   std::vector<std::string> cpu_affinity_per_rank;
 };

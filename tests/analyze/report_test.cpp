@@ -81,3 +81,17 @@ TEST_CASE("the roofline line shows the slowest rank's fraction of the probed ban
   CHECK(doc["runs"][0]["cases"][0]["roofline_fraction_per_rank"] == nlohmann::json::array({0.8, 0.9}));
   CHECK_FALSE(format_text({fixture("plan_tiny")}).find("roofline") != std::string::npos);
 }
+
+TEST_CASE("a run with a gradient reduction shows its phases for the rank with the largest total") {
+  const RunReport r = fixture("grad_sync_tiny");
+  CHECK_THAT(format_text({r}),
+             Catch::Contains("phases         = all-reduce: grad sync 0.021 + step 0.048 + sync 0.001 = 0.070 s "
+                             "(rank 1, the largest total)\n"));
+  const nlohmann::json doc = format_json({r});
+  const auto& c = doc["runs"][0]["cases"][0];
+  CHECK(c["grad_sync"] == "all-reduce");
+  CHECK(c["slowest_total_rank"] == 1);
+  CHECK(c["grad_sync_mean_per_rank"][0].get<double>() == Catch::Detail::Approx(0.011));
+  CHECK(c["total_mean_per_rank"][1].get<double>() == Catch::Detail::Approx(0.070));
+  CHECK_FALSE(format_text({fixture("timed_tiny")}).find("phases") != std::string::npos);
+}
