@@ -83,3 +83,15 @@ TEST_CASE("the CUDA allocator's bytes agree with the tracked tensor bytes, and i
   }
   CHECK(doc["result"]["peak_memory_bytes"].get<double>() >= memory[2]["total"].get<double>());
 }
+
+TEST_CASE("nccl at world size 1: each gradient reduction, with one and several buckets, passes --check on the GPU") {
+  for (const char* args : {"lpt 1 --grad-sync all-reduce --grad-bucket-mb 0.001", "lpt 1 --grad-sync reduce-scatter",
+                           "flat 1 --grad-sync reduce-scatter", "flat 1 --grad-sync all-reduce --grad-bucket-mb 0.001"}) {
+    zbtest::TempDir tmp;
+    const auto doc = run_single(tmp, kSmallModel, std::string(args) + " -b nccl -w 1 -n 3 --check --optimizer-impl fused");
+    INFO(args);
+    CHECK_THAT(doc["result"]["check"].get<std::string>(), Catch::StartsWith("passed"));
+    CHECK(doc["result"]["timing"]["grad_sync"]["samples"].size() == 3);
+    CHECK(doc["result"]["timing"]["clock"] == "cuda_event");
+  }
+}
