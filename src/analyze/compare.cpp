@@ -19,6 +19,10 @@ CompareCell cell_of(const CaseReport& c) {
   cell.sync = c.slowest_sync;
   cell.sync_std = c.slowest_sync_std;
   cell.straggler_ratio = c.straggler_ratio;
+  if (c.slowest_total_rank) {
+    cell.grad_sync = (*c.grad_sync_mean_per_rank)[*c.slowest_total_rank];
+    cell.total = (*c.total_mean_per_rank)[*c.slowest_total_rank];
+  }
   return cell;
 }
 
@@ -39,6 +43,8 @@ std::string mean_std(const std::optional<double>& mean, const std::optional<doub
   if (!mean) return "n/a";
   return split ? fixed(*mean, 6) : fixed(*mean, 4) + " ± " + fixed(std.value_or(0), 4);
 }
+
+std::string optional_fixed(const std::optional<double>& v, int digits) { return v ? fixed(*v, digits) : "n/a"; }
 
 std::string change_text(const CompareCell& cell) {
   if (!cell.step_change_percent) return "n/a";
@@ -72,6 +78,7 @@ Comparison compare_runs(const std::vector<RunReport>& runs) {
     CompareRow row{w, model, {}};
     for (std::size_t i = 0; i < found.size(); ++i) {
       row.cells.push_back(cell_of(*found[i]));
+      out.any_grad_sync = out.any_grad_sync || row.cells.back().grad_sync.has_value();
       if (i > 0) add_change(row.cells.back(), *found[0], *found[i]);
     }
     out.rows.push_back(std::move(row));
@@ -91,6 +98,7 @@ Table comparison_table(const Comparison& c, bool split_std) {
     t.header.push_back(r + " sync (s)");
     if (split_std) t.header.push_back(r + " sync std (s)");
     t.header.push_back(r + " straggler");
+    if (c.any_grad_sync) t.header.push_back(r + " grad sync (s)"), t.header.push_back(r + " total (s)");
     if (i > 0) t.header.push_back(r + " step change"), t.header.push_back(r + " p");
   }
   for (const auto& row : c.rows) {
@@ -106,6 +114,7 @@ Table comparison_table(const Comparison& c, bool split_std) {
       cells.push_back(mean_std(x.sync, x.sync_std, split_std));
       if (split_std) cells.push_back(x.sync_std ? fixed(*x.sync_std, 6) : "n/a");
       cells.push_back(x.straggler_ratio ? fixed(*x.straggler_ratio, 3) : "n/a");
+      if (c.any_grad_sync) cells.push_back(optional_fixed(x.grad_sync, 4)), cells.push_back(optional_fixed(x.total, 4));
       if (i > 0) cells.push_back(change_text(x)), cells.push_back(p_text(x));
     }
     t.rows.push_back(std::move(cells));
@@ -133,6 +142,8 @@ nlohmann::ordered_json comparison_json(const Comparison& c) {
                             {"sync", optional_json(x.sync)},
                             {"sync_std", optional_json(x.sync_std)},
                             {"straggler_ratio", optional_json(x.straggler_ratio)},
+                            {"grad_sync", optional_json(x.grad_sync)},
+                            {"total", optional_json(x.total)},
                             {"step_change_percent", optional_json(x.step_change_percent)},
                             {"mann_whitney_u", optional_json(x.u)},
                             {"p_value", optional_json(x.p_value)},

@@ -16,6 +16,8 @@ struct CompareCell {
   std::optional<double> gap_percent;
   // Timed runs: the slowest rank's step and sync (mean, std), slowest/mean.
   std::optional<double> step, step_std, sync, sync_std, straggler_ratio;
+  // --grad-sync runs: the mean grad_sync and total of the rank with the largest total.
+  std::optional<double> grad_sync, total;
   // Every run after the first, both timed: relative change of the slowest
   // rank's mean step time, and the Mann–Whitney U test of the two slowest
   // ranks' per-iteration samples (nullopt below 9 samples a side).
@@ -31,6 +33,7 @@ struct CompareRow {
 
 struct Comparison {
   std::vector<std::string> runs;
+  bool any_grad_sync = false;  // some run timed a gradient reduction: the table shows it
   std::vector<CompareRow> rows;
   std::vector<std::string> missing;  // "BERT at W=4: not in run b"
 };

@@ -1,5 +1,6 @@
 // --compare, --memory, --comm, --plot and the baseline gate over committed fixture runs.
 #include "support/catch.hpp"
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "src/analyze/accounting.hpp"
@@ -126,4 +127,20 @@ TEST_CASE("a baseline file round-trips, and a bad one is refused with the reason
                       {"partitioner": "lpt", "model": "x", "world_size": 2, "max_params": 5},
                       {"partitioner": "lpt", "model": "x", "world_size": 2, "max_params": 6}]})", "b.json"),
                     Catch::Contains("two entries for partitioner lpt, model x, W=2; keep one"));
+}
+
+TEST_CASE("a comparison with a gradient reduction shows its grad sync and total, and one without does not") {
+  const Comparison c = compare_runs({fixture("timed_tiny"), fixture("grad_sync_tiny")});
+  REQUIRE(c.any_grad_sync);
+  const Table t = comparison_table(c, false);
+  CHECK(std::find(t.header.begin(), t.header.end(), "grad_sync_tiny grad sync (s)") != t.header.end());
+  CHECK(std::find(t.header.begin(), t.header.end(), "timed_tiny total (s)") != t.header.end());
+  CHECK(c.rows[0].cells[1].grad_sync == Catch::Detail::Approx(0.021));
+  CHECK(c.rows[0].cells[1].total == Catch::Detail::Approx(0.070));
+  CHECK_FALSE(c.rows[0].cells[0].grad_sync.has_value());
+  const Comparison without = compare_runs({fixture("timed_tiny"), fixture("timed_tiny")});
+  CHECK_FALSE(without.any_grad_sync);
+  const Table plain = comparison_table(without, false);
+  CHECK(std::none_of(plain.header.begin(), plain.header.end(),
+                     [](const std::string& h) { return h.find("grad sync") != std::string::npos; }));
 }
