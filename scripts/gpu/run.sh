@@ -13,12 +13,15 @@
 #   shared  world sizes 2 and 4, four ranks sharing the GPU through gloo and
 #           through mpi: greedy, greedy_sorted, lpt, --step-timing serial,
 #           and zero_analyze's tables
+#   gradsync  the gradient reduction on the GPU: four ranks sharing it through
+#           gloo, world sizes 2 and 4, lpt and flat x --grad-sync all-reduce,
+#           reduce-scatter, --check; zero_analyze --compare of each pair
 # The build directory (build-gpu/) survives between calls on a warm machine,
 # so a second call with `build shared` only re-links what changed.
 # ZB_GPU_BUDGET_S: seconds this call may use (default 560, under the 600 s limit).
 set -uo pipefail
 ZB_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-OUTDIR="${1:?usage: run.sh OUTDIR [build] [test] [w1] [shared]}"
+OUTDIR="${1:?usage: run.sh OUTDIR [build] [test] [gputests] [w1] [shared] [gradsync]}"
 shift
 STAGES=("$@")
 [ ${#STAGES[@]} -eq 0 ] && STAGES=(build test w1 shared)
@@ -140,11 +143,27 @@ stage_shared() {
   done
 }
 
+stage_gradsync() {
+  for part in lpt flat; do
+    for mode in all-reduce reduce-scatter; do
+      enough 60 || { log "gradsync: stopped before $part/$mode, $(left) s left"; return 0; }
+      local dir="$RES/gradsync_gloo_$part/$mode"
+      mkdir -p "$(dirname "$dir")"
+      timeout "$(left)" mpirun --bind-to none -np 4 "$BUILD/zero_bench" -b gloo --device cuda "$part" 2 4 \
+        --models ResNet50,BERT --grad-sync "$mode" --optimizer-impl fused --check -w 2 -n 10 -o "$dir" --force \
+        >"$WORK/logs/gradsync_${part}_$mode.log" 2>&1
+      log "gradsync $part $mode (gloo, --bind-to none): exit $? $(grep -c 'check passed' "$WORK/logs/gradsync_${part}_$mode.log") cases checked"
+    done
+    (cd "$RES/gradsync_gloo_$part" && "$BUILD/zero_analyze" all-reduce reduce-scatter --compare) \
+      >"$WORK/logs/analyze_gradsync_$part.txt" 2>&1
+  done
+}
+
 for stage in "${STAGES[@]}"; do
   case "$stage" in
     build) stage_build || { STAGES=(); break; } ;;
-    test | gputests | w1 | shared) setup_env; "stage_$stage" ;;
-    *) log "unknown stage '$stage'; valid: build test gputests w1 shared" ;;
+    test | gputests | w1 | shared | gradsync) setup_env; "stage_$stage" ;;
+    *) log "unknown stage '$stage'; valid: build test gputests w1 shared gradsync" ;;
   esac
 done
 
