@@ -4,6 +4,8 @@
 
 #include <functional>
 
+#include "flat_buffer.hpp"
+
 namespace zb {
 namespace {
 
@@ -20,16 +22,15 @@ void reduce_bucket(const std::vector<at::Tensor>& grads, std::size_t first, std:
     if (lands) g.div_(group_size);
     return;
   }
+  const at::TensorList members = at::TensorList(grads).slice(first, last - first);
   int64_t n = 0;
-  for (std::size_t i = first; i < last; ++i) n += grads[i].numel();
+  for (const at::Tensor& g : members) n += g.numel();
   at::Tensor flat = bucket.narrow(0, 0, n);
-  int64_t off = 0;
-  for (std::size_t i = first; i < last; ++i) flat.narrow(0, off, grads[i].numel()).copy_(grads[i].view(-1)), off += grads[i].numel();
+  pack_into(flat, members);
   collective(flat);
   if (!lands) return;
   flat.div_(group_size);
-  off = 0;
-  for (std::size_t i = first; i < last; ++i) grads[i].view(-1).copy_(flat.narrow(0, off, grads[i].numel())), off += grads[i].numel();
+  unpack_from(flat, members);
 }
 
 // Closes a bucket before the gradient that would take it past `cap` elements.

@@ -6,6 +6,7 @@
 
 #include "src/common/errors.hpp"
 #include "src/common/optimizer_traffic.hpp"
+#include "flat_buffer.hpp"
 #include "grad_sync.hpp"
 #include "synthetic.hpp"
 
@@ -19,6 +20,11 @@ double seconds_since(Clock::time_point start) {
 }
 
 at::TensorOptions fp32_on(const at::Device& device) { return at::TensorOptions().dtype(at::kFloat).device(device); }
+
+// The elements of `full` (a parameter or its gradient) that `shard` names.
+at::Tensor shard_of(const at::Tensor& full, const Shard& shard) {
+  return full.view(-1).narrow(0, shard.offset, shard.length);
+}
 
 // Whole tensors: Adam over the owned tensors; owners broadcast.
 class TensorZeroState : public ZeroState {
@@ -35,6 +41,8 @@ class TensorZeroState : public ZeroState {
   std::vector<int> owner_;                       // parameter -> owning rank
   std::vector<std::vector<int>> owned_by_rank_;  // rank -> parameters (plan order)
   std::vector<at::Tensor> buckets_;              // kBucket: one flat buffer per owner rank
+  // Rank r's parameters (detached) or their gradients, in plan order.
+  std::vector<at::Tensor> rank_tensors(int r, bool gradients) const;
 };
 
 // Ranges: Adam over one flat buffer per rank; all-gather of equal slots.
@@ -51,6 +59,14 @@ class FlatZeroState : public ZeroState {
 
  private:
   void copy_owned_gradients();  // this rank's slices of every gradient into the flat gradient
+  // Calls fn(shard, pos) for each of rank r's shards, pos being where it lies in
+  // r's slot (the flat buffer's layout); returns the slot elements they fill.
+  template <typename Fn>
+  int64_t for_each_in_slot(int r, Fn fn) const {
+    int64_t pos = 0;
+    for (const Shard& shard : plan_.ranks[r]) fn(shard, pos), pos += shard.length;
+    return pos;
+  }
   const Plan& plan_;
   int64_t slot_;
   at::Tensor flat_, gathered_;
@@ -88,11 +104,15 @@ TensorZeroState::TensorZeroState(const ZeroSetup& s)
 void TensorZeroState::reduce_gradients(Communicator& comm) {
   if (grad_sync_ == GradSync::kAllReduce) all_reduce_gradients(comm);
   if (grad_sync_ != GradSync::kReduceScatter) return;
-  for (int r = 0; r < static_cast<int>(owned_by_rank_.size()); ++r) {
-    std::vector<at::Tensor> grads;
-    for (int p : owned_by_rank_[r]) grads.push_back(params_[p].mutable_grad());
-    reduce_average_to(grads, r, comm, grad_bucket_, grad_bucket_elems_);
-  }
+  for (int r = 0; r < static_cast<int>(owned_by_rank_.size()); ++r)
+    reduce_average_to(rank_tensors(r, true), r, comm, grad_bucket_, grad_bucket_elems_);
+}
+
+std::vector<at::Tensor> TensorZeroState::rank_tensors(int r, bool gradients) const {
+  std::vector<at::Tensor> out;
+  out.reserve(owned_by_rank_[r].size());
+  for (int p : owned_by_rank_[r]) out.push_back(gradients ? params_[p].grad() : params_[p].detach());
+  return out;
 }
 
 void TensorZeroState::sync(Communicator& comm) {
@@ -104,13 +124,7 @@ void TensorZeroState::sync(Communicator& comm) {
   } else {
     for (int r = 0; r < static_cast<int>(buckets_.size()); ++r) {
       if (buckets_[r].numel() == 0) continue;  // an empty rank has nothing to send
-      if (r == rank_) {
-        int64_t offset = 0;
-        for (int p : owned_by_rank_[r]) {
-          buckets_[r].narrow(0, offset, params_[p].numel()).copy_(params_[p].detach().reshape(-1));
-          offset += params_[p].numel();
-        }
-      }
+      if (r == rank_) pack_into(buckets_[r], rank_tensors(r, false));
       tensors.push_back(buckets_[r]), roots.push_back(r);
     }
   }
@@ -118,14 +132,8 @@ void TensorZeroState::sync(Communicator& comm) {
   comm.broadcast_all(tensors, roots);
   collective_seconds_ = seconds_since(start);
   if (sync_mode_ == SyncMode::kPerParam) return;
-  for (int r = 0; r < static_cast<int>(buckets_.size()); ++r) {
-    if (r == rank_ || buckets_[r].numel() == 0) continue;
-    int64_t offset = 0;
-    for (int p : owned_by_rank_[r]) {
-      params_[p].detach().view(-1).copy_(buckets_[r].narrow(0, offset, params_[p].numel()));
-      offset += params_[p].numel();
-    }
-  }
+  for (int r = 0; r < static_cast<int>(buckets_.size()); ++r)
+    if (r != rank_ && buckets_[r].numel() > 0) unpack_from(buckets_[r], rank_tensors(r, false));
 }
 
 FlatZeroState::FlatZeroState(const ZeroSetup& s)
@@ -138,11 +146,9 @@ FlatZeroState::FlatZeroState(const ZeroSetup& s)
                      "whole-tensor partitioner (greedy, lpt, optimal, cost, ...)");
   torch::NoGradGuard no_grad;
   flat_ = at::zeros({slot_}, fp32_on(s.device));
-  int64_t pos = 0;
-  for (const Shard& shard : s.plan.ranks[s.rank]) {
-    flat_.narrow(0, pos, shard.length).copy_(params_[shard.param].detach().view(-1).narrow(0, shard.offset, shard.length));
-    pos += shard.length;
-  }
+  for_each_in_slot(rank_, [&](const Shard& shard, int64_t pos) {
+    flat_.narrow(0, pos, shard.length).copy_(shard_of(params_[shard.param].detach(), shard));
+  });
   flat_.set_requires_grad(true);
   gathered_ = at::empty({slot_ * s.plan.world_size()}, fp32_on(s.device));
   set_optimizer(s.optimizer, {flat_});
@@ -157,12 +163,10 @@ void FlatZeroState::attach_gradients() {
 
 void FlatZeroState::copy_owned_gradients() {
   torch::NoGradGuard no_grad;
-  at::Tensor flat_grad = flat_.mutable_grad();
-  int64_t pos = 0;
-  for (const Shard& shard : plan_.ranks[rank_]) {
-    flat_grad.narrow(0, pos, shard.length).copy_(params_[shard.param].grad().view(-1).narrow(0, shard.offset, shard.length));
-    pos += shard.length;
-  }
+  const at::Tensor flat_grad = flat_.grad();
+  for_each_in_slot(rank_, [&](const Shard& shard, int64_t pos) {
+    flat_grad.narrow(0, pos, shard.length).copy_(shard_of(params_[shard.param].grad(), shard));
+  });
 }
 
 // all-reduce: every gradient averaged, then this rank's slices copied out;
@@ -177,12 +181,11 @@ void FlatZeroState::reduce_gradients(Communicator& comm) {
   }
   torch::NoGradGuard no_grad;
   for (int r = 0; r < plan_.world_size(); ++r) {
-    int64_t pos = r * slot_;
-    for (const Shard& shard : plan_.ranks[r]) {
-      gathered_.narrow(0, pos, shard.length).copy_(params_[shard.param].grad().view(-1).narrow(0, shard.offset, shard.length));
-      pos += shard.length;
-    }
-    gathered_.narrow(0, pos, (r + 1) * slot_ - pos).zero_();
+    const at::Tensor slot = gathered_.narrow(0, r * slot_, slot_);
+    const int64_t used = for_each_in_slot(r, [&](const Shard& shard, int64_t pos) {
+      slot.narrow(0, pos, shard.length).copy_(shard_of(params_[shard.param].grad(), shard));
+    });
+    slot.narrow(0, used, slot_ - used).zero_();
   }
   at::Tensor flat_grad = flat_.mutable_grad();
   comm.reduce_scatter_sum(flat_grad, gathered_);
@@ -195,11 +198,10 @@ void FlatZeroState::sync(Communicator& comm) {
   comm.all_gather(gathered_, flat_.detach());
   collective_seconds_ = seconds_since(start);
   for (int r = 0; r < plan_.world_size(); ++r) {
-    int64_t pos = r * slot_;
-    for (const Shard& shard : plan_.ranks[r]) {
-      params_[shard.param].detach().view(-1).narrow(0, shard.offset, shard.length).copy_(gathered_.narrow(0, pos, shard.length));
-      pos += shard.length;
-    }
+    const at::Tensor slot = gathered_.narrow(0, r * slot_, slot_);
+    for_each_in_slot(r, [&](const Shard& shard, int64_t pos) {
+      shard_of(params_[shard.param].detach(), shard).copy_(slot.narrow(0, pos, shard.length));
+    });
   }
 }
 

@@ -26,6 +26,8 @@ struct MemoryBreakdown {  // bytes of the tensors this rank holds
   int64_t total() const { return parameters + gradients + optimizer_state + buffers; }
 };
 
+struct ZeroSetup;
+
 class ZeroState {
  public:
   virtual ~ZeroState() = default;
@@ -36,7 +38,7 @@ class ZeroState {
   virtual void reduce_gradients(Communicator& comm) = 0;
   // Under a GradSync: puts this rank's own gradients back, as the next
   // backward() would (the reduction works in place); not part of a timed phase.
-  virtual void restore_rank_gradients();
+  void restore_rank_gradients();
   virtual void sync(Communicator& comm) = 0;  // every rank gets every updated parameter
   void step() { optimizer_->step(); }         // optimizer.step() over what this rank owns
   MemoryBreakdown memory() const;
@@ -45,7 +47,7 @@ class ZeroState {
   double last_collective_seconds() const { return collective_seconds_; }
 
  protected:
-  explicit ZeroState(const struct ZeroSetup& setup);
+  explicit ZeroState(const ZeroSetup& setup);
   // The optimizer over the tensors this rank steps, and the bytes one step moves over them.
   void set_optimizer(const OptimizerSettings& settings, const std::vector<at::Tensor>& owned);
   virtual int64_t buffer_bytes() const { return 0; }
