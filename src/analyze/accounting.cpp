@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
-#include "src/common/json_optional.hpp"
+#include "src/common/json_schema.hpp"
 
 namespace zb {
 namespace {
@@ -85,7 +85,7 @@ Table comm_table(const std::vector<RunReport>& runs, bool raw_bytes) {
         t.rows.push_back({run.name, std::to_string(c.world_size), c.model, std::to_string(x.rank),
                           std::to_string(x.elements), size_cell(x.ddp_allreduce, raw_bytes),
                           size_cell(x.zero1_rs_ag, raw_bytes), size_cell(x.zero1_rs_ag_ideal, raw_bytes),
-                          size_cell(x.sync_received, raw_bytes), x.sync_seconds ? fixed(*x.sync_seconds, 6) : "n/a",
+                          size_cell(x.sync_received, raw_bytes), fixed_or_na(x.sync_seconds, 6),
                           x.achieved_bytes_per_s ? fixed(*x.achieved_bytes_per_s / 1e9, 3) : "n/a"});
   return t;
 }
@@ -125,8 +125,8 @@ nlohmann::ordered_json comm_json(const std::vector<RunReport>& runs) {
                               {"zero1_reduce_scatter_all_gather_bytes", x.zero1_rs_ag},
                               {"zero1_ideal_bytes", x.zero1_rs_ag_ideal},
                               {"timed_sync_received_bytes", x.sync_received},
-                              {"sync_seconds", optional_json(x.sync_seconds)},
-                              {"achieved_bytes_per_s", optional_json(x.achieved_bytes_per_s)}});
+                              {"sync_seconds", to_json_value(x.sync_seconds)},
+                              {"achieved_bytes_per_s", to_json_value(x.achieved_bytes_per_s)}});
       doc["cases"].push_back(std::move(j));
     }
   return doc;

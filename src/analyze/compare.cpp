@@ -2,7 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "src/common/json_optional.hpp"
+#include "src/common/json_schema.hpp"
 #include "src/common/mann_whitney.hpp"
 
 namespace zb {
@@ -43,8 +43,6 @@ std::string mean_std(const std::optional<double>& mean, const std::optional<doub
   if (!mean) return "n/a";
   return split ? fixed(*mean, 6) : fixed(*mean, 4) + " ± " + fixed(std.value_or(0), 4);
 }
-
-std::string optional_fixed(const std::optional<double>& v, int digits) { return v ? fixed(*v, digits) : "n/a"; }
 
 std::string change_text(const CompareCell& cell) {
   if (!cell.step_change_percent) return "n/a";
@@ -110,11 +108,11 @@ Table comparison_table(const Comparison& c, bool split_std) {
       cells.push_back(percent(x.imbalance_percent, 3));
       cells.push_back(x.gap_percent ? percent(*x.gap_percent, 3) : "n/a");
       cells.push_back(mean_std(x.step, x.step_std, split_std));
-      if (split_std) cells.push_back(x.step_std ? fixed(*x.step_std, 6) : "n/a");
+      if (split_std) cells.push_back(fixed_or_na(x.step_std, 6));
       cells.push_back(mean_std(x.sync, x.sync_std, split_std));
-      if (split_std) cells.push_back(x.sync_std ? fixed(*x.sync_std, 6) : "n/a");
-      cells.push_back(x.straggler_ratio ? fixed(*x.straggler_ratio, 3) : "n/a");
-      if (c.any_grad_sync) cells.push_back(optional_fixed(x.grad_sync, 4)), cells.push_back(optional_fixed(x.total, 4));
+      if (split_std) cells.push_back(fixed_or_na(x.sync_std, 6));
+      cells.push_back(fixed_or_na(x.straggler_ratio, 3));
+      if (c.any_grad_sync) cells.push_back(fixed_or_na(x.grad_sync, 4)), cells.push_back(fixed_or_na(x.total, 4));
       if (i > 0) cells.push_back(change_text(x)), cells.push_back(p_text(x));
     }
     t.rows.push_back(std::move(cells));
@@ -136,17 +134,17 @@ nlohmann::ordered_json comparison_json(const Comparison& c) {
                             {"max_params", x.max_params},
                             {"diff", x.diff},
                             {"imbalance_percent", x.imbalance_percent},
-                            {"gap_percent", optional_json(x.gap_percent)},
-                            {"step", optional_json(x.step)},
-                            {"step_std", optional_json(x.step_std)},
-                            {"sync", optional_json(x.sync)},
-                            {"sync_std", optional_json(x.sync_std)},
-                            {"straggler_ratio", optional_json(x.straggler_ratio)},
-                            {"grad_sync", optional_json(x.grad_sync)},
-                            {"total", optional_json(x.total)},
-                            {"step_change_percent", optional_json(x.step_change_percent)},
-                            {"mann_whitney_u", optional_json(x.u)},
-                            {"p_value", optional_json(x.p_value)},
+                            {"gap_percent", to_json_value(x.gap_percent)},
+                            {"step", to_json_value(x.step)},
+                            {"step_std", to_json_value(x.step_std)},
+                            {"sync", to_json_value(x.sync)},
+                            {"sync_std", to_json_value(x.sync_std)},
+                            {"straggler_ratio", to_json_value(x.straggler_ratio)},
+                            {"grad_sync", to_json_value(x.grad_sync)},
+                            {"total", to_json_value(x.total)},
+                            {"step_change_percent", to_json_value(x.step_change_percent)},
+                            {"mann_whitney_u", to_json_value(x.u)},
+                            {"p_value", to_json_value(x.p_value)},
                             {"too_few_samples", x.too_few_samples}});
     }
     doc["rows"].push_back(std::move(r));

@@ -27,6 +27,10 @@ std::string fixed(double value, int decimals) {
   return buf;
 }
 
+std::string fixed_or_na(const std::optional<double>& value, int decimals) {
+  return value ? fixed(*value, decimals) : "n/a";
+}
+
 std::string percent(double value, int decimals) { return fixed(value, decimals) + " %"; }
 
 std::string render_text(const Table& table) {

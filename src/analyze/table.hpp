@@ -2,6 +2,7 @@
 // The analyses build one Table for the human formats; their JSON carries
 // the unformatted numbers.
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,7 @@ std::string render_markdown(const Table& table);
 std::string render_csv(const Table& table);  // RFC 4180 quoting where needed
 
 std::string fixed(double value, int decimals);  // "%.*f"
+std::string fixed_or_na(const std::optional<double>& value, int decimals);  // fixed, or "n/a" when absent
 std::string percent(double value, int decimals = 2);  // "12.34 %"
 
 }  // namespace zb

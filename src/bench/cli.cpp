@@ -38,7 +38,7 @@ CLI::Validator non_negative_integer() {
       "UINT", "non-negative integer");
 }
 
-std::string seconds_text(double s) {
+std::string number_text(double s) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%g", s);
   return buf;
@@ -76,9 +76,7 @@ void add_options(CLI::App& app, Config& c, std::vector<std::string>& world_sizes
 
 void add_timed_options(CLI::App& app, Config& c) {
   auto* timed = "timed runs (under mpirun)";
-  auto set_backend = [&c](const std::string& name) { c.backend = backend_choices().parse(name); };
-  app.add_option_function<std::string>("-b,--backend", set_backend, "default: nccl on CUDA, gloo on CPU")
-      ->type_name(backend_choices().list("|"))->group(timed);
+  add_choice(app, "-b,--backend", c.backend, backend_choices(), "default: nccl on CUDA, gloo on CPU")->group(timed);
   add_choice(app, "--device", c.device, device_choices(), "auto: CUDA when libtorch sees a GPU (default)")->group(timed);
   app.add_option("-n,--iters", c.iters, "timed iterations per (world size, model) (default 30)")->group(timed);
   app.add_option("-w,--warmup", c.warmup, "discarded warm-up iterations before them (default 1)")->group(timed);
@@ -137,13 +135,13 @@ void check_timed_options(const Config& c) {
   if (c.threads < 1 || c.threads > kMaxThreads)
     throw UsageError("--threads " + std::to_string(c.threads) + ": must be 1 to " + std::to_string(kMaxThreads));
   if (!std::isfinite(c.timeout_s) || c.timeout_s < 0 || c.timeout_s > kMaxSeconds)
-    throw UsageError("--timeout " + seconds_text(c.timeout_s) + ": must be 0 (no limit) or a number of seconds up to " +
+    throw UsageError("--timeout " + number_text(c.timeout_s) + ": must be 0 (no limit) or a number of seconds up to " +
                      std::to_string(static_cast<long long>(kMaxSeconds)));
   if (!(c.grad_bucket_mb > 0) || !std::isfinite(c.grad_bucket_mb) || c.grad_bucket_mb > 1e6)
-    throw UsageError("--grad-bucket-mb " + seconds_text(c.grad_bucket_mb) + ": must be above 0 and up to 1000000");
+    throw UsageError("--grad-bucket-mb " + number_text(c.grad_bucket_mb) + ": must be above 0 and up to 1000000");
   if (c.bucket_elems < 1) throw UsageError("--bucket-elems " + std::to_string(c.bucket_elems) + ": must be 1 or more");
   if (!(c.time_limit_s > 0) || !std::isfinite(c.time_limit_s) || c.time_limit_s > kMaxSeconds)
-    throw UsageError("--time-limit " + seconds_text(c.time_limit_s) + ": must be a number of seconds above 0 and up to " +
+    throw UsageError("--time-limit " + number_text(c.time_limit_s) + ": must be a number of seconds above 0 and up to " +
                      std::to_string(static_cast<long long>(kMaxSeconds)));
 }
 

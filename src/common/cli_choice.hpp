@@ -1,6 +1,7 @@
 // For the two front ends (they link CLI11): an option whose value is parsed
 // straight into an enum through its Choices table. --help shows the valid
 // names; a bad one is the table's UsageError ("unknown --sync 'x'; valid: ...").
+// The target is the enum, or a std::optional of it (unset: not given).
 #pragma once
 #include <CLI/CLI.hpp>
 
@@ -8,8 +9,8 @@
 
 namespace zb {
 
-template <typename E>
-CLI::Option* add_choice(CLI::App& app, const std::string& flags, E& target, const Choices<E>& choices,
+template <typename Target, typename E>
+CLI::Option* add_choice(CLI::App& app, const std::string& flags, Target& target, const Choices<E>& choices,
                         const std::string& help) {
   auto parse = [&target, &choices](const std::string& name) { target = choices.parse(name); };
   return app.add_option_function<std::string>(flags, parse, help)->type_name(choices.list("|"));
