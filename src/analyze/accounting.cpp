@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "phase_comm.hpp"
 #include "src/common/json_schema.hpp"
 
 namespace zb {
@@ -45,12 +46,6 @@ std::vector<RankComm> comm_of_case(const CaseReport& c) {
     x.ddp_allreduce = w > 1 ? 2 * (w - 1) * total * kFp32 / w : 0;
     x.zero1_rs_ag = 2 * (w - 1) * slot * kFp32;
     x.zero1_rs_ag_ideal = w > 1 ? 2 * (w - 1) * total * kFp32 / w : 0;
-    if (c.granularity == Granularity::kReplicated) x.sync_received = 0;
-    else x.sync_received = ranges ? (w - 1) * slot * kFp32 : (total - x.elements) * kFp32;
-    if (c.sync_mean_per_rank) {
-      x.sync_seconds = (*c.sync_mean_per_rank)[r];
-      if (*x.sync_seconds > 0) x.achieved_bytes_per_s = static_cast<double>(x.sync_received) / *x.sync_seconds;
-    }
     out.push_back(x);
   }
   return out;
@@ -75,18 +70,16 @@ Table memory_table(const std::vector<RunReport>& runs, bool fp32_grads, bool raw
 Table comm_table(const std::vector<RunReport>& runs, bool raw_bytes) {
   Table t;
   t.title = std::string("communication per step and rank, fp32, ") + (raw_bytes ? "bytes" : "GiB") +
-            "; the timed sync's achieved bandwidth in GB/s";
+            " sent by a ring";
   t.header = {"run", "world_size", "model", "rank", "elements", "DDP all-reduce", "ZeRO-1 RS+AG",
-              "ZeRO-1 RS+AG ideal", "timed sync received", "sync (s)", "achieved GB/s"};
+              "ZeRO-1 RS+AG ideal"};
   t.label_columns = 4;
   for (const auto& run : runs)
     for (const auto& c : run.cases)
       for (const RankComm& x : comm_of_case(c))
         t.rows.push_back({run.name, std::to_string(c.world_size), c.model, std::to_string(x.rank),
                           std::to_string(x.elements), size_cell(x.ddp_allreduce, raw_bytes),
-                          size_cell(x.zero1_rs_ag, raw_bytes), size_cell(x.zero1_rs_ag_ideal, raw_bytes),
-                          size_cell(x.sync_received, raw_bytes), fixed_or_na(x.sync_seconds, 6),
-                          x.achieved_bytes_per_s ? fixed(*x.achieved_bytes_per_s / 1e9, 3) : "n/a"});
+                          size_cell(x.zero1_rs_ag, raw_bytes), size_cell(x.zero1_rs_ag_ideal, raw_bytes)});
   return t;
 }
 
@@ -123,10 +116,8 @@ nlohmann::ordered_json comm_json(const std::vector<RunReport>& runs) {
                               {"elements", x.elements},
                               {"ddp_allreduce_bytes", x.ddp_allreduce},
                               {"zero1_reduce_scatter_all_gather_bytes", x.zero1_rs_ag},
-                              {"zero1_ideal_bytes", x.zero1_rs_ag_ideal},
-                              {"timed_sync_received_bytes", x.sync_received},
-                              {"sync_seconds", to_json_value(x.sync_seconds)},
-                              {"achieved_bytes_per_s", to_json_value(x.achieved_bytes_per_s)}});
+                              {"zero1_ideal_bytes", x.zero1_rs_ag_ideal}});
+      j["phases"] = phase_comm_json(c);
       doc["cases"].push_back(std::move(j));
     }
   return doc;

@@ -15,10 +15,6 @@
 //   ZeRO-1 reduce-scatter + all-gather     2·(W-1)·S·4, S = the equal slot
 //                                          NCCL needs: the largest rank (whole
 //                                          tensors) or the plan's slot (ranges)
-//   the sync that was timed, received      whole tensors: (Ψ - n)·4 (every
-//                                          parameter it does not own); ranges:
-//                                          (W-1)·S·4 (the all-gather)
-// and the measured mean sync time turned into achieved bandwidth.
 #pragma once
 #include <optional>
 #include <string>
@@ -39,8 +35,7 @@ std::vector<RankMemory> memory_of_case(const CaseReport& c, bool fp32_grads);
 struct RankComm {
   int rank = 0;
   int64_t elements = 0;
-  int64_t ddp_allreduce = 0, zero1_rs_ag = 0, zero1_rs_ag_ideal = 0, sync_received = 0;
-  std::optional<double> sync_seconds, achieved_bytes_per_s;
+  int64_t ddp_allreduce = 0, zero1_rs_ag = 0, zero1_rs_ag_ideal = 0;
 };
 std::vector<RankComm> comm_of_case(const CaseReport& c);
 

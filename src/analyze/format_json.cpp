@@ -8,6 +8,22 @@
 namespace zb {
 
 template <>
+struct Schema<CaseTraffic> {
+  using T = CaseTraffic;
+  static const std::vector<Field<T>>& fields() {
+    static const std::vector<Field<T>> f = {
+        member("phase", &T::phase), choice_member("collective", &T::collective, collective_choices()),
+        member("calls_per_step", &T::calls), member("bytes_per_step", &T::bytes),
+        derived<T>("algbw_bytes_per_s", [](const T& t) { return t.slowest.algbw_bytes_per_s; }),
+        derived<T>("busbw_bytes_per_s", [](const T& t) { return t.slowest.busbw_bytes_per_s; }),
+        member("slowest_rank", &T::slowest_rank), member("bytes_per_rank", &T::bytes_per_rank),
+        member("seconds_per_rank", &T::seconds_per_rank), member("algbw_per_rank", &T::algbw_per_rank),
+        member("busbw_per_rank", &T::busbw_per_rank)};
+    return f;
+  }
+};
+
+template <>
 struct Schema<CaseReport> {
   using C = CaseReport;
   static const std::vector<Field<C>>& fields() {
@@ -29,7 +45,8 @@ struct Schema<CaseReport> {
         member("roofline_fraction_per_rank", &C::roofline_fraction_per_rank),
         member("cpu_affinity_per_rank", &C::cpu_affinity_per_rank), member("grad_sync", &C::grad_sync),
         member("grad_sync_mean_per_rank", &C::grad_sync_mean_per_rank),
-        member("total_mean_per_rank", &C::total_mean_per_rank), member("slowest_total_rank", &C::slowest_total_rank)};
+        member("total_mean_per_rank", &C::total_mean_per_rank), member("slowest_total_rank", &C::slowest_total_rank),
+        member("traffic", &C::traffic)};
     return f;
   }
 };

@@ -50,6 +50,21 @@ std::string phases_text(const CaseReport& c) {
   return buf;
 }
 
+// "traffic        = grad_sync 5 all-reduce 102.2 MB, alg 0.541 bus 0.722 GB/s; sync ..." (each
+// collective's bytes per step over its slowest rank's mean phase time; nccl-tests' bus factors).
+std::string traffic_text(const CaseReport& c) {
+  std::string out;
+  for (const CaseTraffic& t : c.traffic) {
+    char buf[256];
+    std::snprintf(buf, sizeof buf, "%s%s %lld %s %.1f MB, alg %.3f bus %.3f GB/s (rank %d)", out.empty() ? "" : "; ",
+                  t.phase.c_str(), static_cast<long long>(t.calls), collective_choices().name(t.collective).c_str(),
+                  static_cast<double>(t.bytes) / 1e6, t.slowest.algbw_bytes_per_s / 1e9,
+                  t.slowest.busbw_bytes_per_s / 1e9, t.slowest_rank);
+    out += buf;
+  }
+  return out.empty() ? "" : "traffic        = " + out + "\n";
+}
+
 std::string bounds_text(const CaseReport& c) {
   char buf[512];
   std::string bound = "n/a", gap = "n/a", optimal;
@@ -83,7 +98,7 @@ std::string bounds_text(const CaseReport& c) {
                   *c.slowest_rank, mean);
     roofline = buf;
   }
-  return bounds + optimal + roofline + phases_text(c) + affinity_text(c);
+  return bounds + optimal + roofline + phases_text(c) + traffic_text(c) + affinity_text(c);
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include "accounting.hpp"
 #include "baseline.hpp"
 #include "compare.hpp"
+#include "phase_comm.hpp"
 #include "report.hpp"
 #include "svg_plot.hpp"
 
@@ -65,7 +66,9 @@ void print_tables(const std::vector<zb::RunReport>& reports, const Options& o, z
     sep = "\n";
   }
   if (o.memory) std::cout << sep << render(zb::memory_table(reports, o.fp32_grads, csv), format), sep = "\n";
-  if (o.comm) std::cout << sep << render(zb::comm_table(reports, csv), format);
+  if (o.comm)
+    std::cout << sep << render(zb::comm_table(reports, csv), format) << "\n"
+              << render(zb::phase_comm_table(reports), format);
 }
 
 int run(int argc, char** argv) {
@@ -84,8 +87,8 @@ int run(int argc, char** argv) {
   app.add_flag("--memory", o.memory, "per-rank bytes for DP and ZeRO-1/2/3 under mixed precision, from each rank's shard");
   app.add_flag("--fp32-grads", o.fp32_grads, "--memory: gradients accumulated in fp32 (4 B) instead of bf16");
   app.add_flag("--comm", o.comm,
-               "per-rank bytes per step: DDP all-reduce, ZeRO-1 reduce-scatter + all-gather, the timed sync and "
-               "its achieved bandwidth");
+               "per-rank bytes per step: DDP all-reduce, ZeRO-1 reduce-scatter + all-gather; then each phase's "
+               "collective, predicted beside measured bytes, with algorithm and bus bandwidth as nccl-tests reports them");
   app.add_option("--write-baseline", o.write_baseline,
                  "record each (partitioner, model, W)'s largest rank in this file (the CI gate's baseline)");
   app.add_option("--gate", o.gate_baseline,

@@ -46,6 +46,35 @@ void add_phases(CaseReport& c, const LoadedCase& loaded) {
   c.slowest_total_rank = static_cast<int>(std::max_element(totals.begin(), totals.end()) - totals.begin());
 }
 
+const PhaseTraffic* find_traffic(const RankResult& r, const PhaseTraffic& like) {
+  for (const PhaseTraffic& t : *r.traffic)
+    if (t.phase == like.phase && t.collective == like.collective) return &t;
+  return nullptr;
+}
+
+// One entry of rank 0's traffic across the ranks (a rank without it counts 0 bytes).
+CaseTraffic traffic_across_ranks(const PhaseTraffic& first, const LoadedCase& loaded) {
+  CaseTraffic out{first.phase, first.collective, first.calls, first.bytes, {}, {}, {}, {}, 0, {}};
+  for (const RankResult& r : loaded.ranks) {
+    const PhaseTraffic* t = find_traffic(r, first);
+    const TimingSeries& series = first.phase == "grad_sync" && r.timing->grad_sync ? *r.timing->grad_sync : r.timing->sync;
+    out.bytes_per_rank.push_back(t ? t->bytes : 0);
+    out.seconds_per_rank.push_back(series.stats.mean);
+    out.algbw_per_rank.push_back(t ? t->algbw_bytes_per_s : 0);
+    out.busbw_per_rank.push_back(t ? t->busbw_bytes_per_s : 0);
+  }
+  const auto& secs = out.seconds_per_rank;
+  out.slowest_rank = static_cast<int>(std::max_element(secs.begin(), secs.end()) - secs.begin());
+  out.slowest = phase_bandwidth(out.bytes, secs[out.slowest_rank], out.collective, loaded.world_size);
+  return out;
+}
+
+void add_traffic(CaseReport& c, const LoadedCase& loaded) {
+  for (const auto& r : loaded.ranks)
+    if (!r.timing || !r.traffic) return;  // plan-only, or written before traffic was recorded
+  for (const PhaseTraffic& t : *loaded.ranks.front().traffic) c.traffic.push_back(traffic_across_ranks(t, loaded));
+}
+
 void add_bounds(CaseReport& c, const RankResult& any_rank) {
   const PlanRecord& plan = any_rank.plan;
   c.granularity = plan.granularity;
@@ -85,6 +114,7 @@ CaseReport report_case(const LoadedCase& loaded) {
   if (loaded.ranks.empty()) return c;
   add_timings(c, loaded);
   add_phases(c, loaded);
+  add_traffic(c, loaded);
   add_bounds(c, loaded.ranks.front());
   add_roofline(c, loaded);
   for (const auto& r : loaded.ranks)

@@ -6,11 +6,26 @@
 #include <vector>
 
 #include "src/common/choices.hpp"
+#include "src/common/collective.hpp"
 #include "src/common/granularity.hpp"
 #include "src/common/stats.hpp"
 #include "run_loader.hpp"
 
 namespace zb {
+
+// One (phase, collective) of a timed case, from records that say what each
+// phase handed the backend: every rank's bytes, mean phase time and
+// bandwidths, and the collective as a whole: its bytes over the slowest
+// rank's mean time (a collective ends when its last rank does).
+struct CaseTraffic {
+  std::string phase;  // grad_sync | sync
+  Collective collective = Collective::kBroadcast;
+  int64_t calls = 0, bytes = 0;  // per step, rank 0's (the collectives' sizes are the same on every rank)
+  std::vector<int64_t> bytes_per_rank;
+  std::vector<double> seconds_per_rank, algbw_per_rank, busbw_per_rank;
+  int slowest_rank = 0;
+  PhaseBandwidth slowest;
+};
 
 struct CaseReport {
   int world_size = 0;
@@ -45,6 +60,7 @@ struct CaseReport {
   std::optional<std::string> grad_sync;
   std::optional<std::vector<double>> grad_sync_mean_per_rank, total_mean_per_rank;
   std::optional<int> slowest_total_rank;
+  std::vector<CaseTraffic> traffic;  // timed runs that recorded it, in phase order
   // Timed runs: each rank's allowed CPUs (mpirun's binding), in rank order.
   std::vector<std::string> cpu_affinity_per_rank;
 };

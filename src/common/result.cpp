@@ -138,6 +138,25 @@ struct Schema<Roofline> {
   }
 };
 
+template <>
+struct Schema<PhaseTraffic> {
+  using P = PhaseTraffic;
+  static const std::vector<Field<P>>& fields() {
+    static const std::vector<Field<P>> f = {
+        member("phase", &P::phase, Need::kRequired),
+        choice_member("collective", &P::collective, collective_choices(), Need::kRequired),
+        member("calls_per_step", &P::calls, Need::kRequired), member("bytes_per_step", &P::bytes, Need::kRequired),
+        member("algbw_bytes_per_s", &P::algbw_bytes_per_s), member("busbw_bytes_per_s", &P::busbw_bytes_per_s)};
+    return f;
+  }
+  static void after_read(P& p, const JsonSource& src, const std::string& where) {
+    if (p.phase != "grad_sync" && p.phase != "sync")
+      src.fail(where + ".phase is '" + p.phase + "'; valid: grad_sync, sync");
+    if (p.calls < 0 || p.bytes < 0 || !(p.algbw_bytes_per_s >= 0) || !(p.busbw_bytes_per_s >= 0))
+      src.fail(where + " holds a negative count, size or bandwidth");
+  }
+};
+
 // "memory" is null when a record has no memory points (plan-only).
 Field<RankResult> memory_points() {
   Field<RankResult> f = member("memory", &RankResult::memory);
@@ -165,6 +184,7 @@ struct Schema<RankResult> {
         member("predicted_step_seconds", &R::predicted_step_seconds), member("plan", &R::plan),
         member("peak_memory_bytes", &R::peak_memory_bytes), member("peak_memory_source", &R::peak_memory_source),
         member("check", &R::check), member("timing", &R::timing), memory_points(), member("roofline", &R::roofline),
+        member("traffic", &R::traffic),
         derived<R>("shard_count", [](const R& r) { return r.param_count; }), shard_list()};
     return f;
   }

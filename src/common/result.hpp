@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "collective.hpp"
 #include "granularity.hpp"
 #include "stats.hpp"
 
@@ -94,6 +95,17 @@ struct Roofline {
   double roofline_fraction = 0;
 };
 
+// One collective of a communication phase, per step (collective.hpp): the
+// phase ("grad_sync" or "sync", the Timings series it was timed in), the
+// collective, the calls and bytes (nccl-tests' size S, summed) one step hands
+// the backend, and the bandwidths over the phase's mean time on this rank.
+struct PhaseTraffic {
+  std::string phase;
+  Collective collective = Collective::kBroadcast;
+  int64_t calls = 0, bytes = 0;
+  double algbw_bytes_per_s = 0, busbw_bytes_per_s = 0;
+};
+
 struct RankResult {
   RunContext context;
   int64_t param_count = 0;  // tensors (whole or partial) this rank owns
@@ -110,6 +122,7 @@ struct RankResult {
   std::optional<std::string> check;               // --check outcome
   std::vector<MemoryPoint> memory;                // timed runs: three points
   std::optional<Roofline> roofline;               // timed runs
+  std::optional<std::vector<PhaseTraffic>> traffic;  // timed runs: each phase's collectives
 };
 
 struct ExpInfo {

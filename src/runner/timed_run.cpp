@@ -17,11 +17,13 @@
 #include "src/run/rank_record.hpp"
 #include "src/run/run_context.hpp"
 #include "src/run/run_dir.hpp"
+#include "src/comm/metered_communicator.hpp"
 #include "src/comm/world.hpp"
 #include "src/common/atomic_file.hpp"
 #include "src/common/errors.hpp"
 #include "bandwidth_probe.hpp"
 #include "device.hpp"
+#include "phase_traffic.hpp"
 #include "reference_check.hpp"
 #include "watchdog.hpp"
 #include "zero_rank.hpp"
@@ -184,14 +186,17 @@ std::optional<double> gradient_phase(ZeroState& zero, Communicator& comm, Iterat
   return timer.step_seconds();
 }
 
-Timings time_iterations(ZeroState& zero, Communicator& comm, const SubWorld& group, const Config& config,
-                        const at::Device& device) {
+// Every phase's samples, and (in `traffic`) what each phase handed the backend.
+Timings time_iterations(ZeroState& zero, MeteredCommunicator& comm, const SubWorld& group, const Config& config,
+                        const at::Device& device, PhaseTrafficLog& traffic) {
   auto timer = make_timer(device), sync_timer = make_timer(device), grad_timer = make_timer(device);
   const bool serial = config.step_timing == StepTiming::kSerial, reduce = config.grad_sync != GradSync::kNone;
   std::vector<double> grad, step, sync, total, collective, overhead, host_step;
   for (int i = 0; i < config.warmup + config.iters; ++i) {
     const std::optional<double> g = gradient_phase(zero, comm, *grad_timer, reduce);
+    if (reduce) traffic.add("grad_sync", comm.take());
     const Iteration it = serial ? serial_iteration(zero, comm, group, *timer, *sync_timer) : concurrent_iteration(zero, comm, *timer);
+    traffic.add("sync", comm.take());
     if (i < config.warmup) continue;
     if (g) grad.push_back(*g);
     step.push_back(it.step);
@@ -247,7 +252,8 @@ Roofline roofline_of(const ZeroState& zero, const Timings& timings, const Bandwi
 }
 
 void run_case(const Config& config, const TimedSetup& setup, const RunContext& base, const ModelSpec& model,
-              Communicator& comm, const SubWorld& group, const Bandwidth& bandwidth, Clock::time_point started) {
+              MeteredCommunicator& comm, const SubWorld& group, const Bandwidth& bandwidth,
+              Clock::time_point started) {
   const auto case_start = Clock::now();
   const Plan plan = make_plan(*setup.partitioner, model, group.size(), setup.options);
   reset_peak_memory(setup.device);
@@ -259,7 +265,10 @@ void run_case(const Config& config, const TimedSetup& setup, const RunContext& b
   record.memory.push_back(memory_point("after_creation", *zero, setup.device));
   zero->attach_gradients();
   record.memory.push_back(memory_point("with_gradients", *zero, setup.device));
-  record.timing = time_iterations(*zero, comm, group, config, setup.device);
+  PhaseTrafficLog traffic;
+  comm.take();  // nothing before the first step is a phase's
+  record.timing = time_iterations(*zero, comm, group, config, setup.device, traffic);
+  record.traffic = traffic.records(*record.timing, group.size());
   record.memory.push_back(memory_point("after_step", *zero, setup.device));
   record.roofline = roofline_of(*zero, *record.timing, bandwidth);
   const auto device_peak = device_peak_memory(setup.device);
@@ -314,15 +323,15 @@ void run_all(const Config& config, const TimedSetup& setup, const World& world) 
     if (group.member()) {
       const std::string size_text = std::to_string(group.size());
       watchdog.arm("connecting the world-size-" + size_text + " " + setup.backend->name + " group", {});
-      auto comm = connect(*setup.backend, group, setup.device);
+      MeteredCommunicator comm(connect(*setup.backend, group, setup.device));
       watchdog.disarm();
       for (const ModelSpec& model : setup.models) {
         watchdog.arm("world size " + size_text + ", model " + model.name,
                      [&] { return unfinished_ranks(setup.dir, model.name, group.size()); });
-        run_case(config, setup, base, model, *comm, group, bandwidth, started);
+        run_case(config, setup, base, model, comm, group, bandwidth, started);
         watchdog.disarm();
       }
-      comm->close();
+      comm.close();
     }
     world_barrier();  // ranks beyond W wait here
   }

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "src/analyze/accounting.hpp"
+#include "src/analyze/phase_comm.hpp"
 #include "src/analyze/baseline.hpp"
 #include "src/analyze/compare.hpp"
 #include "src/analyze/svg_plot.hpp"
@@ -67,16 +68,43 @@ TEST_CASE("memory per rank under mixed precision, against hand-computed figures"
   CHECK_THAT(render_csv(memory_table({plan}, false, true)), Catch::Contains("plan_tiny,2,Tiny,0,35,800,620,590,560"));
 }
 
-TEST_CASE("communication per rank: DDP all-reduce, ZeRO-1 with equal slots, the timed sync and its bandwidth") {
+TEST_CASE("communication per rank: DDP all-reduce and ZeRO-1 with equal slots") {
   const RunReport base = fixture("cmp_base");  // whole tensors, 50 elements, ranks 30 and 20, W=2
   const auto c = comm_of_case(base.cases[0]);
   REQUIRE(c.size() == 2);
   CHECK(c[0].ddp_allreduce == 2 * 1 * 50 * 4 / 2);
   CHECK(c[0].zero1_rs_ag == 2 * 1 * 30 * 4);  // padded to the largest rank
   CHECK(c[0].zero1_rs_ag_ideal == 200);
-  CHECK(c[0].sync_received == 20 * 4);  // the parameters rank 0 does not own
-  CHECK(c[1].sync_received == 30 * 4);
-  CHECK(*c[1].achieved_bytes_per_s == Approx(120 / 0.004));
+}
+
+TEST_CASE("phases predicted from the plan: a run without recorded traffic shows the prediction for every rank") {
+  const RunReport base = fixture("cmp_base");  // whole tensors, no gradient reduction, no traffic recorded
+  const auto p = phase_comm_of_case(base.cases[0]);
+  REQUIRE(p.size() == 1);
+  CHECK(p[0].rank == -1);
+  CHECK(p[0].phase == "sync");
+  CHECK(p[0].collective == Collective::kBroadcast);
+  CHECK(*p[0].predicted_bytes == 50 * 4);  // every owner's tensors, broadcast
+  CHECK_FALSE(p[0].measured_bytes);
+  CHECK_THAT(render_text(phase_comm_table({base})), Catch::Contains("all   sync   broadcast"));
+}
+
+TEST_CASE("phases measured beside predicted, per rank: equal bytes say yes, a differing rank says NO") {
+  RunReport run = fixture("grad_sync_tiny");  // greedy, W=2, Tiny (50 elements), all-reduce then broadcasts
+  CaseReport& c = run.cases[0];
+  REQUIRE(c.traffic.size() == 2);
+  CHECK(c.traffic[0].slowest_rank == 1);  // grad_sync means 0.011 and 0.021 s
+  CHECK(c.traffic[0].slowest.algbw_bytes_per_s == Approx(200 / 0.021));
+  CHECK(c.traffic[0].slowest.busbw_bytes_per_s == Approx(200 / 0.021));  // 2(2-1)/2 = 1
+  auto p = phase_comm_of_case(c);
+  REQUIRE(p.size() == 4);  // 2 ranks x (grad_sync, sync)
+  for (const PhaseComm& x : p) CHECK(x.matches());
+  CHECK(p[1].collective == Collective::kBroadcast);
+  CHECK(*p[1].calls == 3);
+  c.traffic[1].bytes_per_rank[1] = 196;
+  p = phase_comm_of_case(c);
+  CHECK_FALSE(p[3].matches());
+  CHECK_THAT(render_text(phase_comm_table({run})), Catch::Contains("200         196     NO"));
 }
 
 TEST_CASE("the SVG has one panel per (W, model) and one bar per rank per run in each chart") {

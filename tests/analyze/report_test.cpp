@@ -95,3 +95,23 @@ TEST_CASE("a run with a gradient reduction shows its phases for the rank with th
   CHECK(c["total_mean_per_rank"][1].get<double>() == Catch::Detail::Approx(0.070));
   CHECK_FALSE(format_text({fixture("timed_tiny")}).find("phases") != std::string::npos);
 }
+
+TEST_CASE("each phase's collective, bytes and bandwidths reach text, markdown, csv and json") {
+  const RunReport r = fixture("grad_sync_tiny");  // grad_sync means 0.011 / 0.021 s, sync 0.001 s; 200 B each
+  CHECK_THAT(format_text({r}), Catch::Contains("traffic        = grad_sync 1 all-reduce 0.0 MB, alg 0.000 bus 0.000 "
+                                               "GB/s (rank 1); sync 3 broadcast 0.0 MB, alg 0.000 bus 0.000 GB/s"));
+  CHECK_THAT(format_markdown({r}), Catch::Contains("| 1 | 0.021000 | 0.048000 | 0.001000 | 0.070000 | all-reduce | "
+                                                   "200 | 0.000 | 0.000 | broadcast | 200 |"));
+  const std::string csv = format_csv({r});
+  CHECK_THAT(csv, Catch::Contains(",grad_sync_collective,grad_sync_bytes,grad_sync_algbw_GBps,") &&
+                      Catch::Contains(",all-reduce,200,0.000,0.000,broadcast,200,0.000,0.000\n"));
+  const nlohmann::json doc = format_json({r});
+  const auto& t = doc["runs"][0]["cases"][0]["traffic"];
+  REQUIRE(t.size() == 2);
+  CHECK(t[0]["collective"] == "all-reduce");
+  CHECK(t[0]["bytes_per_step"] == 200);
+  CHECK(t[0]["algbw_bytes_per_s"].get<double>() == Catch::Detail::Approx(200 / 0.021));
+  CHECK(t[1]["seconds_per_rank"][0].get<double>() == Catch::Detail::Approx(0.001));
+  CHECK(t[1]["busbw_per_rank"][1].get<double>() == Catch::Detail::Approx(200 / 0.001));
+  CHECK_FALSE(format_markdown({fixture("plan_tiny")}).find("grad_sync_s") != std::string::npos);
+}

@@ -3,6 +3,7 @@
 #include "support/torch_catch.hpp"
 
 #include "src/comm/communicator.hpp"
+#include "src/comm/metered_communicator.hpp"
 #include "src/comm/world.hpp"
 
 using namespace zb;
@@ -63,5 +64,41 @@ TEST_CASE("reduce_sum leaves the sum on the root, for every root") {
       comm.reduce_sum(t, root);
       if (comm.rank() == root) CHECK(at::equal(t, summed_values(comm.size(), 257)));
     }
+  });
+}
+
+TEST_CASE("the metered communicator passes each call on and tallies nccl-tests' sizes per collective") {
+  for_each_backend([](Communicator& inner) {
+    struct Borrowed : Communicator {  // lends `inner` to the meter without giving it away
+      Communicator& c;
+      explicit Borrowed(Communicator& x) : Communicator(x.rank(), x.size()), c(x) {}
+      std::string backend() const override { return c.backend(); }
+      void broadcast_all(std::vector<at::Tensor>& t, const std::vector<int>& r) override { c.broadcast_all(t, r); }
+      void all_gather(at::Tensor& o, const at::Tensor& i) override { c.all_gather(o, i); }
+      void all_reduce_sum(at::Tensor& t) override { c.all_reduce_sum(t); }
+      void reduce_scatter_sum(at::Tensor& o, const at::Tensor& i) override { c.reduce_scatter_sum(o, i); }
+      void reduce_sum(at::Tensor& t, int root) override { c.reduce_sum(t, root); }
+      void barrier() override { c.barrier(); }
+    };
+    MeteredCommunicator comm(std::make_unique<Borrowed>(inner));
+    const int w = comm.size();
+    at::Tensor a = rank_values(comm.rank(), 100);
+    comm.all_reduce_sum(a);
+    CHECK(at::equal(a, summed_values(w, 100)));
+    std::vector<at::Tensor> tensors{at::zeros({10}), at::zeros({3, 4})};
+    comm.broadcast_all(tensors, {0, w - 1});
+    at::Tensor slot = at::zeros({5}), gathered = at::zeros({5 * w});
+    comm.all_gather(gathered, slot);
+    comm.reduce_scatter_sum(slot, gathered);
+    comm.reduce_sum(a, 0);
+    comm.barrier();  // not a collective that moves data: not tallied
+    const CollectiveTallies t = comm.take();
+    CHECK(t.size() == 5);
+    CHECK(t.at(Collective::kAllReduce) == CollectiveTally{1, 400});
+    CHECK(t.at(Collective::kBroadcast) == CollectiveTally{2, (10 + 12) * 4});
+    CHECK(t.at(Collective::kAllGather) == CollectiveTally{1, 5 * w * 4});     // the gathered buffer
+    CHECK(t.at(Collective::kReduceScatter) == CollectiveTally{1, 5 * w * 4});  // the scattered buffer
+    CHECK(t.at(Collective::kReduce) == CollectiveTally{1, 400});
+    CHECK(comm.take().empty());  // take() starts a fresh tally
   });
 }

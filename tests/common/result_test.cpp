@@ -98,6 +98,18 @@ TEST_CASE("readers reject absurd values in result files, naming the file and the
                                           "r.json");
              }),
              Catch::Contains("result.timing.step.samples holds -3"));
+  const auto with_traffic = [&](const char* phase, int64_t bytes, const char* collective) {
+    return edited([&](auto& d) {
+      d["result"]["traffic"] = {{{"phase", phase}, {"collective", collective}, {"calls_per_step", 1}, {"bytes_per_step", bytes}}};
+    });
+  };
+  CHECK_THAT(error_of([&] { rank_result_from_json_text(with_traffic("step", 8, "broadcast"), "r.json"); }),
+             Catch::Contains("result.traffic[0].phase is 'step'; valid: grad_sync, sync"));
+  CHECK_THAT(error_of([&] { rank_result_from_json_text(with_traffic("sync", -8, "broadcast"), "r.json"); }),
+             Catch::Contains("result.traffic[0] holds a negative count, size or bandwidth"));
+  CHECK_THAT(error_of([&] { rank_result_from_json_text(with_traffic("sync", 8, "gather"), "r.json"); }),
+             Catch::Contains("unknown collective 'gather'; valid: broadcast, all-gather, all-reduce, reduce-scatter, reduce"));
+  CHECK(rank_result_from_json_text(with_traffic("sync", 8, "all-gather"), "r.json").traffic->at(0).bytes == 8);
   CHECK_THAT(error_of([] { rank_result_from_json_text(R"({"context": {"schema": "zero-bench/1", "x": 1e999}})", "r.json"); }),
              Catch::Contains("'r.json': malformed JSON"));
   ExpInfo info{"run", "greedy", "plan-only", {0}, {"ResNet50"}, "t"};
@@ -128,12 +140,17 @@ TEST_CASE("every field the writer writes, the reader reads back: written again, 
   r.timing->step_host = make_series({0.51, 0.26});
   r.memory = {{"after_creation", 48, 0, 0, 0, std::nullopt}, {"after_step", 48, 48, 96, 8, int64_t{512}}};
   r.roofline = Roofline{1e10, "triad", 336, 0.5};
+  r.traffic = std::vector<PhaseTraffic>{{"grad_sync", Collective::kReduceScatter, 1, 96, 2e9, 1e9},
+                                        {"sync", Collective::kBroadcast, 2, 48, 1e9, 1e9}};
   const std::string text = to_json_text(r);
   const RankResult back = rank_result_from_json_text(text, "x.json");
   CHECK(to_json_text(back) == text);
   CHECK(back.memory.size() == 2);
   CHECK(back.context.versions.at("libtorch") == "2.14.1");
   CHECK(back.timing->step_host->stats.median == Catch::Detail::Approx(0.385));
+  REQUIRE(back.traffic->size() == 2);
+  CHECK((*back.traffic)[0].collective == Collective::kReduceScatter);
+  CHECK((*back.traffic)[1].bytes == 48);
 
   r.shards_listed = false;  // --shard-list none: null, and read back as not listed
   const RankResult unlisted = rank_result_from_json_text(to_json_text(r), "y.json");

@@ -301,29 +301,65 @@ TEST_CASE("a case that outlasts --timeout ends the job, naming the case and the 
   CHECK_THAT(bad.err, Catch::Contains("--timeout -5: must be 0 (no limit) or a number of seconds up to 1000000"));
 }
 
+namespace {
+
+// Every rank's record: the check passed on the averaged gradients, and the
+// total is the sum of the three phases.
+void check_grad_sync_records(const std::string& dir, const std::string& grad_sync) {
+  for (int w : {2, 3})
+    for (int rank = 0; rank < w; ++rank) {
+      const auto doc = load(fs::path(dir) / ("small_" + std::to_string(w) + "_" + std::to_string(rank) + ".json"));
+      CHECK_THAT(doc["result"]["check"].get<std::string>(),
+                 Catch::EndsWith("stepping the average of " + std::to_string(w) + " ranks' gradients"));
+      CHECK(doc["context"]["grad_sync"] == grad_sync);
+      const auto& t = doc["result"]["timing"];
+      REQUIRE(t["grad_sync"]["samples"].size() == 3);
+      for (int i = 0; i < 3; ++i)
+        CHECK(t["total"]["samples"][i].get<double>() ==
+              Approx(t["grad_sync"]["samples"][i].get<double>() + t["step"]["samples"][i].get<double>() +
+                     t["sync"]["samples"][i].get<double>()));
+    }
+}
+
+// zero_analyze --comm: every rank's every phase measured, and equal to the prediction.
+void check_measured_equals_predicted(const std::string& dir, std::size_t phases) {
+  const auto r = run_command(std::string(ZB_ANALYZE_BIN) + " --comm --format json " + quote(dir));
+  REQUIRE(r.exit_code == 0);
+  const auto doc = nlohmann::json::parse(r.out)["communication"]["cases"];
+  REQUIRE(doc.size() == 2);
+  for (const auto& c : doc) {
+    INFO("W=" << c["world_size"] << ": " << c["phases"].dump());
+    CHECK(c["phases"].size() == phases * c["world_size"].get<std::size_t>());
+    for (const auto& p : c["phases"]) {
+      CHECK(p["measured_bytes"].is_number());
+      CHECK(p["measured_bytes"] == p["predicted_bytes"]);
+      CHECK(p["equal"] == true);
+    }
+  }
+}
+
+}  // namespace
+
 TEST_CASE("gradient reduction: each rank's own gradients reduced, then the step equals one process stepping their average") {
   struct Case {
-    const char *partitioner, *grad_sync, *backend;
+    const char *partitioner, *grad_sync, *sync;
+    std::size_t phases;
   };
-  for (const Case& c : {Case{"lpt", "all-reduce", "gloo"}, Case{"lpt", "reduce-scatter", "mpi"},
-                        Case{"flat", "reduce-scatter", "gloo"}, Case{"flat", "all-reduce", "mpi"},
-                        Case{"none", "all-reduce", "gloo"}}) {
-    zbtest::TempDir tmp;
-    const std::string dir = (tmp.path() / "run").string();
-    const auto r = mpirun(3, std::string(c.partitioner) + " 2 3 --device cpu -b " + c.backend + " --grad-sync " +
-                                 c.grad_sync + " --grad-bucket-mb 0.001 -w 1 -n 3 --check --model-file " +
-                                 small_model_file(tmp) + " -o " + quote(dir));
-    INFO(c.partitioner << " " << c.grad_sync << " " << c.backend << "\nstdout: " << r.out << "\nstderr: " << r.err);
-    REQUIRE(r.exit_code == 0);
-    const auto doc = load(fs::path(dir) / "small_3_2.json");
-    CHECK_THAT(doc["result"]["check"].get<std::string>(), Catch::EndsWith("stepping the average of 3 ranks' gradients"));
-    CHECK(doc["context"]["grad_sync"] == c.grad_sync);
-    const auto& t = doc["result"]["timing"];
-    REQUIRE(t["grad_sync"]["samples"].size() == 3);
-    for (int i = 0; i < 3; ++i)
-      CHECK(t["total"]["samples"][i].get<double>() ==
-            Approx(t["grad_sync"]["samples"][i].get<double>() + t["step"]["samples"][i].get<double>() +
-                   t["sync"]["samples"][i].get<double>()));
+  for (const char* backend : {"gloo", "mpi"}) {
+    for (const Case& c : {Case{"lpt", "all-reduce", "per-param", 2}, Case{"lpt", "reduce-scatter", "bucket", 2},
+                          Case{"flat", "all-reduce", "per-param", 2}, Case{"flat", "reduce-scatter", "per-param", 2},
+                          Case{"none", "all-reduce", "per-param", 1}}) {
+      zbtest::TempDir tmp;
+      const std::string dir = (tmp.path() / "run").string();
+      const auto r = mpirun(3, std::string(c.partitioner) + " 2 3 --device cpu -b " + backend + " --grad-sync " +
+                                   c.grad_sync + " --sync " + c.sync + " --grad-bucket-mb 0.001 -w 1 -n 3 --check " +
+                                   "--model-file " + small_model_file(tmp) + " -o " + quote(dir));
+      INFO(c.partitioner << " " << c.grad_sync << " " << c.sync << " " << backend << "\nstdout: " << r.out
+                         << "\nstderr: " << r.err);
+      REQUIRE(r.exit_code == 0);
+      check_grad_sync_records(dir, c.grad_sync);
+      check_measured_equals_predicted(dir, c.phases);
+    }
   }
 }
 

@@ -1,0 +1,99 @@
+#include "phase_comm.hpp"
+
+#include "src/common/json_schema.hpp"
+
+namespace zb {
+namespace {
+
+constexpr int64_t kFp32 = 4;
+
+const CaseTraffic* measured_of(const CaseReport& c, const std::string& phase, Collective collective) {
+  for (const CaseTraffic& t : c.traffic)
+    if (t.phase == phase && t.collective == collective) return &t;
+  return nullptr;
+}
+
+PhaseComm measured_on_rank(const CaseTraffic& t, int rank) {
+  PhaseComm p{rank, t.phase, t.collective, std::nullopt, t.bytes_per_rank[rank], t.calls, t.seconds_per_rank[rank],
+              t.algbw_per_rank[rank], t.busbw_per_rank[rank]};
+  return p;
+}
+
+bool predicted_has(const std::vector<PredictedTraffic>& predicted, const CaseTraffic& t) {
+  for (const PredictedTraffic& p : predicted)
+    if (p.phase == t.phase && p.collective == t.collective) return true;
+  return false;
+}
+
+std::string cell(const std::optional<int64_t>& v) { return v ? std::to_string(*v) : "n/a"; }
+
+std::string gbps(const std::optional<double>& v) { return v ? fixed(*v / 1e9, 3) : "n/a"; }
+
+}  // namespace
+
+std::vector<PredictedTraffic> predicted_traffic(const CaseReport& c) {
+  const bool ranges = c.granularity == Granularity::kRanges;
+  const int64_t model = c.model_numel * kFp32, slots = int64_t{c.world_size} * c.slot_elems * kFp32;
+  std::vector<PredictedTraffic> out;
+  if (c.grad_sync == std::string("all-reduce")) out.push_back({"grad_sync", Collective::kAllReduce, model});
+  if (c.grad_sync == std::string("reduce-scatter"))
+    out.push_back({"grad_sync", ranges ? Collective::kReduceScatter : Collective::kReduce, ranges ? slots : model});
+  if (c.granularity != Granularity::kReplicated)
+    out.push_back({"sync", ranges ? Collective::kAllGather : Collective::kBroadcast, ranges ? slots : model});
+  return out;
+}
+
+std::vector<PhaseComm> phase_comm_of_case(const CaseReport& c) {
+  const std::vector<PredictedTraffic> predicted = predicted_traffic(c);
+  std::vector<PhaseComm> out;
+  if (c.traffic.empty()) {  // nothing measured: the prediction, the same for every rank
+    for (const PredictedTraffic& p : predicted) out.push_back({-1, p.phase, p.collective, p.bytes});
+    return out;
+  }
+  for (int r = 0; r < static_cast<int>(c.numel_per_rank.size()); ++r) {
+    for (const PredictedTraffic& p : predicted) {
+      const CaseTraffic* t = measured_of(c, p.phase, p.collective);
+      PhaseComm x = t ? measured_on_rank(*t, r) : PhaseComm{r, p.phase, p.collective};
+      x.predicted_bytes = p.bytes;
+      out.push_back(x);
+    }
+    for (const CaseTraffic& t : c.traffic)  // measured, but no formula predicts it
+      if (!predicted_has(predicted, t)) out.push_back(measured_on_rank(t, r));
+  }
+  return out;
+}
+
+Table phase_comm_table(const std::vector<RunReport>& runs) {
+  Table t;
+  t.title = "phases per step, nccl-tests' sizes (all-gather, reduce-scatter: the whole buffer) and factors; "
+            "predicted from the plan, measured as handed to the backend; bandwidth over the rank's mean phase time";
+  t.header = {"run", "world_size", "model", "rank", "phase", "collective", "calls", "predicted B", "measured B",
+              "equal", "mean (s)", "algbw GB/s", "busbw GB/s"};
+  t.label_columns = 6;
+  for (const auto& run : runs)
+    for (const auto& c : run.cases)
+      for (const PhaseComm& p : phase_comm_of_case(c))
+        t.rows.push_back({run.name, std::to_string(c.world_size), c.model, p.rank < 0 ? "all" : std::to_string(p.rank),
+                          p.phase, collective_choices().name(p.collective), cell(p.calls), cell(p.predicted_bytes),
+                          cell(p.measured_bytes), p.measured_bytes ? (p.matches() ? "yes" : "NO") : "n/a",
+                          fixed_or_na(p.seconds, 6), gbps(p.algbw_bytes_per_s), gbps(p.busbw_bytes_per_s)});
+  return t;
+}
+
+nlohmann::ordered_json phase_comm_json(const CaseReport& c) {
+  nlohmann::ordered_json phases = nlohmann::ordered_json::array();
+  for (const PhaseComm& p : phase_comm_of_case(c))
+    phases.push_back({{"rank", p.rank < 0 ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(p.rank)},
+                      {"phase", p.phase},
+                      {"collective", collective_choices().name(p.collective)},
+                      {"calls_per_step", to_json_value(p.calls)},
+                      {"predicted_bytes", to_json_value(p.predicted_bytes)},
+                      {"measured_bytes", to_json_value(p.measured_bytes)},
+                      {"equal", p.measured_bytes ? nlohmann::ordered_json(p.matches()) : nlohmann::ordered_json(nullptr)},
+                      {"seconds", to_json_value(p.seconds)},
+                      {"algbw_bytes_per_s", to_json_value(p.algbw_bytes_per_s)},
+                      {"busbw_bytes_per_s", to_json_value(p.busbw_bytes_per_s)}});
+  return phases;
+}
+
+}  // namespace zb

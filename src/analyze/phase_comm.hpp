@@ -1,0 +1,48 @@
+// Each communication phase's collectives per step, in nccl-tests' sizes
+// (collective.hpp), predicted from the plan and what the run timed (fp32, Ψ
+// model elements, S the plan's equal slot), beside what the timed run
+// measured it handed the backend (report.hpp's CaseTraffic); --comm:
+//   grad_sync all-reduce                   all-reduce of Ψ·4 (every gradient)
+//   grad_sync reduce-scatter               ranges: reduce-scatter of W·S·4;
+//                                          whole tensors: reduce of Ψ·4 (each
+//                                          owner's gradients to it)
+//   sync                                   ranges: all-gather of W·S·4; whole
+//                                          tensors: broadcast of Ψ·4 (each
+//                                          owner's tensors); replicated: none
+#pragma once
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "report.hpp"
+#include "table.hpp"
+
+namespace zb {
+
+struct PredictedTraffic {
+  std::string phase;  // grad_sync | sync
+  Collective collective = Collective::kBroadcast;
+  int64_t bytes = 0;
+};
+// The phases' collectives as the plan implies them; a grad_sync entry only
+// where the case timed a gradient reduction.
+std::vector<PredictedTraffic> predicted_traffic(const CaseReport& c);
+
+// One rank's phase: predicted beside measured (either may be absent).
+struct PhaseComm {
+  int rank = 0;
+  std::string phase;
+  Collective collective = Collective::kBroadcast;
+  std::optional<int64_t> predicted_bytes, measured_bytes, calls;
+  std::optional<double> seconds, algbw_bytes_per_s, busbw_bytes_per_s;
+  bool matches() const { return predicted_bytes && measured_bytes && *predicted_bytes == *measured_bytes; }
+};
+// Timed cases with traffic: one entry per (rank, phase, collective) of the
+// prediction and the measurement together; other cases: the prediction, rank 0.
+std::vector<PhaseComm> phase_comm_of_case(const CaseReport& c);
+
+Table phase_comm_table(const std::vector<RunReport>& runs);
+nlohmann::ordered_json phase_comm_json(const CaseReport& c);
+
+}  // namespace zb

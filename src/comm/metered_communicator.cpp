@@ -1,0 +1,44 @@
+#include "metered_communicator.hpp"
+
+#include <utility>
+
+namespace zb {
+
+MeteredCommunicator::MeteredCommunicator(std::unique_ptr<Communicator> inner)
+    : Communicator(inner->rank(), inner->size()), inner_(std::move(inner)) {}
+
+void MeteredCommunicator::count(Collective c, const at::Tensor& sized_by) {
+  CollectiveTally& t = tallies_[c];
+  t.calls += 1;
+  t.bytes += static_cast<int64_t>(sized_by.numel()) * static_cast<int64_t>(sized_by.element_size());
+}
+
+void MeteredCommunicator::broadcast_all(std::vector<at::Tensor>& tensors, const std::vector<int>& roots) {
+  for (const at::Tensor& t : tensors) count(Collective::kBroadcast, t);
+  inner_->broadcast_all(tensors, roots);
+}
+
+// S of an all-gather is the gathered buffer; of a reduce-scatter, the scattered one.
+void MeteredCommunicator::all_gather(at::Tensor& out, const at::Tensor& in) {
+  count(Collective::kAllGather, out);
+  inner_->all_gather(out, in);
+}
+
+void MeteredCommunicator::all_reduce_sum(at::Tensor& tensor) {
+  count(Collective::kAllReduce, tensor);
+  inner_->all_reduce_sum(tensor);
+}
+
+void MeteredCommunicator::reduce_scatter_sum(at::Tensor& out, const at::Tensor& in) {
+  count(Collective::kReduceScatter, in);
+  inner_->reduce_scatter_sum(out, in);
+}
+
+void MeteredCommunicator::reduce_sum(at::Tensor& tensor, int root) {
+  count(Collective::kReduce, tensor);
+  inner_->reduce_sum(tensor, root);
+}
+
+CollectiveTallies MeteredCommunicator::take() { return std::exchange(tallies_, {}); }
+
+}  // namespace zb
