@@ -23,6 +23,8 @@ CompareCell cell_of(const CaseReport& c) {
     cell.grad_sync = (*c.grad_sync_mean_per_rank)[*c.slowest_total_rank];
     cell.total = (*c.total_mean_per_rank)[*c.slowest_total_rank];
   }
+  if (const CaseTraffic* t = first_traffic_of(c, "grad_sync")) cell.grad_sync_busbw = t->slowest.busbw_bytes_per_s;
+  if (const CaseTraffic* t = first_traffic_of(c, "sync")) cell.sync_busbw = t->slowest.busbw_bytes_per_s;
   return cell;
 }
 
@@ -77,6 +79,7 @@ Comparison compare_runs(const std::vector<RunReport>& runs) {
     for (std::size_t i = 0; i < found.size(); ++i) {
       row.cells.push_back(cell_of(*found[i]));
       out.any_grad_sync = out.any_grad_sync || row.cells.back().grad_sync.has_value();
+      out.any_traffic = out.any_traffic || !found[i]->traffic.empty();
       if (i > 0) add_change(row.cells.back(), *found[0], *found[i]);
     }
     out.rows.push_back(std::move(row));
@@ -97,6 +100,7 @@ Table comparison_table(const Comparison& c, bool split_std) {
     if (split_std) t.header.push_back(r + " sync std (s)");
     t.header.push_back(r + " straggler");
     if (c.any_grad_sync) t.header.push_back(r + " grad sync (s)"), t.header.push_back(r + " total (s)");
+    if (c.any_traffic) t.header.push_back(r + " grad sync busbw GB/s"), t.header.push_back(r + " sync busbw GB/s");
     if (i > 0) t.header.push_back(r + " step change"), t.header.push_back(r + " p");
   }
   for (const auto& row : c.rows) {
@@ -113,6 +117,7 @@ Table comparison_table(const Comparison& c, bool split_std) {
       if (split_std) cells.push_back(fixed_or_na(x.sync_std, 6));
       cells.push_back(fixed_or_na(x.straggler_ratio, 3));
       if (c.any_grad_sync) cells.push_back(fixed_or_na(x.grad_sync, 4)), cells.push_back(fixed_or_na(x.total, 4));
+      if (c.any_traffic) cells.push_back(gbps_or_na(x.grad_sync_busbw)), cells.push_back(gbps_or_na(x.sync_busbw));
       if (i > 0) cells.push_back(change_text(x)), cells.push_back(p_text(x));
     }
     t.rows.push_back(std::move(cells));
@@ -142,6 +147,8 @@ nlohmann::ordered_json comparison_json(const Comparison& c) {
                             {"straggler_ratio", to_json_value(x.straggler_ratio)},
                             {"grad_sync", to_json_value(x.grad_sync)},
                             {"total", to_json_value(x.total)},
+                            {"grad_sync_busbw_bytes_per_s", to_json_value(x.grad_sync_busbw)},
+                            {"sync_busbw_bytes_per_s", to_json_value(x.sync_busbw)},
                             {"step_change_percent", to_json_value(x.step_change_percent)},
                             {"mann_whitney_u", to_json_value(x.u)},
                             {"p_value", to_json_value(x.p_value)},

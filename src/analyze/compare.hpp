@@ -18,6 +18,8 @@ struct CompareCell {
   std::optional<double> step, step_std, sync, sync_std, straggler_ratio;
   // --grad-sync runs: the mean grad_sync and total of the rank with the largest total.
   std::optional<double> grad_sync, total;
+  // Runs that recorded traffic: each phase's bus bandwidth over its slowest rank's time.
+  std::optional<double> grad_sync_busbw, sync_busbw;
   // Every run after the first, both timed: relative change of the slowest
   // rank's mean step time, and the Mann–Whitney U test of the two slowest
   // ranks' per-iteration samples (nullopt below 9 samples a side).
@@ -34,6 +36,7 @@ struct CompareRow {
 struct Comparison {
   std::vector<std::string> runs;
   bool any_grad_sync = false;  // some run timed a gradient reduction: the table shows it
+  bool any_traffic = false;    // some run recorded its phases' bytes: the table shows their bus bandwidth
   std::vector<CompareRow> rows;
   std::vector<std::string> missing;  // "BERT at W=4: not in run b"
 };

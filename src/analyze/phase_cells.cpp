@@ -5,14 +5,8 @@
 namespace zb {
 namespace {
 
-const CaseTraffic* first_of_phase(const CaseReport& c, const std::string& phase) {
-  for (const CaseTraffic& t : c.traffic)
-    if (t.phase == phase) return &t;
-  return nullptr;
-}
-
 void add_traffic_cells(std::vector<std::string>& cells, const CaseReport& c, const std::string& phase) {
-  const CaseTraffic* t = first_of_phase(c, phase);
+  const CaseTraffic* t = first_traffic_of(c, phase);
   if (!t) {
     cells.insert(cells.end(), 4, "");
     return;

@@ -27,7 +27,6 @@ bool predicted_has(const std::vector<PredictedTraffic>& predicted, const CaseTra
 
 std::string cell(const std::optional<int64_t>& v) { return v ? std::to_string(*v) : "n/a"; }
 
-std::string gbps(const std::optional<double>& v) { return v ? fixed(*v / 1e9, 3) : "n/a"; }
 
 }  // namespace
 
@@ -76,7 +75,7 @@ Table phase_comm_table(const std::vector<RunReport>& runs) {
         t.rows.push_back({run.name, std::to_string(c.world_size), c.model, p.rank < 0 ? "all" : std::to_string(p.rank),
                           p.phase, collective_choices().name(p.collective), cell(p.calls), cell(p.predicted_bytes),
                           cell(p.measured_bytes), p.measured_bytes ? (p.matches() ? "yes" : "NO") : "n/a",
-                          fixed_or_na(p.seconds, 6), gbps(p.algbw_bytes_per_s), gbps(p.busbw_bytes_per_s)});
+                          fixed_or_na(p.seconds, 6), gbps_or_na(p.algbw_bytes_per_s), gbps_or_na(p.busbw_bytes_per_s)});
   return t;
 }
 

@@ -130,6 +130,12 @@ RunReport report_run(const LoadedRun& run) {
   return report;
 }
 
+const CaseTraffic* first_traffic_of(const CaseReport& c, const std::string& phase) {
+  for (const CaseTraffic& t : c.traffic)
+    if (t.phase == phase) return &t;
+  return nullptr;
+}
+
 std::vector<std::pair<int, std::string>> case_keys(const std::vector<RunReport>& runs) {
   std::vector<std::pair<int, std::string>> keys;
   for (const auto& run : runs)

@@ -71,6 +71,8 @@ struct RunReport {
 };
 
 RunReport report_run(const LoadedRun& run);
+// The case's first collective of `phase` ("grad_sync" or "sync"), or nullptr.
+const CaseTraffic* first_traffic_of(const CaseReport& c, const std::string& phase);
 
 // The (world size, model) pairs of all runs, in first-seen order; one run's case, or nullptr.
 std::vector<std::pair<int, std::string>> case_keys(const std::vector<RunReport>& runs);

@@ -81,4 +81,8 @@ std::string render_csv(const Table& table) {
   return out;
 }
 
+std::string gbps_or_na(const std::optional<double>& bytes_per_s) {
+  return bytes_per_s ? fixed(*bytes_per_s / 1e9, 3) : "n/a";
+}
+
 }  // namespace zb

@@ -22,5 +22,6 @@ std::string render_csv(const Table& table);  // RFC 4180 quoting where needed
 std::string fixed(double value, int decimals);  // "%.*f"
 std::string fixed_or_na(const std::optional<double>& value, int decimals);  // fixed, or "n/a" when absent
 std::string percent(double value, int decimals = 2);  // "12.34 %"
+std::string gbps_or_na(const std::optional<double>& bytes_per_s);  // "1.234" (GB/s, 1e9), or "n/a"
 
 }  // namespace zb

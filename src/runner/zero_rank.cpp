@@ -120,7 +120,8 @@ void TensorZeroState::sync(Communicator& comm) {
   std::vector<at::Tensor> tensors;
   std::vector<int> roots;
   if (sync_mode_ == SyncMode::kPerParam) {
-    for (std::size_t p = 0; p < params_.size(); ++p) tensors.push_back(params_[p].detach()), roots.push_back(owner_[p]);
+    for (int r = 0; r < static_cast<int>(owned_by_rank_.size()); ++r)  // owner by owner, as ZeroRedundancyOptimizer
+      for (int p : owned_by_rank_[r]) tensors.push_back(params_[p].detach()), roots.push_back(r);
   } else {
     for (int r = 0; r < static_cast<int>(buckets_.size()); ++r) {
       if (buckets_[r].numel() == 0) continue;  // an empty rank has nothing to send

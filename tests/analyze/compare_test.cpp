@@ -172,3 +172,14 @@ TEST_CASE("a comparison with a gradient reduction shows its grad sync and total,
   CHECK(std::none_of(plain.header.begin(), plain.header.end(),
                      [](const std::string& h) { return h.find("grad sync") != std::string::npos; }));
 }
+
+TEST_CASE("a comparison shows each phase's bus bandwidth when a run recorded its traffic") {
+  const Comparison c = compare_runs({fixture("timed_tiny"), fixture("grad_sync_tiny")});
+  REQUIRE(c.any_traffic);
+  CHECK_FALSE(c.rows[0].cells[0].sync_busbw.has_value());  // timed_tiny predates the traffic record
+  CHECK(*c.rows[0].cells[1].grad_sync_busbw == Catch::Detail::Approx(200 / 0.021));
+  CHECK(*c.rows[0].cells[1].sync_busbw == Catch::Detail::Approx(200 / 0.001));
+  const Table t = comparison_table(c, false);
+  CHECK(std::find(t.header.begin(), t.header.end(), "grad_sync_tiny sync busbw GB/s") != t.header.end());
+  CHECK_FALSE(compare_runs({fixture("timed_tiny"), fixture("timed_tiny")}).any_traffic);
+}

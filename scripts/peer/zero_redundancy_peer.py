@@ -1,0 +1,135 @@
+#!/usr/bin/env python3
+"""PyTorch's own ZeroRedundancyOptimizer, timed as the seed times it: the peer
+that scripts/bench_peer.sh runs beside zero_bench.
+
+Launched by mpirun like zero_bench (same binding), one process per rank; rank
+and size come from Open MPI's environment, the rendezvous from MASTER_ADDR and
+MASTER_PORT. gloo on the CPU, one thread per rank, Adam (lr 0.01) sharded by
+ZeroRedundancyOptimizer (its partition: largest tensor first onto the least
+loaded rank; its step ends with one broadcast per parameter from its owner).
+Each rank holds its own synthetic gradients (small integers times 2^-12, as
+zero_bench's --grad-sync), put back before every iteration. Per iteration:
+  all_reduce  DDP's gradient all-reduce done by hand: buckets of up to 25 MiB
+              filled in reverse registration order, one all-reduce each (a
+              larger gradient alone, in place), divided by the world size;
+  step        time.time() around opt.step(), as the seed does; inside it,
+              the local Adam step (opt.optim.step, timed by a wrapper) and
+              the rest, its broadcasts ("sync").
+Rank 0 writes every rank's samples to --out as JSON.
+"""
+import argparse
+import json
+import os
+import time
+
+import torch
+import torch.distributed as dist
+from torch.distributed.optim import ZeroRedundancyOptimizer
+
+BUCKET_BYTES = 25 * 1024 * 1024
+
+
+def build_model(name):
+    if name == "ResNet50":
+        import torchvision
+        return torchvision.models.resnet50()
+    if name == "BERT":
+        import transformers
+        return transformers.BertModel(transformers.BertConfig())  # bert-base-uncased, with the pooler
+    raise SystemExit(f"zero_redundancy_peer: unknown model '{name}'; valid: ResNet50, BERT")
+
+
+def rank_gradients(params, rank):
+    gen = torch.Generator().manual_seed(1000 + rank)
+    return [torch.randint(-8, 9, p.shape, generator=gen).float() * 2.0**-12 for p in params]
+
+
+def reduce_bucket(grads, world):
+    if len(grads) == 1:
+        dist.all_reduce(grads[0])
+        grads[0].div_(world)
+        return
+    flat = torch._utils._flatten_dense_tensors(grads)
+    dist.all_reduce(flat)
+    flat.div_(world)
+    for g, reduced in zip(grads, torch._utils._unflatten_dense_tensors(flat, grads)):
+        g.copy_(reduced)
+
+
+def all_reduce_gradients(params, world):
+    bucket, size = [], 0
+    for p in reversed(params):
+        nbytes = p.grad.numel() * p.grad.element_size()
+        if bucket and size + nbytes > BUCKET_BYTES:
+            reduce_bucket(bucket, world)
+            bucket, size = [], 0
+        bucket.append(p.grad)
+        size += nbytes
+    if bucket:
+        reduce_bucket(bucket, world)
+
+
+def timed(fn):
+    start = time.time()
+    fn()
+    return time.time() - start
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--model", required=True)
+    ap.add_argument("--warmup", type=int, default=2)
+    ap.add_argument("--iters", type=int, default=10)
+    ap.add_argument("--out", required=True)
+    args = ap.parse_args()
+    rank, world = int(os.environ["OMPI_COMM_WORLD_RANK"]), int(os.environ["OMPI_COMM_WORLD_SIZE"])
+    torch.set_num_threads(1)
+    dist.init_process_group("gloo", rank=rank, world_size=world)
+    params = list(build_model(args.model).parameters())
+    own = rank_gradients(params, rank)
+    for p, g in zip(params, own):
+        p.grad = g.clone()
+    opt = ZeroRedundancyOptimizer(params, optimizer_class=torch.optim.Adam, lr=0.01)
+    local = []
+    inner_step = opt.optim.step
+
+    def timed_inner_step(*a, **k):
+        start = time.time()
+        result = inner_step(*a, **k)
+        local.append(time.time() - start)
+        return result
+
+    opt.optim.step = timed_inner_step
+    all_reduce, step = [], []
+    for i in range(args.warmup + args.iters):
+        with torch.no_grad():
+            for p, g in zip(params, own):
+                p.grad.copy_(g)  # as the next backward() would; untimed
+        dist.barrier()
+        a = timed(lambda: all_reduce_gradients(params, world))
+        dist.barrier()
+        s = timed(opt.step)
+        if i >= args.warmup:
+            all_reduce.append(a)
+            step.append(s)
+    owned = sum(p.numel() for g in opt.optim.param_groups for p in g["params"])
+    local_step = local[args.warmup:]
+    mine = {"rank": rank, "owned_elements": owned, "all_reduce": all_reduce, "step": step, "local_step": local_step,
+            "sync": [s - l for s, l in zip(step, local_step)]}
+    ranks = [None] * world
+    dist.all_gather_object(ranks, mine)
+    if rank == 0:
+        doc = {"peer": "torch.distributed.optim.ZeroRedundancyOptimizer", "torch": torch.__version__,
+               "model": args.model, "elements": sum(p.numel() for p in params), "world_size": world,
+               "backend": "gloo", "optimizer": "torch.optim.Adam(lr=0.01)", "threads": 1,
+               "warmup": args.warmup, "ranks": ranks}
+        tmp = args.out + ".tmp"
+        with open(tmp, "w") as f:
+            json.dump(doc, f, indent=1)
+        os.replace(tmp, args.out)
+    dist.barrier()
+    dist.destroy_process_group()
+
+
+if __name__ == "__main__":
+    main()
