@@ -19,6 +19,15 @@ PhaseComm measured_on_rank(const CaseTraffic& t, int rank) {
   return p;
 }
 
+PhaseComm unmeasured(int rank, const PredictedTraffic& p) {
+  PhaseComm x;
+  x.rank = rank;
+  x.phase = p.phase;
+  x.collective = p.collective;
+  x.predicted_bytes = p.bytes;
+  return x;
+}
+
 bool predicted_has(const std::vector<PredictedTraffic>& predicted, const CaseTraffic& t) {
   for (const PredictedTraffic& p : predicted)
     if (p.phase == t.phase && p.collective == t.collective) return true;
@@ -46,13 +55,13 @@ std::vector<PhaseComm> phase_comm_of_case(const CaseReport& c) {
   const std::vector<PredictedTraffic> predicted = predicted_traffic(c);
   std::vector<PhaseComm> out;
   if (c.traffic.empty()) {  // nothing measured: the prediction, the same for every rank
-    for (const PredictedTraffic& p : predicted) out.push_back({-1, p.phase, p.collective, p.bytes});
+    for (const PredictedTraffic& p : predicted) out.push_back(unmeasured(-1, p));
     return out;
   }
   for (int r = 0; r < static_cast<int>(c.numel_per_rank.size()); ++r) {
     for (const PredictedTraffic& p : predicted) {
       const CaseTraffic* t = measured_of(c, p.phase, p.collective);
-      PhaseComm x = t ? measured_on_rank(*t, r) : PhaseComm{r, p.phase, p.collective};
+      PhaseComm x = t ? measured_on_rank(*t, r) : unmeasured(r, p);
       x.predicted_bytes = p.bytes;
       out.push_back(x);
     }
