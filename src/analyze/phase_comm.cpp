@@ -7,16 +7,9 @@ namespace {
 
 constexpr int64_t kFp32 = 4;
 
-const CaseTraffic* measured_of(const CaseReport& c, const std::string& phase, Collective collective) {
-  for (const CaseTraffic& t : c.traffic)
-    if (t.phase == phase && t.collective == collective) return &t;
-  return nullptr;
-}
-
 PhaseComm measured_on_rank(const CaseTraffic& t, int rank) {
-  PhaseComm p{rank, t.phase, t.collective, std::nullopt, t.bytes_per_rank[rank], t.calls, t.seconds_per_rank[rank],
-              t.algbw_per_rank[rank], t.busbw_per_rank[rank]};
-  return p;
+  return {rank, t.phase, t.collective, std::nullopt, t.bytes_per_rank[rank], t.calls, t.seconds_per_rank[rank],
+          t.algbw_per_rank[rank], t.busbw_per_rank[rank]};
 }
 
 PhaseComm unmeasured(int rank, const PredictedTraffic& p) {
@@ -28,14 +21,7 @@ PhaseComm unmeasured(int rank, const PredictedTraffic& p) {
   return x;
 }
 
-bool predicted_has(const std::vector<PredictedTraffic>& predicted, const CaseTraffic& t) {
-  for (const PredictedTraffic& p : predicted)
-    if (p.phase == t.phase && p.collective == t.collective) return true;
-  return false;
-}
-
 std::string cell(const std::optional<int64_t>& v) { return v ? std::to_string(*v) : "n/a"; }
-
 
 }  // namespace
 
@@ -60,13 +46,13 @@ std::vector<PhaseComm> phase_comm_of_case(const CaseReport& c) {
   }
   for (int r = 0; r < static_cast<int>(c.numel_per_rank.size()); ++r) {
     for (const PredictedTraffic& p : predicted) {
-      const CaseTraffic* t = measured_of(c, p.phase, p.collective);
+      const CaseTraffic* t = find_phase_collective(c.traffic, p.phase, p.collective);
       PhaseComm x = t ? measured_on_rank(*t, r) : unmeasured(r, p);
       x.predicted_bytes = p.bytes;
       out.push_back(x);
     }
     for (const CaseTraffic& t : c.traffic)  // measured, but no formula predicts it
-      if (!predicted_has(predicted, t)) out.push_back(measured_on_rank(t, r));
+      if (!find_phase_collective(predicted, t.phase, t.collective)) out.push_back(measured_on_rank(t, r));
   }
   return out;
 }

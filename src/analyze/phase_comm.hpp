@@ -39,7 +39,8 @@ struct PhaseComm {
   bool matches() const { return predicted_bytes && measured_bytes && *predicted_bytes == *measured_bytes; }
 };
 // Timed cases with traffic: one entry per (rank, phase, collective) of the
-// prediction and the measurement together; other cases: the prediction, rank 0.
+// prediction and the measurement together; other cases: the prediction once,
+// as rank -1 (every rank).
 std::vector<PhaseComm> phase_comm_of_case(const CaseReport& c);
 
 Table phase_comm_table(const std::vector<RunReport>& runs);

@@ -46,20 +46,14 @@ void add_phases(CaseReport& c, const LoadedCase& loaded) {
   c.slowest_total_rank = static_cast<int>(std::max_element(totals.begin(), totals.end()) - totals.begin());
 }
 
-const PhaseTraffic* find_traffic(const RankResult& r, const PhaseTraffic& like) {
-  for (const PhaseTraffic& t : *r.traffic)
-    if (t.phase == like.phase && t.collective == like.collective) return &t;
-  return nullptr;
-}
-
 // One entry of rank 0's traffic across the ranks (a rank without it counts 0 bytes).
 CaseTraffic traffic_across_ranks(const PhaseTraffic& first, const LoadedCase& loaded) {
   CaseTraffic out{first.phase, first.collective, first.calls, first.bytes, {}, {}, {}, {}, 0, {}};
   for (const RankResult& r : loaded.ranks) {
-    const PhaseTraffic* t = find_traffic(r, first);
-    const TimingSeries& series = first.phase == "grad_sync" && r.timing->grad_sync ? *r.timing->grad_sync : r.timing->sync;
+    const PhaseTraffic* t = find_phase_collective(*r.traffic, first.phase, first.collective);
+    const TimingSeries* series = phase_series(*r.timing, first.phase);
     out.bytes_per_rank.push_back(t ? t->bytes : 0);
-    out.seconds_per_rank.push_back(series.stats.mean);
+    out.seconds_per_rank.push_back(series ? series->stats.mean : 0.0);
     out.algbw_per_rank.push_back(t ? t->algbw_bytes_per_s : 0);
     out.busbw_per_rank.push_back(t ? t->busbw_bytes_per_s : 0);
   }

@@ -10,6 +10,8 @@
 #pragma once
 #include <cstdint>
 #include <map>
+#include <string>
+#include <vector>
 
 #include "choices.hpp"
 
@@ -47,6 +49,14 @@ struct CollectiveTally {
   bool operator==(const CollectiveTally& o) const { return calls == o.calls && bytes == o.bytes; }
 };
 using CollectiveTallies = std::map<Collective, CollectiveTally>;
+
+// The entry of `entries` (records with .phase and .collective) for this phase and collective, or nullptr.
+template <typename T>
+const T* find_phase_collective(const std::vector<T>& entries, const std::string& phase, Collective c) {
+  for (const T& e : entries)
+    if (e.phase == phase && e.collective == c) return &e;
+  return nullptr;
+}
 
 struct PhaseBandwidth {
   double algbw_bytes_per_s = 0, busbw_bytes_per_s = 0;  // 0 when no time was measured

@@ -229,6 +229,12 @@ void check_rank_record(const RankResult& r, const JsonSource& src) {
 
 }  // namespace
 
+const TimingSeries* phase_series(const Timings& t, const std::string& phase) {
+  if (phase == "sync") return &t.sync;
+  if (phase == "grad_sync" && t.grad_sync) return &*t.grad_sync;
+  return nullptr;
+}
+
 TimingSeries make_series(std::vector<double> samples) {
   TimingSeries s;
   s.samples = std::move(samples);

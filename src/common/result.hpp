@@ -143,5 +143,7 @@ RankResult rank_result_from_json_text(const std::string& text, const std::string
 ExpInfo exp_info_from_json_text(const std::string& text, const std::string& source);
 
 TimingSeries make_series(std::vector<double> samples);
+// The series a communication phase ("grad_sync" or "sync") was timed in, or nullptr.
+const TimingSeries* phase_series(const Timings& t, const std::string& phase);
 
 }  // namespace zb

@@ -31,8 +31,7 @@ void PhaseTrafficLog::add(const std::string& phase, const CollectiveTallies& ste
 std::vector<PhaseTraffic> PhaseTrafficLog::records(const Timings& timings, int ranks) const {
   std::vector<PhaseTraffic> out;
   for (const auto& [phase, tallies] : phases_) {
-    const TimingSeries* series = phase == "grad_sync" ? (timings.grad_sync ? &*timings.grad_sync : nullptr)
-                                                      : &timings.sync;
+    const TimingSeries* series = phase_series(timings, phase);
     const double seconds = series ? series->stats.mean : 0.0;
     for (const auto& [c, t] : tallies) {
       if (t.calls == 0) continue;
