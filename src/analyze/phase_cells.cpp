@@ -13,8 +13,8 @@ void add_traffic_cells(std::vector<std::string>& cells, const CaseReport& c, con
   }
   cells.push_back(collective_choices().name(t->collective));
   cells.push_back(std::to_string(t->bytes));
-  cells.push_back(fixed(t->slowest.algbw_bytes_per_s / 1e9, 3));
-  cells.push_back(fixed(t->slowest.busbw_bytes_per_s / 1e9, 3));
+  cells.push_back(gbps_or_na(t->slowest.algbw_bytes_per_s));
+  cells.push_back(gbps_or_na(t->slowest.busbw_bytes_per_s));
 }
 
 }  // namespace
