@@ -74,7 +74,7 @@ void add_options(CLI::App& app, Config& c, std::vector<std::string>& world_sizes
   app.add_flag("--list-models", "print the built-in models");
 }
 
-void add_timed_options(CLI::App& app, Config& c) {
+void add_timed_options(CLI::App& app, Config& c, std::optional<Dtype>& grad_dtype) {
   auto* timed = "timed runs (under mpirun)";
   add_choice(app, "-b,--backend", c.backend, backend_choices(), "default: nccl on CUDA, gloo on CPU")->group(timed);
   add_choice(app, "--device", c.device, device_choices(), "auto: CUDA when libtorch sees a GPU (default)")->group(timed);
@@ -108,6 +108,18 @@ void add_timed_options(CLI::App& app, Config& c) {
              "implementation of adam/adamw/sgd (and muon's Adam part): torch (torch::optim, default) | "
              "foreach (ATen _foreach_ ops) | fused (one pass per element)")->group(timed);
   add_renamed(app, "--adam", "is now --optimizer-impl (torch, foreach, fused)");
+  add_choice(app, "--precision", c.precision.params, precision_choices(),
+             "fp32 (default: parameters, gradients and state fp32) | bf16 (bf16 parameters and gradients on every "
+             "rank, fp32 master weights and optimizer state for the owned shard, bf16 parameter sync)")
+      ->group(timed);
+  add_choice(app, "--grad-dtype", grad_dtype, grad_dtype_choices(),
+             "dtype of the gradients and their reduction (default: the --precision's); --precision bf16 "
+             "--grad-dtype fp32 is Megatron's bf16 parameters with fp32 gradients")->group(timed);
+  app.add_option("--shard-group", c.shard_group,
+                 "shard within consecutive groups of G ranks and replicate across the W/G groups (HSDP, MiCS): "
+                 "the plan is for G ranks; gradients are reduced in the group, the owned shard all-reduced across "
+                 "the replicas; the sync stays in the group (default: G = W)")
+      ->check(CLI::PositiveNumber)->group("partitioner options");
   app.add_flag("-c,--check", c.check,
                "after timing, compare every parameter with a single-process Adam over all of them "
                "(bitwise; costs a second copy of the model)")->group(timed);
@@ -151,6 +163,21 @@ void check_unique(const std::vector<std::string>& names, const char* what) {
     if (!seen.insert(n).second) throw UsageError(std::string(what) + " '" + n + "' is given twice");
 }
 
+// --grad-dtype defaults to the parameters' dtype; bf16 gradients of fp32 parameters are not offered.
+void set_grad_dtype(Config& c, const std::optional<Dtype>& grad_dtype) {
+  c.precision.grads = grad_dtype.value_or(c.precision.params);
+  if (!c.precision.mixed() && c.precision.grads != Dtype::kFp32)
+    throw UsageError("--grad-dtype bf16 needs --precision bf16 (fp32 parameters take fp32 gradients); valid with "
+                     "--precision fp32: --grad-dtype fp32");
+}
+
+void check_shard_group(const Config& c) {
+  for (int w : c.world_sizes)
+    if (c.shard_group > 0 && w % c.shard_group != 0)
+      throw UsageError("--shard-group " + std::to_string(c.shard_group) + " does not divide world size " +
+                       std::to_string(w) + "; use a G that divides every world size (e.g. 1, 2, 4, 8)");
+}
+
 void finish_run_config(Config& c, const std::vector<std::string>& world_sizes) {
   if (c.partitioner.empty())
     throw UsageError("missing PARTITIONER and world sizes, e.g. 'zero_bench --plan-only greedy 2 4' "
@@ -163,6 +190,7 @@ void finish_run_config(Config& c, const std::vector<std::string>& world_sizes) {
       throw UsageError("world size " + std::to_string(parsed) + " is given twice ('" + w + "' repeats it)");
     c.world_sizes.push_back(parsed);
   }
+  check_shard_group(c);
 }
 
 }  // namespace
@@ -173,8 +201,9 @@ Config parse_command_line(int argc, char** argv, bool& help_shown) {
   CLI::App app{"zero-bench: ZeRO stage-1 optimizer-state partitioning benchmark", "zero_bench"};
   std::vector<std::string> world_sizes;
   std::string models;
+  std::optional<Dtype> grad_dtype;
   add_options(app, c, world_sizes, models);
-  add_timed_options(app, c);
+  add_timed_options(app, c, grad_dtype);
   add_partitioner_options(app, c);
   help_shown = false;
   try {
@@ -187,6 +216,7 @@ Config parse_command_line(int argc, char** argv, bool& help_shown) {
     throw UsageError(e.what());
   }
   c.model_names = split_commas(models);
+  set_grad_dtype(c, grad_dtype);
   check_unique(c.model_names, "model");
   if (app.count("--list-partitioners")) c.action = Action::kListPartitioners;
   else if (app.count("--list-models")) c.action = Action::kListModels;

@@ -41,8 +41,8 @@ void run_plan_only(const Config& config, std::ostream& log) {
   std::size_t files = 0;
   for (int world_size : config.world_sizes) {
     for (const ModelSpec& model : models) {
-      const Plan plan = make_plan(partitioner, model, world_size, options);
-      const CaseFacts facts = case_facts(model, plan, partitioner.granularity, config);
+      const Plan plan = make_plan(partitioner, model, plan_world_size(config, world_size), options);
+      const CaseFacts facts = case_facts(model, plan, partitioner.granularity, config, world_size);
       for (int rank = 0; rank < world_size; ++rank) {
         const std::string path = dir + "/" + rank_file_name(model.name, world_size, rank);
         write_file_atomically(path, to_json_text(rank_record(base, model, plan, rank, facts)));

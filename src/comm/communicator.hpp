@@ -2,8 +2,8 @@
 // into a flat buffer, the three sum reductions a data-parallel step's gradients
 // take (all-reduce, reduce-scatter, reduce), barrier, rank, size. One
 // implementation per backend (nccl, gloo: c10d process groups; mpi: MPI on
-// host memory). Tensors are contiguous fp32; every call returns when its
-// result is in place on this rank.
+// host memory). Tensors are contiguous fp32 or bf16 (one dtype per call);
+// every call returns when its result is in place on this rank.
 #pragma once
 #include <ATen/ATen.h>
 

@@ -1,9 +1,15 @@
 // mpi: MPI collectives on host memory. CUDA tensors are staged through host
 // buffers (copy to host, collective, copy back), inside the timed region.
 // MPI counts are int: larger buffers go in chunks of kMaxChunk elements.
+// fp32 moves as MPI_FLOAT; bf16 (which MPI has no type for) as MPI_UINT16_T,
+// summed by our own operation (each pair added in fp32, rounded to bf16, as
+// NCCL and gloo sum bf16).
+#include <c10/util/BFloat16.h>
 #include <torch/cuda.h>
 
 #include <climits>
+
+#include "src/common/errors.hpp"
 
 #include "backend_factories.hpp"
 #include "world.hpp"
@@ -14,10 +20,26 @@ namespace {
 // MPI counts are int: a larger buffer goes in chunks.
 constexpr int64_t kMaxChunk = INT_MAX / 2;
 
+void bf16_sum(void* in, void* inout, int* count, MPI_Datatype*) {
+  const auto* a = static_cast<const c10::BFloat16*>(in);
+  auto* b = static_cast<c10::BFloat16*>(inout);
+  for (int i = 0; i < *count; ++i) b[i] = static_cast<float>(a[i]) + static_cast<float>(b[i]);
+}
+
+// The MPI type and sum of a tensor's elements, and its bytes per element.
+struct MpiElement {
+  MPI_Datatype type;
+  MPI_Op sum;
+  int64_t bytes;
+};
+
 class MpiCommunicator : public Communicator {
  public:
   MpiCommunicator(const SubWorld& group, bool on_cuda)
-      : Communicator(group.rank(), group.size()), group_(group), on_cuda_(on_cuda) {}
+      : Communicator(group.rank(), group.size()), group_(group), on_cuda_(on_cuda) {
+    MPI_Op_create(&bf16_sum, /*commute=*/1, &bf16_sum_);
+  }
+  ~MpiCommunicator() override { MPI_Op_free(&bf16_sum_); }
   std::string backend() const override { return "mpi"; }
 
   void broadcast_all(std::vector<at::Tensor>& tensors, const std::vector<int>& roots) override {
@@ -32,9 +54,10 @@ class MpiCommunicator : public Communicator {
     at::Tensor host_in = on_cuda_ ? in.to(at::kCPU) : in.contiguous();
     at::Tensor host_out = on_cuda_ ? at::empty(out.sizes(), out.options().device(at::kCPU)) : out;
     const int64_t n = host_in.numel();
+    const MpiElement e = element_of(host_in);
     if (n <= kMaxChunk) {
-      MPI_Allgather(host_in.data_ptr<float>(), static_cast<int>(n), MPI_FLOAT, host_out.data_ptr<float>(),
-                    static_cast<int>(n), MPI_FLOAT, group_.comm());
+      MPI_Allgather(host_in.data_ptr(), static_cast<int>(n), e.type, host_out.data_ptr(), static_cast<int>(n), e.type,
+                    group_.comm());
     } else {  // large shards: one broadcast per rank, chunked
       std::vector<at::Tensor> parts;  // views into host_out
       std::vector<int> roots;
@@ -50,8 +73,9 @@ class MpiCommunicator : public Communicator {
 
   void all_reduce_sum(at::Tensor& tensor) override {
     at::Tensor host = on_cuda_ ? tensor.to(at::kCPU) : tensor;
+    const MpiElement e = element_of(host);
     for_each_chunk(host.numel(), [&](int64_t off, int count) {
-      MPI_Allreduce(MPI_IN_PLACE, host.data_ptr<float>() + off, count, MPI_FLOAT, MPI_SUM, group_.comm());
+      MPI_Allreduce(MPI_IN_PLACE, byte_at(host, off, e), count, e.type, e.sum, group_.comm());
     });
     if (on_cuda_) tensor.copy_(host);
   }
@@ -60,18 +84,19 @@ class MpiCommunicator : public Communicator {
     at::Tensor host_in = on_cuda_ ? in.to(at::kCPU) : in.contiguous();
     at::Tensor host_out = on_cuda_ ? at::empty(out.sizes(), out.options().device(at::kCPU)) : out;
     const int64_t n = host_out.numel();
+    const MpiElement e = element_of(host_in);
     if (n <= kMaxChunk) {
-      MPI_Reduce_scatter_block(host_in.data_ptr<float>(), host_out.data_ptr<float>(), static_cast<int>(n), MPI_FLOAT,
-                               MPI_SUM, group_.comm());
+      MPI_Reduce_scatter_block(host_in.data_ptr(), host_out.data_ptr(), static_cast<int>(n), e.type, e.sum,
+                               group_.comm());
     } else {  // large slots: slot r reduced to rank r, chunked
-      for (int r = 0; r < size(); ++r) reduce_host(host_in.data_ptr<float>() + r * n, host_out.data_ptr<float>(), n, r);
+      for (int r = 0; r < size(); ++r) reduce_host(byte_at(host_in, r * n, e), host_out.data_ptr(), n, r, e);
     }
     if (on_cuda_) out.copy_(host_out);
   }
 
   void reduce_sum(at::Tensor& tensor, int root) override {
     at::Tensor host = on_cuda_ ? tensor.to(at::kCPU) : tensor;
-    reduce_host(host.data_ptr<float>(), host.data_ptr<float>(), host.numel(), root);
+    reduce_host(host.data_ptr(), host.data_ptr(), host.numel(), root, element_of(host));
     if (on_cuda_) tensor.copy_(host);
   }
 
@@ -86,11 +111,25 @@ class MpiCommunicator : public Communicator {
     for (int64_t off = 0; off < numel; off += kMaxChunk) op(off, static_cast<int>(std::min(kMaxChunk, numel - off)));
   }
 
-  // Sums `numel` floats from every rank's `send` into root's `receive` (root may pass send == receive).
-  void reduce_host(float* send, float* receive, int64_t numel, int root) {
+  MpiElement element_of(const at::Tensor& t) const {
+    if (t.scalar_type() == at::kFloat) return {MPI_FLOAT, MPI_SUM, 4};
+    if (t.scalar_type() == at::kBFloat16) return {MPI_UINT16_T, bf16_sum_, 2};
+    throw RunError(std::string("-b mpi moves fp32 and bf16 tensors; this one is ") + c10::toString(t.scalar_type()));
+  }
+
+  static void* byte_at(void* base, int64_t element, const MpiElement& e) {
+    return static_cast<char*>(base) + element * e.bytes;
+  }
+  static void* byte_at(const at::Tensor& t, int64_t element, const MpiElement& e) {
+    return byte_at(t.data_ptr(), element, e);
+  }
+
+  // Sums `numel` elements from every rank's `send` into root's `receive` (root may pass send == receive).
+  void reduce_host(void* send, void* receive, int64_t numel, int root, const MpiElement& e) {
     for_each_chunk(numel, [&](int64_t off, int count) {
       const bool in_place = rank() == root && send == receive;
-      MPI_Reduce(in_place ? MPI_IN_PLACE : send + off, receive + off, count, MPI_FLOAT, MPI_SUM, root, group_.comm());
+      MPI_Reduce(in_place ? MPI_IN_PLACE : byte_at(send, off, e), byte_at(receive, off, e), count, e.type, e.sum, root,
+                 group_.comm());
     });
   }
 
@@ -98,10 +137,10 @@ class MpiCommunicator : public Communicator {
   void broadcast_host(std::vector<at::Tensor>& host, const std::vector<int>& roots) {
     std::vector<MPI_Request> requests;
     for (std::size_t i = 0; i < host.size(); ++i) {
-      float* data = host[i].data_ptr<float>();
+      const MpiElement e = element_of(host[i]);
       for_each_chunk(host[i].numel(), [&](int64_t off, int count) {
         requests.emplace_back();
-        MPI_Ibcast(data + off, count, MPI_FLOAT, roots[i], group_.comm(), &requests.back());
+        MPI_Ibcast(byte_at(host[i], off, e), count, e.type, roots[i], group_.comm(), &requests.back());
       });
     }
     MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
@@ -109,6 +148,7 @@ class MpiCommunicator : public Communicator {
 
   const SubWorld& group_;
   const bool on_cuda_;
+  MPI_Op bf16_sum_ = MPI_OP_NULL;
 };
 
 }  // namespace

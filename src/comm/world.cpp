@@ -54,6 +54,12 @@ SubWorld::SubWorld(int world_size) {
   }
 }
 
+SubWorld::SubWorld(const SubWorld& parent, int color) {
+  MPI_Comm_split(parent.comm(), color, parent.rank(), &comm_);
+  MPI_Comm_rank(comm_, &rank_);
+  MPI_Comm_size(comm_, &size_);
+}
+
 SubWorld::~SubWorld() {
   if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
 }

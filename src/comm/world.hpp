@@ -34,6 +34,9 @@ class MpiSession {
 class SubWorld {
  public:
   explicit SubWorld(int world_size);
+  // The members of `parent` that pass the same `color`, ordered by their rank
+  // in `parent` (MPI_Comm_split); collective over `parent`, a member.
+  SubWorld(const SubWorld& parent, int color);
   ~SubWorld();
   SubWorld(const SubWorld&) = delete;
   SubWorld& operator=(const SubWorld&) = delete;

@@ -6,6 +6,7 @@
 
 #include "errors.hpp"
 #include "json_schema.hpp"
+#include "precision.hpp"
 
 namespace zb {
 
@@ -44,8 +45,23 @@ struct Schema<RunContext> {
         member("optimizer", &C::optimizer), member("optimizer_impl", &C::optimizer_impl),
         member("threads", &C::threads), member("step_timing", &C::step_timing),
         member("grad_sync", &C::grad_sync), member("grad_bucket_mb", &C::grad_bucket_mb),
+        member("precision", &C::precision), member("grad_dtype", &C::grad_dtype),
+        member("shard_group", &C::shard_group), member("replicas", &C::replicas),
         member("cpu_affinity", &C::cpu_affinity), member("versions", &C::versions)};
     return f;
+  }
+  static void after_read(C& c, const JsonSource& src, const std::string& where) {
+    try {
+      if (c.precision) precision_choices().parse(*c.precision);
+      if (c.grad_dtype) grad_dtype_choices().parse(*c.grad_dtype);
+    } catch (const UsageError& e) {
+      src.fail(where + ": " + e.what());
+    }
+    if (c.shard_group.has_value() != c.replicas.has_value())
+      src.fail(where + " has one of shard_group and replicas without the other");
+    if (c.shard_group && (*c.shard_group < 1 || *c.replicas < 1 || *c.shard_group * *c.replicas != c.world_size))
+      src.fail(where + ": shard_group " + std::to_string(*c.shard_group) + " times replicas " +
+               std::to_string(*c.replicas) + " is not the world size " + std::to_string(c.world_size));
   }
 };
 
@@ -104,7 +120,7 @@ struct Schema<Timings> {
         member("step", &T::step, Need::kRequired), member("sync", &T::sync, Need::kRequired),
         member("total", &T::total, Need::kRequired), member("collective", &T::collective),
         member("harness_overhead", &T::harness_overhead), member("step_host", &T::step_host),
-        member("grad_sync", &T::grad_sync)};
+        member("grad_sync", &T::grad_sync), member("grad_replicas", &T::grad_replicas)};
     return f;
   }
   static void after_read(T& t, const JsonSource& src, const std::string& where) {
@@ -150,8 +166,8 @@ struct Schema<PhaseTraffic> {
     return f;
   }
   static void after_read(P& p, const JsonSource& src, const std::string& where) {
-    if (p.phase != "grad_sync" && p.phase != "sync")
-      src.fail(where + ".phase is '" + p.phase + "'; valid: grad_sync, sync");
+    if (p.phase != "grad_sync" && p.phase != "grad_replicas" && p.phase != "sync")
+      src.fail(where + ".phase is '" + p.phase + "'; valid: grad_sync, grad_replicas, sync");
     if (p.calls < 0 || p.bytes < 0 || !(p.algbw_bytes_per_s >= 0) || !(p.busbw_bytes_per_s >= 0))
       src.fail(where + " holds a negative count, size or bandwidth");
   }
@@ -232,6 +248,7 @@ void check_rank_record(const RankResult& r, const JsonSource& src) {
 const TimingSeries* phase_series(const Timings& t, const std::string& phase) {
   if (phase == "sync") return &t.sync;
   if (phase == "grad_sync" && t.grad_sync) return &*t.grad_sync;
+  if (phase == "grad_replicas" && t.grad_replicas) return &*t.grad_replicas;
   return nullptr;
 }
 

@@ -33,6 +33,11 @@ struct RunContext {
   std::optional<std::string> step_timing;  // concurrent | serial (timed runs)
   std::optional<std::string> grad_sync;    // none | all-reduce | reduce-scatter (timed runs)
   std::optional<double> grad_bucket_mb;    // under a gradient reduction
+  std::optional<std::string> precision;    // fp32 | bf16 (absent in older records: fp32)
+  std::optional<std::string> grad_dtype;   // fp32 | bf16
+  // --shard-group: the plan is for shard_group ranks, replicated `replicas`
+  // times (shard_group * replicas = world_size); absent: one group of all.
+  std::optional<int> shard_group, replicas;
   // Timed runs: the CPUs this rank may run on (sched_getaffinity), e.g. "0-1"
   // or "3": mpirun's binding, which moves CPU timing (README).
   std::optional<std::string> cpu_affinity;
@@ -76,6 +81,9 @@ struct Timings {
   std::optional<TimingSeries> step_host;
   // --grad-sync: the gradient reduction before each step (then total = grad_sync + step + sync).
   std::optional<TimingSeries> grad_sync;
+  // --shard-group with replicas: the all-reduce of the owned shard's gradients
+  // across them, after grad_sync (then total includes it).
+  std::optional<TimingSeries> grad_replicas;
 };
 
 // Bytes this rank's tensors hold at one point of a step (tracked tensor
@@ -96,7 +104,7 @@ struct Roofline {
 };
 
 // One collective of a communication phase, per step (collective.hpp): the
-// phase ("grad_sync" or "sync", the Timings series it was timed in), the
+// phase ("grad_sync", "grad_replicas" or "sync", the Timings series it was timed in), the
 // collective, the calls and bytes (nccl-tests' size S, summed) one step hands
 // the backend, and the bandwidths over the phase's mean time on this rank.
 struct PhaseTraffic {
@@ -143,7 +151,7 @@ RankResult rank_result_from_json_text(const std::string& text, const std::string
 ExpInfo exp_info_from_json_text(const std::string& text, const std::string& source);
 
 TimingSeries make_series(std::vector<double> samples);
-// The series a communication phase ("grad_sync" or "sync") was timed in, or nullptr.
+// The series a communication phase ("grad_sync", "grad_replicas" or "sync") was timed in, or nullptr.
 const TimingSeries* phase_series(const Timings& t, const std::string& phase);
 
 }  // namespace zb

@@ -8,6 +8,7 @@
 
 #include "options.hpp"
 #include "src/common/optimizer_traffic.hpp"  // OptimizerKind
+#include "src/common/precision.hpp"          // Precision
 #include "src/common/result.hpp"             // kMaxWorldSize
 
 namespace zb {
@@ -46,6 +47,8 @@ struct Config {
   bool check = false;            // compare with a single-process reference of the same optimizer
   OptimizerKind optimizer = OptimizerKind::kAdam;
   OptimizerImpl optimizer_impl = OptimizerImpl::kTorch;
+  Precision precision;     // --precision, --grad-dtype
+  int shard_group = 0;     // --shard-group G: plan for G ranks, replicate over W/G; 0: G = W
 
   // Partitioner knobs.
   int64_t bucket_elems = 40000000;  // buckets

@@ -4,10 +4,17 @@
 
 namespace zb {
 
-CaseFacts case_facts(const ModelSpec& model, const Plan& plan, Granularity granularity, const Config& config) {
+CaseFacts case_facts(const ModelSpec& model, const Plan& plan, Granularity granularity, const Config& config,
+                     int world_size) {
+  if (world_size % plan.world_size() != 0)
+    throw RunError("case_facts: world size " + std::to_string(world_size) + " is not a multiple of the plan's " +
+                   std::to_string(plan.world_size()));
   CaseFacts facts;
   facts.list_shards = config.shard_list == ShardList::kFull;
   facts.optimizer = config.optimizer;
+  facts.precision = config.precision;
+  facts.world_size = world_size;
+  if (config.shard_group > 0) facts.shard_group = plan.world_size();
   facts.model_numel = model.total_numel();
   facts.model_largest_numel = model.largest_numel();
   PlanRecord& p = facts.plan;
@@ -24,8 +31,9 @@ CaseFacts case_facts(const ModelSpec& model, const Plan& plan, Granularity granu
   return facts;
 }
 
-RankResult rank_record(const RunContext& base, const ModelSpec& model, const Plan& plan, int rank,
+RankResult rank_record(const RunContext& base, const ModelSpec& model, const Plan& plan, int world_rank,
                        const CaseFacts& facts) {
+  const int rank = world_rank % plan.world_size();  // the plan rank
   RankResult r;
   r.context = base;
   r.context.model = model.name;
@@ -35,9 +43,11 @@ RankResult rank_record(const RunContext& base, const ModelSpec& model, const Pla
   r.plan = facts.plan;
   r.padding_elements = plan.padding(rank);
   if (!plan.info.predicted_cost.empty()) r.predicted_step_seconds = plan.info.predicted_cost[rank];
-  r.context.world_size = plan.world_size();
-  r.context.rank = rank;
+  r.context.world_size = facts.world_size;
+  r.context.rank = world_rank;
+  if (facts.shard_group) r.context.shard_group = *facts.shard_group, r.context.replicas = facts.world_size / *facts.shard_group;
   const OptimizerKind optimizer = facts.optimizer;
+  const Precision& precision = facts.precision;
   r.shards_listed = facts.list_shards;
   r.param_count = plan.shard_count(rank);
   if (plan.row_chunks) {  // counts only: there is no shard list to walk
@@ -45,14 +55,16 @@ RankResult rank_record(const RunContext& base, const ModelSpec& model, const Pla
     const int64_t matrix = plan.row_chunks->matrix_numel[rank];
     r.numel = plan.row_chunks->numel[rank];
     r.optimizer_state_bytes =
-        state_bytes_per_element(optimizer, 2) * matrix + state_bytes_per_element(optimizer, 1) * (r.numel - matrix);
+        state_bytes_per_element(optimizer, 2, precision) * matrix +
+        state_bytes_per_element(optimizer, 1, precision) * (r.numel - matrix);
     return r;
   }
   if (facts.list_shards) r.shards.reserve(plan.ranks[rank].size());
   for (const Shard& s : plan.ranks[rank]) {
     if (facts.list_shards) r.shards.push_back({s.param, model.params[s.param].name, s.offset, s.length});
     r.numel += s.length;
-    r.optimizer_state_bytes += state_bytes_per_element(optimizer, model.params[s.param].shape.size()) * s.length;
+    r.optimizer_state_bytes +=
+        state_bytes_per_element(optimizer, model.params[s.param].shape.size(), precision) * s.length;
   }
   return r;
 }

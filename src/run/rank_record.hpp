@@ -13,9 +13,15 @@ struct CaseFacts {
   PlanRecord plan;
   int64_t model_numel = 0, model_largest_numel = 0;
   bool list_shards = true;
-  OptimizerKind optimizer = OptimizerKind::kAdam;  // sets optimizer_state_bytes
+  OptimizerKind optimizer = OptimizerKind::kAdam;  // with precision: sets optimizer_state_bytes
+  Precision precision;
+  int world_size = 0;  // W; the plan is for the shard group, W itself unless shard_group says
+  std::optional<int> shard_group;
 };
-CaseFacts case_facts(const ModelSpec& model, const Plan& plan, Granularity granularity, const Config& config);
+// `world_size` W: the plan's world size, or a multiple of it (--shard-group).
+CaseFacts case_facts(const ModelSpec& model, const Plan& plan, Granularity granularity, const Config& config,
+                     int world_size);
+// Rank `rank` of the W ranks: it owns what plan rank rank % G owns.
 RankResult rank_record(const RunContext& base, const ModelSpec& model, const Plan& plan, int rank,
                        const CaseFacts& facts);
 

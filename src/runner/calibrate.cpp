@@ -221,7 +221,7 @@ void check_cost_model_path(const Config& config) {
 
 void calibrate(const Config& config, const at::Device& device, const World& world) {
   const Bench bench{device, world.size, world.rank, config.step_timing == StepTiming::kSerial,
-                    OptimizerSettings{.optimizer = config.optimizer, .optimizer_impl = config.optimizer_impl},
+                    OptimizerSettings{.optimizer = config.optimizer, .optimizer_impl = config.optimizer_impl, .precision = {}},
                     fit_min_elements(device)};
   const std::vector<Sample> samples = measure_grid(bench);
   std::vector<Sample> shard_sized;

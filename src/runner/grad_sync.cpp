@@ -13,13 +13,13 @@ using Collective = std::function<void(at::Tensor&)>;
 
 // Runs `collective` over [first, last) of `grads` as one bucket: in place for
 // a single gradient, else packed into `bucket`, reduced, and (where `lands`)
-// unpacked and divided by the group size.
+// unpacked and divided by `divisor` (not at all when 1).
 void reduce_bucket(const std::vector<at::Tensor>& grads, std::size_t first, std::size_t last, at::Tensor& bucket,
-                   const Collective& collective, bool lands, int group_size) {
+                   const Collective& collective, bool lands, int divisor) {
   if (last - first == 1) {
     at::Tensor g = grads[first];
     collective(g);
-    if (lands) g.div_(group_size);
+    if (lands && divisor != 1) g.div_(divisor);
     return;
   }
   const at::TensorList members = at::TensorList(grads).slice(first, last - first);
@@ -29,43 +29,43 @@ void reduce_bucket(const std::vector<at::Tensor>& grads, std::size_t first, std:
   pack_into(flat, members);
   collective(flat);
   if (!lands) return;
-  flat.div_(group_size);
+  if (divisor != 1) flat.div_(divisor);
   unpack_from(flat, members);
 }
 
 // Closes a bucket before the gradient that would take it past `cap` elements.
 void reduce_in_buckets(const std::vector<at::Tensor>& grads, int64_t cap, at::Tensor& bucket,
-                       const Collective& collective, bool lands, int group_size) {
+                       const Collective& collective, bool lands, int divisor) {
   at::NoGradGuard no_grad;
   if (grads.empty()) return;
   int64_t total = 0;
   for (const auto& g : grads) total += g.numel();
-  if (!bucket.defined() || bucket.numel() < std::min(cap, total))  // grows in the warm-up iterations only
+  if (!bucket.defined() || bucket.numel() < std::min(cap, total) ||  // grows in the warm-up iterations only
+      bucket.scalar_type() != grads.front().scalar_type())
     bucket = at::empty({std::min(cap, total)}, grads.front().options());
   std::size_t first = 0;
   int64_t filled = 0;
   for (std::size_t i = 0; i < grads.size(); ++i) {
     if (i > first && filled + grads[i].numel() > cap) {
-      reduce_bucket(grads, first, i, bucket, collective, lands, group_size);
+      reduce_bucket(grads, first, i, bucket, collective, lands, divisor);
       first = i, filled = 0;
     }
     filled += grads[i].numel();
   }
-  reduce_bucket(grads, first, grads.size(), bucket, collective, lands, group_size);
+  reduce_bucket(grads, first, grads.size(), bucket, collective, lands, divisor);
 }
 
 }  // namespace
 
 void all_reduce_average(const std::vector<at::Tensor>& grads, Communicator& comm, at::Tensor& bucket,
-                        int64_t bucket_elems) {
-  reduce_in_buckets(grads, bucket_elems, bucket, [&comm](at::Tensor& t) { comm.all_reduce_sum(t); }, true,
-                    comm.size());
+                        int64_t bucket_elems, int divisor) {
+  reduce_in_buckets(grads, bucket_elems, bucket, [&comm](at::Tensor& t) { comm.all_reduce_sum(t); }, true, divisor);
 }
 
 void reduce_average_to(const std::vector<at::Tensor>& grads, int root, Communicator& comm, at::Tensor& bucket,
-                       int64_t bucket_elems) {
+                       int64_t bucket_elems, int divisor) {
   reduce_in_buckets(grads, bucket_elems, bucket, [&comm, root](at::Tensor& t) { comm.reduce_sum(t, root); },
-                    comm.rank() == root, comm.size());
+                    comm.rank() == root, divisor);
 }
 
 }  // namespace zb

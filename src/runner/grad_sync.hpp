@@ -12,13 +12,13 @@
 
 namespace zb {
 
-// Every rank ends with the average of every rank's `grads` (all-reduce).
+// Every rank ends with the sum of every rank's `grads` over `divisor` (all-reduce).
 // `bucket` is the reusable flat buffer (allocated on first use).
 void all_reduce_average(const std::vector<at::Tensor>& grads, Communicator& comm, at::Tensor& bucket,
-                        int64_t bucket_elems);
-// `root` ends with the average of every rank's `grads` (reduce); the other
-// ranks' `grads` are left unspecified.
+                        int64_t bucket_elems, int divisor);
+// `root` ends with the sum of every rank's `grads` over `divisor` (reduce);
+// the other ranks' `grads` are left unspecified.
 void reduce_average_to(const std::vector<at::Tensor>& grads, int root, Communicator& comm, at::Tensor& bucket,
-                       int64_t bucket_elems);
+                       int64_t bucket_elems, int divisor);
 
 }  // namespace zb

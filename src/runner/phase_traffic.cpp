@@ -17,26 +17,26 @@ std::string describe(const CollectiveTallies& tallies) {
 
 }  // namespace
 
-void PhaseTrafficLog::add(const std::string& phase, const CollectiveTallies& step) {
-  const auto known = std::find_if(phases_.begin(), phases_.end(), [&](const auto& p) { return p.first == phase; });
+void PhaseTrafficLog::add(const std::string& phase, const CollectiveTallies& step, int ranks) {
+  const auto known = std::find_if(phases_.begin(), phases_.end(), [&](const Phase& p) { return p.name == phase; });
   if (known == phases_.end()) {
-    phases_.emplace_back(phase, step);
+    phases_.push_back({phase, step, ranks});
     return;
   }
-  if (known->second != step)
-    throw RunError("the " + phase + " phase handed the backend " + describe(known->second) + " in one step and " +
+  if (known->tallies != step)
+    throw RunError("the " + phase + " phase handed the backend " + describe(known->tallies) + " in one step and " +
                    describe(step) + " in another");
 }
 
-std::vector<PhaseTraffic> PhaseTrafficLog::records(const Timings& timings, int ranks) const {
+std::vector<PhaseTraffic> PhaseTrafficLog::records(const Timings& timings) const {
   std::vector<PhaseTraffic> out;
-  for (const auto& [phase, tallies] : phases_) {
-    const TimingSeries* series = phase_series(timings, phase);
+  for (const Phase& phase : phases_) {
+    const TimingSeries* series = phase_series(timings, phase.name);
     const double seconds = series ? series->stats.mean : 0.0;
-    for (const auto& [c, t] : tallies) {
+    for (const auto& [c, t] : phase.tallies) {
       if (t.calls == 0) continue;
-      const PhaseBandwidth bw = phase_bandwidth(t.bytes, seconds, c, ranks);
-      out.push_back({phase, c, t.calls, t.bytes, bw.algbw_bytes_per_s, bw.busbw_bytes_per_s});
+      const PhaseBandwidth bw = phase_bandwidth(t.bytes, seconds, c, phase.ranks);
+      out.push_back({phase.name, c, t.calls, t.bytes, bw.algbw_bytes_per_s, bw.busbw_bytes_per_s});
     }
   }
   return out;

@@ -12,16 +12,22 @@ namespace zb {
 
 class PhaseTrafficLog {
  public:
-  // One step's tally of `phase` ("grad_sync" or "sync"). Every step of a case
-  // hands the backend the same collectives; a step that does not is a
-  // RunError (the bytes per step would mean nothing).
-  void add(const std::string& phase, const CollectiveTallies& step);
+  // One step's tally of `phase` ("grad_sync", "grad_replicas" or "sync"),
+  // whose collectives ran among `ranks` ranks. Every step of a case hands the
+  // backend the same collectives; a step that does not is a RunError (the
+  // bytes per step would mean nothing).
+  void add(const std::string& phase, const CollectiveTallies& step, int ranks);
   // One entry per (phase, collective), with the bandwidths over the phase's
-  // mean time in `timings` among `ranks` ranks.
-  std::vector<PhaseTraffic> records(const Timings& timings, int ranks) const;
+  // mean time in `timings`.
+  std::vector<PhaseTraffic> records(const Timings& timings) const;
 
  private:
-  std::vector<std::pair<std::string, CollectiveTallies>> phases_;  // the first step's, in phase order
+  struct Phase {
+    std::string name;
+    CollectiveTallies tallies;  // the first step's
+    int ranks = 1;
+  };
+  std::vector<Phase> phases_;  // in phase order
 };
 
 }  // namespace zb

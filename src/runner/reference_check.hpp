@@ -5,7 +5,7 @@
 #include "zero_rank.hpp"
 
 namespace zb {
-// Runs the same optimizer (kind and implementation) over *all* parameters in
+// Runs the same optimizer (kind, implementation, precision) over *all* parameters in
 // this one process, with the same seeds and gradients, for `steps` steps, and
 // compares each parameter with `sharded` bitwise. Returns "" when all equal,
 // else which one differs. (torch::optim::Adam by default.) With

@@ -55,20 +55,25 @@ std::string gib(double bytes) {
 }
 
 // Says so, before allocating, when a model cannot fit: every rank holds all
-// parameters and gradients (fp32) plus Adam state for about its share.
+// parameters and gradients plus Adam state (and fp32 masters and gradient
+// copies when mixed) for about its share of its shard group.
 void check_fits(const ModelSpec& model, int w, const TimedSetup& s, const Config& config, const World& world) {
+  const int g = plan_world_size(config, w);
   const double total = static_cast<double>(model.total_numel());
-  const double share = static_cast<double>(lower_bound(model, w, s.partitioner->granularity));
-  double bytes = 4 * (2 * total + 2 * share);
-  if (s.partitioner->granularity == Granularity::kRanges) bytes += 4 * (2 * share + w * share);  // flat grad, gather
-  else if (config.sync == SyncMode::kBucket) bytes += 4 * total;
-  if (config.check) bytes += 4 * (2 * total + 2 * total);  // the reference: parameters, gradients, Adam state
-  if (config.grad_sync != GradSync::kNone) bytes += 4 * total;  // each rank's own gradients, kept to restore
+  const double share = static_cast<double>(lower_bound(model, g, s.partitioner->granularity));
+  const double p = static_cast<double>(dtype_bytes(config.precision.params)),
+               grad = static_cast<double>(dtype_bytes(config.precision.grads)), mixed = config.precision.mixed();
+  double bytes = (p + grad) * total + (8 + 8 * mixed) * share;  // Adam state, masters and fp32 gradient copies
+  if (s.partitioner->granularity == Granularity::kRanges) bytes += (p + grad) * share + (p + grad) * g * share;
+  else if (config.sync == SyncMode::kBucket) bytes += p * total;
+  if (config.check) bytes += (p + grad + 8 + 8 * mixed) * total;  // the reference: a whole unsharded model
+  if (config.grad_sync != GradSync::kNone) bytes += 2 * grad * total;  // own gradients kept to restore, a bucket
   const double available = static_cast<double>(available_bytes_per_rank(s.device, world.local_size));
   if (bytes > available)
     throw UsageError("model " + model.name + " at world size " + std::to_string(w) + " needs about " + gib(bytes) +
-                     " per rank (fp32 parameters and gradients of all " + std::to_string(model.total_numel()) +
-                     " elements, plus Adam state for this rank's share) but " + device_name(s.device) + " has " +
+                     " per rank (" + precision_choices().name(config.precision.params) +
+                     " parameters and gradients of all " + std::to_string(model.total_numel()) +
+                     " elements, plus optimizer state for this rank's share) but " + device_name(s.device) + " has " +
                      gib(available) + " available per rank; use --plan-only, or fewer ranks per node");
 }
 
@@ -111,7 +116,8 @@ TimedSetup check_request(const Config& config, const World& world) {
   if (config.optimizer == OptimizerKind::kMuon && s.partitioner->granularity == Granularity::kRanges)
     throw UsageError("--optimizer muon orthogonalises whole matrices, which '" + config.partitioner +
                      "' splits; use a whole-tensor partitioner (greedy, lpt, optimal, cost, none, ...)");
-  s.optimizer = OptimizerSettings{.optimizer = config.optimizer, .optimizer_impl = config.optimizer_impl};
+  s.optimizer = OptimizerSettings{
+      .optimizer = config.optimizer, .optimizer_impl = config.optimizer_impl, .precision = config.precision};
   for (const std::string& reason : {optimizer_unavailable_reason(s.optimizer, s.device),
                                     grad_sync_unavailable_reason(config.grad_sync, s.partitioner->granularity)})
     if (!reason.empty()) throw UsageError(reason);
@@ -122,6 +128,19 @@ TimedSetup check_request(const Config& config, const World& world) {
   return s;
 }
 
+// The communicators of one case: the shard group's (every phase; the whole
+// world size without --shard-group) and, with replicas, the one across them.
+struct CaseComms {
+  MeteredCommunicator& shard;
+  MeteredCommunicator* replicas = nullptr;
+  // Every rank of the world size has arrived once both have: each replica
+  // peer passed its group's barrier before meeting this rank in the second.
+  void barrier() {
+    shard.barrier();
+    if (replicas) replicas->barrier();
+  }
+};
+
 // One iteration's step and sync seconds, and the harness's own share of them.
 struct Iteration {
   double step, sync, overhead;
@@ -129,15 +148,15 @@ struct Iteration {
 };
 
 // Every rank steps at once, then syncs: one timer window.
-Iteration concurrent_iteration(ZeroState& zero, Communicator& comm, IterationTimer& timer) {
-  comm.barrier();
+Iteration concurrent_iteration(ZeroState& zero, CaseComms& comms, IterationTimer& timer) {
+  comms.barrier();
   timer.begin();
   const auto step_start = Clock::now();
   zero.step();
   const auto step_end = Clock::now();
   timer.step_done();
   const auto sync_start = Clock::now();
-  zero.sync(comm);
+  zero.sync(comms.shard);
   const auto sync_end = Clock::now();
   timer.end();
   const double inside = std::chrono::duration<double>((step_end - step_start) + (sync_end - sync_start)).count();
@@ -149,7 +168,7 @@ Iteration concurrent_iteration(ZeroState& zero, Communicator& comm, IterationTim
 // rank's own, free of the others' contention for cores or a shared GPU. The
 // others wait in the group's sleeping barrier, not the backend's (which may
 // poll), and the timer's end() waits for the device before the next turn.
-Iteration serial_iteration(ZeroState& zero, Communicator& comm, const SubWorld& group, IterationTimer& step_timer,
+Iteration serial_iteration(ZeroState& zero, CaseComms& comms, const SubWorld& group, IterationTimer& step_timer,
                            IterationTimer& sync_timer) {
   double inside = 0;
   for (int turn = 0; turn < group.size(); ++turn) {
@@ -162,57 +181,74 @@ Iteration serial_iteration(ZeroState& zero, Communicator& comm, const SubWorld& 
     step_timer.step_done();
     step_timer.end();
   }
-  comm.barrier();
+  comms.barrier();
   sync_timer.begin();
   sync_timer.step_done();
   const auto start = Clock::now();
-  zero.sync(comm);
+  zero.sync(comms.shard);
   inside += std::chrono::duration<double>(Clock::now() - start).count();
   sync_timer.end();
   const double step = step_timer.step_seconds(), sync = sync_timer.sync_seconds();
   return {step, sync, step + sync - inside, step_timer.host_step_seconds()};
 }
 
-// --grad-sync: this rank's own gradients put back (as backward leaves them;
-// untimed), then the reduction, every rank at once, in its own timer window.
-std::optional<double> gradient_phase(ZeroState& zero, Communicator& comm, IterationTimer& timer, bool reduce) {
-  if (!reduce) return std::nullopt;
-  zero.restore_rank_gradients();
-  comm.barrier();
+// One communication phase, every rank at once, in its own timer window.
+template <typename Phase>
+double timed_phase(CaseComms& comms, IterationTimer& timer, const Phase& phase) {
+  comms.barrier();
   timer.begin();
-  zero.reduce_gradients(comm);
+  phase();
   timer.step_done();
   timer.end();
   return timer.step_seconds();
 }
 
+// --grad-sync: this rank's own gradients put back (as backward leaves them;
+// untimed), then the reduction in the shard group and, with replicas, the
+// all-reduce across them, each in its own window.
+struct GradientPhases {
+  std::optional<double> group, replicas;
+};
+GradientPhases gradient_phases(ZeroState& zero, CaseComms& comms, IterationTimer& timer, bool reduce) {
+  if (!reduce) return {};
+  zero.restore_rank_gradients();
+  GradientPhases g;
+  g.group = timed_phase(comms, timer, [&] { zero.reduce_gradients(comms.shard); });
+  if (comms.replicas) g.replicas = timed_phase(comms, timer, [&] { zero.reduce_replicas(*comms.replicas); });
+  return g;
+}
+
 // Every phase's samples, and (in `traffic`) what each phase handed the backend.
-Timings time_iterations(ZeroState& zero, MeteredCommunicator& comm, const SubWorld& group, const Config& config,
+Timings time_iterations(ZeroState& zero, CaseComms& comms, const SubWorld& group, const Config& config,
                         const at::Device& device, PhaseTrafficLog& traffic) {
   auto timer = make_timer(device), sync_timer = make_timer(device), grad_timer = make_timer(device);
   const bool serial = config.step_timing == StepTiming::kSerial, reduce = config.grad_sync != GradSync::kNone;
-  std::vector<double> grad, step, sync, total, collective, overhead, host_step;
+  std::vector<double> grad, replica, step, sync, total, collective, overhead, host_step;
   for (int i = 0; i < config.warmup + config.iters; ++i) {
-    const std::optional<double> g = gradient_phase(zero, comm, *grad_timer, reduce);
-    if (reduce) traffic.add("grad_sync", comm.take());
-    const Iteration it = serial ? serial_iteration(zero, comm, group, *timer, *sync_timer) : concurrent_iteration(zero, comm, *timer);
-    traffic.add("sync", comm.take());
+    const GradientPhases g = gradient_phases(zero, comms, *grad_timer, reduce);
+    if (reduce) traffic.add("grad_sync", comms.shard.take(), comms.shard.size());
+    if (g.replicas) traffic.add("grad_replicas", comms.replicas->take(), comms.replicas->size());
+    const Iteration it = serial ? serial_iteration(zero, comms, group, *timer, *sync_timer)
+                                : concurrent_iteration(zero, comms, *timer);
+    traffic.add("sync", comms.shard.take(), comms.shard.size());
     if (i < config.warmup) continue;
-    if (g) grad.push_back(*g);
+    if (g.group) grad.push_back(*g.group);
+    if (g.replicas) replica.push_back(*g.replicas);
     step.push_back(it.step);
     sync.push_back(it.sync);
-    total.push_back(g.value_or(0.0) + it.step + it.sync);
+    total.push_back(g.group.value_or(0.0) + g.replicas.value_or(0.0) + it.step + it.sync);
     overhead.push_back(it.overhead);
     collective.push_back(zero.last_collective_seconds());
     if (it.host_step) host_step.push_back(*it.host_step);
   }
-  Timings t{make_series(step), make_series(sync), make_series(total), config.warmup, timer->clock(), {}, {}, {}, {}};
+  Timings t{make_series(step), make_series(sync), make_series(total), config.warmup, timer->clock(), {}, {}, {}, {}, {}};
   if (t.clock == std::string("steady_clock")) {  // host stamps mean nothing against CUDA events
     t.collective = make_series(collective);
     t.harness_overhead = make_series(overhead);
   }
   if (!host_step.empty()) t.step_host = make_series(host_step);
   if (reduce) t.grad_sync = make_series(grad);
+  if (!replica.empty()) t.grad_replicas = make_series(replica);
   return t;
 }
 
@@ -252,23 +288,26 @@ Roofline roofline_of(const ZeroState& zero, const Timings& timings, const Bandwi
 }
 
 void run_case(const Config& config, const TimedSetup& setup, const RunContext& base, const ModelSpec& model,
-              MeteredCommunicator& comm, const SubWorld& group, const Bandwidth& bandwidth,
-              Clock::time_point started) {
+              CaseComms& comms, const SubWorld& group, const Bandwidth& bandwidth, Clock::time_point started) {
   const auto case_start = Clock::now();
-  const Plan plan = make_plan(*setup.partitioner, model, group.size(), setup.options);
+  const int shard_group = plan_world_size(config, group.size());
+  const Plan plan = make_plan(*setup.partitioner, model, shard_group, setup.options);
   reset_peak_memory(setup.device);
-  const ZeroSetup zero_setup{model, plan, setup.partitioner->granularity, group.rank(), setup.device, config.seed,
-                             config.sync, setup.optimizer, config.grad_sync, grad_bucket_elems(config)};
+  ZeroSetup zero_setup{model, plan, setup.partitioner->granularity, group.rank() % shard_group, setup.device,
+                       config.seed, config.sync, setup.optimizer, config.grad_sync, grad_bucket_elems(config)};
+  zero_setup.replicas = group.size() / shard_group;
+  zero_setup.world_rank = group.rank();
   const auto zero = make_zero_state(zero_setup);
-  const CaseFacts facts = case_facts(model, plan, setup.partitioner->granularity, config);
+  const CaseFacts facts = case_facts(model, plan, setup.partitioner->granularity, config, group.size());
   RankResult record = rank_record(base, model, plan, group.rank(), facts);
   record.memory.push_back(memory_point("after_creation", *zero, setup.device));
   zero->attach_gradients();
   record.memory.push_back(memory_point("with_gradients", *zero, setup.device));
   PhaseTrafficLog traffic;
-  comm.take();  // nothing before the first step is a phase's
-  record.timing = time_iterations(*zero, comm, group, config, setup.device, traffic);
-  record.traffic = traffic.records(*record.timing, group.size());
+  comms.shard.take();  // nothing before the first step is a phase's
+  if (comms.replicas) comms.replicas->take();
+  record.timing = time_iterations(*zero, comms, group, config, setup.device, traffic);
+  record.traffic = traffic.records(*record.timing);
   record.memory.push_back(memory_point("after_step", *zero, setup.device));
   record.roofline = roofline_of(*zero, *record.timing, bandwidth);
   const auto device_peak = device_peak_memory(setup.device);
@@ -280,7 +319,7 @@ void run_case(const Config& config, const TimedSetup& setup, const RunContext& b
                                                         config.grad_sync == GradSync::kNone ? 0 : group.size());
     if (!mismatch.empty()) throw RunError("--check failed on rank " + std::to_string(group.rank()) + ": " + mismatch);
     record.check = "passed: all parameters bitwise equal to a single-process " + *base.optimizer + " (" +
-                   *base.optimizer_impl + ")" +
+                   *base.optimizer_impl + ", " + *base.precision + ")" +
                    (config.grad_sync == GradSync::kNone
                         ? std::string()
                         : " stepping the average of " + std::to_string(group.size()) + " ranks' gradients");
@@ -298,6 +337,22 @@ void run_case(const Config& config, const TimedSetup& setup, const RunContext& b
               config.check ? ", --check passed on every rank" : "");
   std::fflush(stdout);
 }
+
+// The world size's ranks split as --shard-group says: consecutive groups of G
+// (node-local first, as mpirun places consecutive ranks together), and the
+// ranks at the same place in every group. Without replicas, the whole group.
+struct ShardGroups {
+  ShardGroups(const Config& config, const SubWorld& all) : all_(all) {
+    const int g = plan_world_size(config, all.size());
+    if (g == all.size()) return;
+    own.emplace(all, all.rank() / g);
+    replicas.emplace(all, all.rank() % g);
+  }
+  bool replicated() const { return replicas.has_value(); }
+  const SubWorld& shard() const { return own ? *own : all_; }
+  const SubWorld& all_;
+  std::optional<SubWorld> own, replicas;
+};
 
 // For the watchdog's message: the ranks of a case whose result file is not
 // written yet (each rank writes its own when its part of the case is done).
@@ -322,16 +377,21 @@ void run_all(const Config& config, const TimedSetup& setup, const World& world) 
     SubWorld group(w);
     if (group.member()) {
       const std::string size_text = std::to_string(group.size());
-      watchdog.arm("connecting the world-size-" + size_text + " " + setup.backend->name + " group", {});
-      MeteredCommunicator comm(connect(*setup.backend, group, setup.device));
+      watchdog.arm("connecting the world-size-" + size_text + " " + setup.backend->name + " groups", {});
+      ShardGroups groups(config, group);
+      MeteredCommunicator shard(connect(*setup.backend, groups.shard(), setup.device));
+      std::optional<MeteredCommunicator> replicas;
+      if (groups.replicated()) replicas.emplace(connect(*setup.backend, *groups.replicas, setup.device));
+      CaseComms comms{shard, replicas ? &*replicas : nullptr};
       watchdog.disarm();
       for (const ModelSpec& model : setup.models) {
         watchdog.arm("world size " + size_text + ", model " + model.name,
                      [&] { return unfinished_ranks(setup.dir, model.name, group.size()); });
-        run_case(config, setup, base, model, comm, group, bandwidth, started);
+        run_case(config, setup, base, model, comms, group, bandwidth, started);
         watchdog.disarm();
       }
-      comm.close();
+      shard.close();
+      if (replicas) replicas->close();
     }
     world_barrier();  // ranks beyond W wait here
   }

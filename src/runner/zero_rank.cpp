@@ -19,8 +19,6 @@ double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-at::TensorOptions fp32_on(const at::Device& device) { return at::TensorOptions().dtype(at::kFloat).device(device); }
-
 // The elements of `full` (a parameter or its gradient) that `shard` names.
 at::Tensor shard_of(const at::Tensor& full, const Shard& shard) {
   return full.view(-1).narrow(0, shard.offset, shard.length);
@@ -35,6 +33,7 @@ class TensorZeroState : public ZeroState {
 
  protected:
   int64_t buffer_bytes() const override { return bytes_of(buckets_); }
+  std::vector<at::Tensor> owned_gradients() const override { return rank_tensors(rank_, true); }
 
  private:
   SyncMode sync_mode_;
@@ -54,8 +53,9 @@ class FlatZeroState : public ZeroState {
   void sync(Communicator& comm) override;
 
  protected:
-  int64_t buffer_bytes() const override { return bytes_of({flat_, gathered_}); }
+  int64_t buffer_bytes() const override { return bytes_of({flat_, gathered_, grad_gathered_}); }
   int64_t extra_gradient_bytes() const override { return bytes_of({flat_.grad()}); }
+  std::vector<at::Tensor> owned_gradients() const override { return {flat_.grad()}; }
 
  private:
   void copy_owned_gradients();  // this rank's slices of every gradient into the flat gradient
@@ -67,9 +67,12 @@ class FlatZeroState : public ZeroState {
     for (const Shard& shard : plan_.ranks[r]) fn(shard, pos), pos += shard.length;
     return pos;
   }
+  // The reduce-scatter's input, every rank's slot laid out as the all-gather's:
+  // gathered_ itself when gradients and parameters share a dtype.
+  at::Tensor grad_layout();
   const Plan& plan_;
   int64_t slot_;
-  at::Tensor flat_, gathered_;
+  at::Tensor flat_, gathered_, grad_gathered_;  // flat_: this rank's slot of working parameters
 };
 
 // Every rank owns every tensor (plain DDP): nothing to sync.
@@ -84,6 +87,9 @@ class ReplicatedZeroState : public ZeroState {
     if (grad_sync_ == GradSync::kAllReduce) all_reduce_gradients(comm);
   }
   void sync(Communicator&) override { collective_seconds_ = 0; }
+
+ protected:
+  std::vector<at::Tensor> owned_gradients() const override { return grads_of(params_); }
 };
 
 TensorZeroState::TensorZeroState(const ZeroSetup& s)
@@ -96,7 +102,7 @@ TensorZeroState::TensorZeroState(const ZeroSetup& s)
     if (owner_[p] == s.rank) owned.push_back(params_[p]);
   set_optimizer(s.optimizer, owned);
   if (sync_mode_ == SyncMode::kBucket)
-    for (int r = 0; r < s.plan.world_size(); ++r) buckets_.push_back(at::empty({s.plan.rank_numel(r)}, fp32_on(s.device)));
+    for (int r = 0; r < s.plan.world_size(); ++r) buckets_.push_back(at::empty({s.plan.rank_numel(r)}, param_options()));
 }
 
 // all-reduce as DDP; reduce-scatter: each owner's gradients reduced to it, in
@@ -105,7 +111,7 @@ void TensorZeroState::reduce_gradients(Communicator& comm) {
   if (grad_sync_ == GradSync::kAllReduce) all_reduce_gradients(comm);
   if (grad_sync_ != GradSync::kReduceScatter) return;
   for (int r = 0; r < static_cast<int>(owned_by_rank_.size()); ++r)
-    reduce_average_to(rank_tensors(r, true), r, comm, grad_bucket_, grad_bucket_elems_);
+    reduce_average_to(rank_tensors(r, true), r, comm, grad_bucket_, grad_bucket_elems_, in_group_divisor());
 }
 
 std::vector<at::Tensor> TensorZeroState::rank_tensors(int r, bool gradients) const {
@@ -146,19 +152,20 @@ FlatZeroState::FlatZeroState(const ZeroSetup& s)
     throw UsageError("--optimizer muon orthogonalises whole matrices; a range plan splits them. Use a "
                      "whole-tensor partitioner (greedy, lpt, optimal, cost, ...)");
   torch::NoGradGuard no_grad;
-  flat_ = at::zeros({slot_}, fp32_on(s.device));
+  flat_ = at::zeros({slot_}, param_options());
   for_each_in_slot(rank_, [&](const Shard& shard, int64_t pos) {
     flat_.narrow(0, pos, shard.length).copy_(shard_of(params_[shard.param].detach(), shard));
   });
   flat_.set_requires_grad(true);
-  gathered_ = at::empty({slot_ * s.plan.world_size()}, fp32_on(s.device));
+  gathered_ = at::empty({slot_ * s.plan.world_size()}, param_options());
+  if (precision_.grads != precision_.params) grad_gathered_ = at::empty({slot_ * s.plan.world_size()}, grad_options());
   set_optimizer(s.optimizer, {flat_});
 }
 
 // The flat gradient holds this rank's slices of every parameter's gradient.
 void FlatZeroState::attach_gradients() {
   ZeroState::attach_gradients();
-  flat_.mutable_grad() = at::zeros({slot_}, flat_.options().requires_grad(false));
+  flat_.mutable_grad() = at::zeros({slot_}, grad_options());
   copy_owned_gradients();
 }
 
@@ -172,7 +179,7 @@ void FlatZeroState::copy_owned_gradients() {
 
 // all-reduce: every gradient averaged, then this rank's slices copied out;
 // reduce-scatter: every rank lays out all ranks' slots (the all-gather's
-// layout, in gathered_, padding zeroed) and receives the sum of its own.
+// layout, padding zeroed) and receives the sum of its own.
 void FlatZeroState::reduce_gradients(Communicator& comm) {
   if (grad_sync_ == GradSync::kNone) return;
   if (grad_sync_ == GradSync::kAllReduce) {
@@ -181,17 +188,20 @@ void FlatZeroState::reduce_gradients(Communicator& comm) {
     return;
   }
   torch::NoGradGuard no_grad;
+  const at::Tensor layout = grad_layout();
   for (int r = 0; r < plan_.world_size(); ++r) {
-    const at::Tensor slot = gathered_.narrow(0, r * slot_, slot_);
+    const at::Tensor slot = layout.narrow(0, r * slot_, slot_);
     const int64_t used = for_each_in_slot(r, [&](const Shard& shard, int64_t pos) {
       slot.narrow(0, pos, shard.length).copy_(shard_of(params_[shard.param].grad(), shard));
     });
     slot.narrow(0, used, slot_ - used).zero_();
   }
   at::Tensor flat_grad = flat_.mutable_grad();
-  comm.reduce_scatter_sum(flat_grad, gathered_);
-  flat_grad.div_(comm.size());
+  comm.reduce_scatter_sum(flat_grad, layout);
+  if (in_group_divisor() != 1) flat_grad.div_(in_group_divisor());
 }
+
+at::Tensor FlatZeroState::grad_layout() { return grad_gathered_.defined() ? grad_gathered_ : gathered_; }
 
 void FlatZeroState::sync(Communicator& comm) {
   torch::NoGradGuard no_grad;
@@ -212,13 +222,26 @@ ZeroState::ZeroState(const ZeroSetup& s)
     : model_(s.model),
       seed_(s.seed),
       rank_(s.rank),
+      replicas_(s.replicas),
+      world_(s.plan.world_size() * s.replicas),
+      world_rank_(s.world_rank < 0 ? s.rank : s.world_rank),
+      precision_(s.optimizer.precision),
+      device_(s.device),
       grad_sync_(s.grad_sync),
       grad_bucket_elems_(s.grad_bucket_elems),
-      params_(seeded_parameters(s.model, s.device, s.seed, /*with_gradients=*/false)) {}
+      params_(seeded_parameters(s.model, s.device, s.seed, /*with_gradients=*/false, scalar_type(precision_.params))) {
+}
+
+at::TensorOptions ZeroState::param_options() const {
+  return at::TensorOptions().dtype(scalar_type(precision_.params)).device(device_);
+}
+
+at::TensorOptions ZeroState::grad_options() const {
+  return at::TensorOptions().dtype(scalar_type(precision_.grads)).device(device_);
+}
 
 void ZeroState::set_optimizer(const OptimizerSettings& settings, const std::vector<at::Tensor>& owned) {
-  step_bytes_ = 0;
-  for (const auto& t : owned) step_bytes_ += step_bytes_per_element(settings.optimizer, t.dim()) * t.numel();
+  step_bytes_ = zb::step_bytes(settings, owned);
   optimizer_ = make_optimizer(settings, owned);
 }
 
@@ -226,12 +249,12 @@ void ZeroState::set_optimizer(const OptimizerSettings& settings, const std::vect
 // one, each rank its own, kept to be restored before each reduction.
 void ZeroState::attach_gradients() {
   for (int p = 0; p < static_cast<int>(params_.size()); ++p) {
-    const at::Device device = params_[p].device();
+    const at::ScalarType dtype = scalar_type(precision_.grads);
     if (grad_sync_ == GradSync::kNone) {
-      params_[p].mutable_grad() = synthetic_gradient(model_.params[p], p, seed_, device);
+      params_[p].mutable_grad() = synthetic_gradient(model_.params[p], p, seed_, device_, dtype);
       continue;
     }
-    rank_grads_.push_back(rank_gradient(model_.params[p], p, seed_, rank_, device));
+    rank_grads_.push_back(rank_gradient(model_.params[p], p, seed_, world_rank_, device_, dtype));
     params_[p].mutable_grad() = rank_grads_.back().clone();
   }
 }
@@ -244,13 +267,18 @@ void ZeroState::restore_rank_gradients() {
 void ZeroState::all_reduce_gradients(Communicator& comm) {
   std::vector<at::Tensor> grads;  // reverse registration order: as backward produces them
   for (auto p = params_.rbegin(); p != params_.rend(); ++p) grads.push_back(p->mutable_grad());
-  all_reduce_average(grads, comm, grad_bucket_, grad_bucket_elems_);
+  all_reduce_average(grads, comm, grad_bucket_, grad_bucket_elems_, in_group_divisor());
+}
+
+void ZeroState::reduce_replicas(Communicator& replicas) {
+  if (grad_sync_ == GradSync::kNone || replicas_ == 1) return;
+  all_reduce_average(owned_gradients(), replicas, grad_bucket_, grad_bucket_elems_, world_);
 }
 
 MemoryBreakdown ZeroState::memory() const {
   MemoryBreakdown m;
   m.parameters = bytes_of(params_);
-  m.gradients = bytes_of(grads_of(params_)) + extra_gradient_bytes();
+  m.gradients = bytes_of(grads_of(params_)) + extra_gradient_bytes() + optimizer_->gradient_copy_bytes();
   m.optimizer_state = optimizer_->state_bytes();
   m.buffers = buffer_bytes() + bytes_of(rank_grads_) + bytes_of({grad_bucket_});
   return m;

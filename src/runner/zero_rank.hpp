@@ -1,5 +1,6 @@
-// One rank's ZeRO stage-1 state: every parameter replicated (fp32, on the
-// device) with its gradient; optimizer state only for what the rank owns.
+// One rank's ZeRO stage-1 state: every parameter replicated (on the device,
+// fp32 or bf16 as the precision says) with its gradient; optimizer state (and
+// under bf16 the fp32 master weights) only for what the rank owns.
 //  - whole-tensor plans: the optimizer over the owned tensors; sync = each
 //    owner broadcasts its tensors (per parameter, or one flat bucket per owner);
 //  - range plans: the optimizer over one flat buffer of the owned ranges
@@ -9,6 +10,9 @@
 //    nothing to sync.
 // Gradients are attached after construction, so that memory can be read
 // after creation, with gradients, and after a step.
+// With replicas (--shard-group), the plan is for the G ranks of this rank's
+// shard group; `comm` below is that group's, and reduce_replicas finishes
+// the gradient reduction across the replicas of this rank's shard.
 #pragma once
 #include <memory>
 #include <string>
@@ -36,6 +40,10 @@ class ZeroState {
   // (grad_sync.cpp): each rank ends with the average of every rank's gradients
   // for what it steps. Nothing to do for GradSync::kNone.
   virtual void reduce_gradients(Communicator& comm) = 0;
+  // With replicas: all-reduces the gradients this rank steps across the
+  // ranks that hold the same shard in the other groups, completing the
+  // average over all W ranks. Nothing to do for GradSync::kNone.
+  void reduce_replicas(Communicator& replicas);
   // Under a GradSync: puts this rank's own gradients back, as the next
   // backward() would (the reduction works in place); not part of a timed phase.
   void restore_rank_gradients();
@@ -51,6 +59,12 @@ class ZeroState {
   // The optimizer over the tensors this rank steps, and the bytes one step moves over them.
   void set_optimizer(const OptimizerSettings& settings, const std::vector<at::Tensor>& owned);
   virtual int64_t buffer_bytes() const { return 0; }
+  virtual std::vector<at::Tensor> owned_gradients() const = 0;  // what this rank steps from
+  // The divisor of the in-group reduction: W without replicas; 1 (a sum) with
+  // them, divided by W once reduce_replicas has summed across the replicas.
+  int in_group_divisor() const { return replicas_ > 1 ? 1 : world_; }
+  at::TensorOptions param_options() const;  // the working parameters' dtype, on the device
+  at::TensorOptions grad_options() const;
   // All-reduces every parameter's gradient in buckets of grad_bucket_elems, in
   // reverse registration order (as backward produces them, as DDP does), then
   // divides by the group size.
@@ -59,6 +73,10 @@ class ZeroState {
   const ModelSpec& model_;
   uint64_t seed_;
   int rank_ = 0;
+  int replicas_ = 1, world_ = 1;  // R, and W = G * R
+  int world_rank_ = 0;
+  Precision precision_;
+  at::Device device_;
   GradSync grad_sync_ = GradSync::kNone;
   int64_t grad_bucket_elems_ = 0;
   std::vector<at::Tensor> rank_grads_;  // under a GradSync: this rank's own gradients, kept to restore
@@ -73,13 +91,15 @@ struct ZeroSetup {
   const ModelSpec& model;
   const Plan& plan;
   Granularity granularity;
-  int rank;
+  int rank;  // in the plan (the shard group)
   at::Device device;
   uint64_t seed;
   SyncMode sync;
   OptimizerSettings optimizer;
   GradSync grad_sync = GradSync::kNone;
   int64_t grad_bucket_elems = 25 * 1024 * 1024 / 4;  // --grad-bucket-mb 25
+  int replicas = 1;     // R: the plan's G ranks times R make the data-parallel world
+  int world_rank = -1;  // among the W ranks (its gradients are its own); -1: `rank`
 };
 
 std::unique_ptr<ZeroState> make_zero_state(const ZeroSetup& setup);

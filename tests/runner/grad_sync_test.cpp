@@ -26,11 +26,12 @@ ModelSpec small_model() {
 }
 
 // Two steps with a reduction before each (from each rank's own gradients).
-std::string run_and_compare(Communicator& comm, const char* partitioner, GradSync grad_sync, int64_t bucket_elems) {
+std::string run_and_compare(Communicator& comm, const char* partitioner, GradSync grad_sync, int64_t bucket_elems,
+                            const OptimizerSettings& optimizer = {}) {
   const ModelSpec m = small_model();
   const PartitionerEntry& p = find_partitioner(partitioner);
   const Plan plan = make_plan(p, m, comm.size(), PlanOptions{});
-  ZeroSetup setup{m, plan, p.granularity, comm.rank(), cpu, 5, SyncMode::kPerParam, OptimizerSettings{}};
+  ZeroSetup setup{m, plan, p.granularity, comm.rank(), cpu, 5, SyncMode::kPerParam, optimizer};
   setup.grad_sync = grad_sync;
   setup.grad_bucket_elems = bucket_elems;
   auto zero = make_zero_state(setup);
@@ -41,7 +42,7 @@ std::string run_and_compare(Communicator& comm, const char* partitioner, GradSyn
     zero->step();
     zero->sync(comm);
   }
-  return compare_with_unsharded(m, zero->parameters(), cpu, 5, 2, OptimizerSettings{}, comm.size());
+  return compare_with_unsharded(m, zero->parameters(), cpu, 5, 2, optimizer, comm.size());
 }
 
 }  // namespace
@@ -60,6 +61,29 @@ TEST_CASE("every rank steps the exact average of all ranks' gradients, for each 
           INFO(backend << " " << partitioner << " " << grad_sync_choices().name(mode) << " bucket " << bucket);
           CHECK(run_and_compare(*comm, partitioner, mode, bucket) == "");
         }
+    comm->close();
+  }
+}
+
+TEST_CASE("mixed precision: bf16 parameters reduced in bf16 or fp32 equal the single-process bf16 step bitwise") {
+  int world = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &world);
+  const SubWorld group(world);
+  for (const char* backend : {"gloo", "mpi"}) {
+    if (!find_backend(backend).unavailable_reason().empty()) continue;
+    auto comm = connect(find_backend(backend), group, cpu);
+    for (Dtype grads : {Dtype::kBf16, Dtype::kFp32})
+      for (OptimizerImpl impl : {OptimizerImpl::kTorch, OptimizerImpl::kFused})
+        for (const char* partitioner : {"lpt", "flat"})
+          for (GradSync mode : {GradSync::kAllReduce, GradSync::kReduceScatter}) {
+            OptimizerSettings settings;
+            settings.optimizer_impl = impl;
+            settings.precision = Precision{Dtype::kBf16, grads};
+            INFO(backend << " grads " << grad_dtype_choices().name(grads) << " "
+                         << optimizer_impl_choices().name(impl) << " " << partitioner << " "
+                         << grad_sync_choices().name(mode));
+            CHECK(run_and_compare(*comm, partitioner, mode, 100, settings) == "");
+          }
     comm->close();
   }
 }

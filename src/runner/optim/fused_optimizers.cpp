@@ -4,9 +4,13 @@
 // Per element, fp32: read param, grad, exp_avg, exp_avg_sq; write param,
 // exp_avg, exp_avg_sq (28 bytes). Differs from torch::optim::Adam only by
 // rounding (one multiply by 1/sqrt(bias2) instead of a divide, no FMA).
+// Mixed precision on the CPU (make_fused_mixed_cpu): the same pass reads a
+// bf16 (or fp32) gradient and also writes the bf16 parameter (precision.hpp).
 #include <ATen/Parallel.h>
 
 #include <cmath>
+#include <cstring>
+#include <type_traits>
 
 #include "src/common/errors.hpp"
 #include "optimizer.hpp"
@@ -21,42 +25,77 @@ namespace {
 
 constexpr int64_t kGrain = 1 << 16;  // elements per parallel task
 
+// bf16 as its 16 bits, converted branch-free so that the loops vectorise;
+// the same bits as c10::BFloat16 (round to nearest even, NaN -> 0x7FC0).
+inline float widen(float x) { return x; }
+inline float widen(uint16_t bits) {
+  const uint32_t u = static_cast<uint32_t>(bits) << 16;
+  float f;
+  std::memcpy(&f, &u, sizeof f);
+  return f;
+}
+inline uint16_t to_bf16_bits(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, sizeof u);
+  const uint16_t rounded = static_cast<uint16_t>((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16);
+  return f != f ? uint16_t{0x7FC0} : rounded;
+}
+
 struct AdamCoefficients {
   float beta1, one_minus_beta1, beta2, one_minus_beta2, decay, step_size, inv_sqrt_bias2, eps;
 };
 
-void adam_span(float* __restrict p, const float* __restrict g, float* __restrict m, float* __restrict v, int64_t n,
-               const AdamCoefficients c) {
+// G: the gradient's element (float, or uint16_t for bf16 bits); `out`, when
+// kWriteBf16, receives the updated parameter rounded to bf16 (the mixed-
+// precision step's working copy, written in the same pass).
+template <typename G, bool kWriteBf16>
+void adam_span(float* __restrict p, const G* __restrict g, float* __restrict m, float* __restrict v,
+               uint16_t* __restrict out, int64_t n, const AdamCoefficients c) {
 #pragma omp simd
   for (int64_t i = 0; i < n; ++i) {
-    const float gi = g[i];
+    const float gi = widen(g[i]);
     const float mi = c.beta1 * m[i] + c.one_minus_beta1 * gi;
     const float vi = c.beta2 * v[i] + c.one_minus_beta2 * (gi * gi);
     m[i] = mi;
     v[i] = vi;
-    p[i] = p[i] * c.decay - c.step_size * (mi / (std::sqrt(vi) * c.inv_sqrt_bias2 + c.eps));
+    const float pi = p[i] * c.decay - c.step_size * (mi / (std::sqrt(vi) * c.inv_sqrt_bias2 + c.eps));
+    p[i] = pi;
+    if constexpr (kWriteBf16) out[i] = to_bf16_bits(pi);
   }
 }
 
-void sgd_span(float* __restrict p, const float* __restrict g, float* __restrict buf, int64_t n, float momentum,
-              float lr, bool first) {
+template <typename G, bool kWriteBf16>
+void sgd_span(float* __restrict p, const G* __restrict g, float* __restrict buf, uint16_t* __restrict out, int64_t n,
+              float momentum, float lr, bool first) {
   if (first) {
 #pragma omp simd
-    for (int64_t i = 0; i < n; ++i) buf[i] = g[i], p[i] -= lr * g[i];
+    for (int64_t i = 0; i < n; ++i) {
+      const float gi = widen(g[i]);
+      buf[i] = gi;
+      const float pi = p[i] - lr * gi;
+      p[i] = pi;
+      if constexpr (kWriteBf16) out[i] = to_bf16_bits(pi);
+    }
     return;
   }
 #pragma omp simd
   for (int64_t i = 0; i < n; ++i) {
-    const float b = momentum * buf[i] + g[i];
+    const float b = momentum * buf[i] + widen(g[i]);
     buf[i] = b;
-    p[i] -= lr * b;
+    const float pi = p[i] - lr * b;
+    p[i] = pi;
+    if constexpr (kWriteBf16) out[i] = to_bf16_bits(pi);
   }
 }
 
-// The loops index raw pointers: parameters and gradients must be dense fp32 on the CPU.
-void require_cpu_fp32(const at::Tensor& t, const char* what) {
-  if (!t.defined() || !t.device().is_cpu() || t.scalar_type() != at::kFloat || !t.is_contiguous())
-    throw RunError(std::string("fused CPU optimizer needs contiguous fp32 CPU tensors; a ") + what + " is not");
+// The loops index raw pointers: tensors must be dense on the CPU, of the dtype the loop reads.
+void require_cpu(const at::Tensor& t, const char* what, std::initializer_list<at::ScalarType> dtypes) {
+  bool dtype_ok = false;
+  if (t.defined())
+    for (at::ScalarType d : dtypes) dtype_ok = dtype_ok || t.scalar_type() == d;
+  if (!dtype_ok || !t.device().is_cpu() || !t.is_contiguous())
+    throw RunError(std::string("fused CPU optimizer needs contiguous CPU tensors (fp32, or bf16 where mixed); a ") +
+                   what + " is not");
 }
 
 // Each tensor split into chunks run by ATen's thread pool (inline with one thread).
@@ -65,25 +104,48 @@ void for_each_chunk(int64_t n, const Body& body) {
   at::parallel_for(0, n, kGrain, [&](int64_t begin, int64_t end) { body(begin, end - begin); });
 }
 
+// Over fp32 `params` stepped from their own .grad(); or, mixed precision in
+// one pass, over fp32 masters stepped from the bf16 `working` tensors'
+// .grad() (bf16 or fp32), writing each updated master to its working tensor.
 class FusedCpu : public ShardOptimizer {
  public:
-  FusedCpu(const OptimizerSettings& s, std::vector<at::Tensor> params) : s_(s), params_(std::move(params)) {
-    for (const auto& p : params_) require_cpu_fp32(p, "parameter");
+  FusedCpu(const OptimizerSettings& s, std::vector<at::Tensor> params, std::vector<at::Tensor> working)
+      : s_(s), params_(std::move(params)), working_(std::move(working)) {
+    for (const auto& p : params_) require_cpu(p, "parameter", {at::kFloat});
+    for (const auto& w : working_) require_cpu(w, "working parameter", {at::kBFloat16});
+    if (!working_.empty() && working_.size() != params_.size())
+      throw RunError("fused CPU optimizer: " + std::to_string(working_.size()) + " working tensors for " +
+                     std::to_string(params_.size()) + " masters");
   }
   void step() override;
   int64_t state_bytes() const override { return bytes_of(first_) + bytes_of(second_); }
 
  private:
+  bool mixed() const { return !working_.empty(); }
+  const at::Tensor& grad_of(std::size_t t) const { return mixed() ? working_[t].grad() : params_[t].grad(); }
+  // Calls body(g, out) with the gradient as float* or uint16_t* (bf16 bits), and out the bf16 bits to write (or null).
+  template <typename Body>
+  void with_pointers(std::size_t t, const Body& body);
   void adam_step();
   void sgd_step();
   OptimizerSettings s_;
-  std::vector<at::Tensor> params_, first_, second_;  // first: exp_avg or momentum; second: exp_avg_sq
+  std::vector<at::Tensor> params_, working_, first_, second_;  // first: exp_avg or momentum; second: exp_avg_sq
   int64_t steps_ = 0;
 };
 
+template <typename Body>
+void FusedCpu::with_pointers(std::size_t t, const Body& body) {
+  const at::Tensor& g = grad_of(t);
+  uint16_t* out = mixed() ? reinterpret_cast<uint16_t*>(working_[t].data_ptr()) : nullptr;
+  if (g.scalar_type() == at::kBFloat16) body(reinterpret_cast<const uint16_t*>(g.data_ptr()), out);
+  else body(g.data_ptr<float>(), out);
+}
+
 void FusedCpu::step() {
   if (params_.empty()) return;
-  for (const auto& p : params_) require_cpu_fp32(p.grad(), "gradient");  // attached after construction
+  for (std::size_t t = 0; t < params_.size(); ++t)  // attached after construction
+    require_cpu(grad_of(t), "gradient", mixed() ? std::initializer_list<at::ScalarType>{at::kFloat, at::kBFloat16}
+                                                : std::initializer_list<at::ScalarType>{at::kFloat});
   const bool sgd = s_.optimizer == OptimizerKind::kSgd;
   if (first_.empty())
     for (const auto& p : params_) {
@@ -106,21 +168,30 @@ void FusedCpu::adam_step() {
                            static_cast<float>(s_.eps)};
   for (std::size_t t = 0; t < params_.size(); ++t) {
     float* p = params_[t].data_ptr<float>();
-    const float* g = params_[t].grad().data_ptr<float>();
     float* m = first_[t].data_ptr<float>();
     float* v = second_[t].data_ptr<float>();
-    for_each_chunk(params_[t].numel(), [&](int64_t at, int64_t n) { adam_span(p + at, g + at, m + at, v + at, n, c); });
+    with_pointers(t, [&](const auto* g, uint16_t* out) {
+      using G = std::remove_const_t<std::remove_pointer_t<decltype(g)>>;
+      for_each_chunk(params_[t].numel(), [&](int64_t at, int64_t n) {
+        if (out) adam_span<G, true>(p + at, g + at, m + at, v + at, out + at, n, c);
+        else adam_span<G, false>(p + at, g + at, m + at, v + at, nullptr, n, c);
+      });
+    });
   }
 }
 
 void FusedCpu::sgd_step() {
   const bool first = steps_ == 1;
+  const float momentum = static_cast<float>(s_.momentum), lr = static_cast<float>(s_.lr);
   for (std::size_t t = 0; t < params_.size(); ++t) {
     float* p = params_[t].data_ptr<float>();
-    const float* g = params_[t].grad().data_ptr<float>();
     float* buf = first_[t].data_ptr<float>();
-    for_each_chunk(params_[t].numel(), [&](int64_t at, int64_t n) {
-      sgd_span(p + at, g + at, buf + at, n, static_cast<float>(s_.momentum), static_cast<float>(s_.lr), first);
+    with_pointers(t, [&](const auto* g, uint16_t* out) {
+      using G = std::remove_const_t<std::remove_pointer_t<decltype(g)>>;
+      for_each_chunk(params_[t].numel(), [&](int64_t at, int64_t n) {
+        if (out) sgd_span<G, true>(p + at, g + at, buf + at, out + at, n, momentum, lr, first);
+        else sgd_span<G, false>(p + at, g + at, buf + at, nullptr, n, momentum, lr, first);
+      });
     });
   }
 }
@@ -178,8 +249,13 @@ std::string optimizer_unavailable_reason(const OptimizerSettings& s, const at::D
   return "";
 }
 
+std::unique_ptr<ShardOptimizer> make_fused_mixed_cpu(const OptimizerSettings& s, std::vector<at::Tensor> masters,
+                                                     std::vector<at::Tensor> working) {
+  return std::make_unique<FusedCpu>(s, std::move(masters), std::move(working));
+}
+
 std::unique_ptr<ShardOptimizer> make_fused_optimizer(const OptimizerSettings& s, std::vector<at::Tensor> params) {
-  if (!any_cuda(params)) return std::make_unique<FusedCpu>(s, std::move(params));
+  if (!any_cuda(params)) return std::make_unique<FusedCpu>(s, std::move(params), std::vector<at::Tensor>{});
   const std::string reason = optimizer_unavailable_reason(s, params.front().device());
   if (!reason.empty()) throw UsageError(reason);
 #ifdef ZB_HAVE_FUSED_ADAM_KERNEL

@@ -9,6 +9,10 @@
 //         fused   — one pass per element: our vectorised loop on CPU
 //                   (at::parallel_for over --threads), ATen's _fused_adam(w)_
 //                   kernel on CUDA
+//   precision: bf16 (mixed_precision.cpp): the tensors given are the bf16
+//         working parameters; the optimizer keeps fp32 master copies and
+//         steps them, in one pass (fused, CPU) or through fp32 copies of the
+//         gradients (cast, step, copy back: the rest), see precision.hpp.
 #pragma once
 #include <ATen/ATen.h>
 #include <c10/core/GradMode.h>
@@ -18,6 +22,7 @@
 #include <vector>
 
 #include "src/common/optimizer_traffic.hpp"
+#include "src/common/precision.hpp"
 #include "src/run/options.hpp"
 
 namespace zb {
@@ -31,13 +36,15 @@ struct OptimizerSettings {
   double momentum = 0.9;       // sgd
   double muon_lr = 0.02, muon_momentum = 0.95;
   int muon_ns_steps = 5;
+  Precision precision;  // fp32, or bf16 working parameters over fp32 masters
 };
 
 class ShardOptimizer {
  public:
   virtual ~ShardOptimizer() = default;
   virtual void step() = 0;
-  virtual int64_t state_bytes() const = 0;  // optimizer state held now
+  virtual int64_t state_bytes() const = 0;  // optimizer state held now (fp32 masters included)
+  virtual int64_t gradient_copy_bytes() const { return 0; }  // fp32 copies of 16-bit gradients held now
 };
 
 // Why this optimizer/implementation cannot run on `device` ("" when it can;
@@ -45,6 +52,10 @@ class ShardOptimizer {
 std::string optimizer_unavailable_reason(const OptimizerSettings& settings, const at::Device& device);
 // Throws UsageError for an optimizer/implementation/device combination that is not offered.
 std::unique_ptr<ShardOptimizer> make_optimizer(const OptimizerSettings& settings, std::vector<at::Tensor> params);
+// How a mixed-precision step of these settings reaches its masters on `device`.
+MasterPath master_path(const OptimizerSettings& settings, const at::Device& device);
+// Bytes one step of `settings` moves over `tensors` (precision.hpp's table).
+int64_t step_bytes(const OptimizerSettings& settings, const std::vector<at::Tensor>& tensors);
 
 // One implementation family each (torch_optimizers.cpp, foreach_optimizers.cpp,
 // fused_optimizers.cpp, muon.cpp); the optimizer is adam, adamw or sgd for the first three.
@@ -52,7 +63,12 @@ std::unique_ptr<ShardOptimizer> make_torch_optimizer(const OptimizerSettings&, s
 std::unique_ptr<ShardOptimizer> make_foreach_optimizer(const OptimizerSettings&, std::vector<at::Tensor> params);
 std::unique_ptr<ShardOptimizer> make_fused_optimizer(const OptimizerSettings&, std::vector<at::Tensor> params);
 std::unique_ptr<ShardOptimizer> make_muon(const OptimizerSettings&, std::vector<at::Tensor> params);
+std::unique_ptr<ShardOptimizer> make_mixed_precision(const OptimizerSettings&, std::vector<at::Tensor> working);
+// The fused CPU pass over fp32 `masters` that reads the gradients of, and writes, the bf16 `working` tensors.
+std::unique_ptr<ShardOptimizer> make_fused_mixed_cpu(const OptimizerSettings&, std::vector<at::Tensor> masters,
+                                                     std::vector<at::Tensor> working);
 
+inline at::ScalarType scalar_type(Dtype d) { return d == Dtype::kBf16 ? at::kBFloat16 : at::kFloat; }
 int64_t bytes_of(const std::vector<at::Tensor>& tensors);  // defined tensors only
 std::vector<at::Tensor> grads_of(const std::vector<at::Tensor>& params);  // each .grad(), undefined where none
 
