@@ -9,7 +9,7 @@
 namespace zb {
 namespace {
 
-constexpr int64_t kParamBytes = 2, kMasterAndMoments = 12, kFp32 = 4;
+constexpr int64_t kParamBytes = 2, kMasterAndMoments = 12;
 
 RankMemory memory_for(std::string rank, int64_t n, int64_t total, bool fp32_grads) {
   const int64_t g = fp32_grads ? 4 : 2;
@@ -26,15 +26,29 @@ std::string size_cell(int64_t bytes, bool raw) { return raw ? std::to_string(byt
 
 std::vector<RankMemory> memory_of_case(const CaseReport& c, bool fp32_grads) {
   const int64_t total = c.model_numel > 0 ? c.model_numel : 0;
+  fp32_grads = fp32_grads || (c.precision.mixed() && c.precision.grads == Dtype::kFp32);
   std::vector<RankMemory> out;
   for (std::size_t r = 0; r < c.numel_per_rank.size(); ++r)
     out.push_back(memory_for(std::to_string(r), c.numel_per_rank[r], total, fp32_grads));
-  out.push_back(memory_for("ideal", (total + c.world_size - 1) / c.world_size, total, fp32_grads));
+  out.push_back(memory_for("ideal", (total + c.shard_group - 1) / c.shard_group, total, fp32_grads));
   return out;
 }
 
+namespace {
+
+// Bytes a ring sends per rank for ZeRO-1 over a slot of `slot` elements:
+// reduce-scatter and all-gather within the G-rank group, all-reduce of the
+// slot across the R replicas.
+int64_t zero1_ring_bytes(const CaseReport& c, int64_t slot) {
+  const int64_t g = c.shard_group, r = c.replicas;
+  const int64_t grad = dtype_bytes(c.precision.grads), param = dtype_bytes(c.precision.params);
+  return (g - 1) * slot * (grad + param) + 2 * (r - 1) * slot * grad / r;
+}
+
+}  // namespace
+
 std::vector<RankComm> comm_of_case(const CaseReport& c) {
-  const int64_t w = c.world_size, total = c.model_numel;
+  const int64_t w = c.world_size, total = c.model_numel, grad = dtype_bytes(c.precision.grads);
   const int64_t largest = c.numel_per_rank.empty() ? 0 : *std::max_element(c.numel_per_rank.begin(), c.numel_per_rank.end());
   const bool ranges = c.granularity == Granularity::kRanges;
   const int64_t slot = ranges ? c.slot_elems : largest;
@@ -43,25 +57,37 @@ std::vector<RankComm> comm_of_case(const CaseReport& c) {
     RankComm x;
     x.rank = r;
     x.elements = c.numel_per_rank[r];
-    x.ddp_allreduce = w > 1 ? 2 * (w - 1) * total * kFp32 / w : 0;
-    x.zero1_rs_ag = 2 * (w - 1) * slot * kFp32;
-    x.zero1_rs_ag_ideal = w > 1 ? 2 * (w - 1) * total * kFp32 / w : 0;
+    x.ddp_allreduce = w > 1 ? 2 * (w - 1) * total * grad / w : 0;
+    x.zero1_rs_ag = zero1_ring_bytes(c, slot);
+    x.zero1_rs_ag_ideal = zero1_ring_bytes(c, (total + c.shard_group - 1) / c.shard_group);
     out.push_back(x);
   }
   return out;
 }
 
+namespace {
+
+std::string groups_cell(const CaseReport& c) { return std::to_string(c.shard_group) + "x" + std::to_string(c.replicas); }
+
+std::string precision_text(const CaseReport& c) {
+  return precision_choices().name(c.precision.params) + " params, " + grad_dtype_choices().name(c.precision.grads) +
+         " grads";
+}
+
+}  // namespace
+
 Table memory_table(const std::vector<RunReport>& runs, bool fp32_grads, bool raw_bytes) {
   Table t;
   t.title = std::string("memory per rank, mixed precision (bf16 params, ") + (fp32_grads ? "fp32" : "bf16") +
             " grads, fp32 master + Adam moments), " + (raw_bytes ? "bytes" : "GiB") +
-            "; 'ideal' = an even ceil(total/W) shard";
-  t.header = {"run", "world_size", "model", "rank", "elements", "DP", "ZeRO-1", "ZeRO-2", "ZeRO-3"};
-  t.label_columns = 4;
+            "; 'ideal' = an even ceil(total/G) shard (G = W without --shard-group)";
+  t.header = {"run", "world_size", "GxR", "model", "rank", "elements", "DP", "ZeRO-1", "ZeRO-2", "ZeRO-3"};
+  t.label_columns = 5;
   for (const auto& run : runs)
     for (const auto& c : run.cases)
       for (const RankMemory& m : memory_of_case(c, fp32_grads))
-        t.rows.push_back({run.name, std::to_string(c.world_size), c.model, m.rank, std::to_string(m.elements),
+        t.rows.push_back({run.name, std::to_string(c.world_size), groups_cell(c), c.model, m.rank,
+                          std::to_string(m.elements),
                           size_cell(m.dp, raw_bytes), size_cell(m.zero1, raw_bytes), size_cell(m.zero2, raw_bytes),
                           size_cell(m.zero3, raw_bytes)});
   return t;
@@ -69,15 +95,17 @@ Table memory_table(const std::vector<RunReport>& runs, bool fp32_grads, bool raw
 
 Table comm_table(const std::vector<RunReport>& runs, bool raw_bytes) {
   Table t;
-  t.title = std::string("communication per step and rank, fp32, ") + (raw_bytes ? "bytes" : "GiB") +
-            " sent by a ring";
-  t.header = {"run", "world_size", "model", "rank", "elements", "DDP all-reduce", "ZeRO-1 RS+AG",
-              "ZeRO-1 RS+AG ideal"};
-  t.label_columns = 4;
+  t.title = std::string("communication per step and rank, ") + (raw_bytes ? "bytes" : "GiB") +
+            " sent by a ring, in each case's dtypes; ZeRO-1: reduce-scatter and all-gather in the G-rank group, "
+            "all-reduce of the slot across the R replicas";
+  t.header = {"run", "world_size", "GxR", "precision", "model", "rank", "elements", "DDP all-reduce",
+              "ZeRO-1 RS+AG(+AR)", "ZeRO-1 ideal"};
+  t.label_columns = 6;
   for (const auto& run : runs)
     for (const auto& c : run.cases)
       for (const RankComm& x : comm_of_case(c))
-        t.rows.push_back({run.name, std::to_string(c.world_size), c.model, std::to_string(x.rank),
+        t.rows.push_back({run.name, std::to_string(c.world_size), groups_cell(c), precision_text(c), c.model,
+                          std::to_string(x.rank),
                           std::to_string(x.elements), size_cell(x.ddp_allreduce, raw_bytes),
                           size_cell(x.zero1_rs_ag, raw_bytes), size_cell(x.zero1_rs_ag_ideal, raw_bytes)});
   return t;
@@ -90,8 +118,8 @@ nlohmann::ordered_json memory_json(const std::vector<RunReport>& runs, bool fp32
   doc["cases"] = nlohmann::ordered_json::array();
   for (const auto& run : runs)
     for (const auto& c : run.cases) {
-      nlohmann::ordered_json j{{"run", run.name}, {"world_size", c.world_size}, {"model", c.model},
-                               {"model_numel", c.model_numel}};
+      nlohmann::ordered_json j{{"run", run.name},     {"world_size", c.world_size}, {"shard_group", c.shard_group},
+                               {"replicas", c.replicas}, {"model", c.model},          {"model_numel", c.model_numel}};
       for (const RankMemory& m : memory_of_case(c, fp32_grads)) {
         nlohmann::ordered_json r{{"elements", m.elements}, {"dp", m.dp}, {"zero1", m.zero1}, {"zero2", m.zero2},
                                  {"zero3", m.zero3}};
@@ -105,12 +133,17 @@ nlohmann::ordered_json memory_json(const std::vector<RunReport>& runs, bool fp32
 
 nlohmann::ordered_json comm_json(const std::vector<RunReport>& runs) {
   nlohmann::ordered_json doc;
-  doc["bytes_per_element"] = kFp32;
   doc["cases"] = nlohmann::ordered_json::array();
   for (const auto& run : runs)
     for (const auto& c : run.cases) {
-      nlohmann::ordered_json j{{"run", run.name}, {"world_size", c.world_size}, {"model", c.model},
-                               {"granularity", granularity_choices().name(c.granularity)}};
+      nlohmann::ordered_json j{{"run", run.name},
+                               {"world_size", c.world_size},
+                               {"shard_group", c.shard_group},
+                               {"replicas", c.replicas},
+                               {"model", c.model},
+                               {"granularity", granularity_choices().name(c.granularity)},
+                               {"gradient_bytes_per_element", dtype_bytes(c.precision.grads)},
+                               {"parameter_bytes_per_element", dtype_bytes(c.precision.params)}};
       for (const RankComm& x : comm_of_case(c))
         j["ranks"].push_back({{"rank", x.rank},
                               {"elements", x.elements},

@@ -3,18 +3,20 @@
 //
 // Memory per rank, mixed precision (bf16 parameters and gradients, fp32
 // master weights and Adam moments: 2 + 2 + 4 + 8 bytes per element; with
-// fp32 gradient accumulation the gradients take 4), Ψ = model elements,
-// n = the rank's elements:
+// fp32 gradient accumulation (--fp32-grads, or a run with --grad-dtype
+// fp32) the gradients take 4), Ψ = model elements, n = the rank's elements
+// (of a plan for its shard group of G ranks under --shard-group):
 //   DP      (2 + g + 12)·Ψ            ZeRO-1  (2 + g)·Ψ + 12·n
-//   ZeRO-2  2·Ψ + (g + 12)·n          ZeRO-3  (2 + g + 12)·n
-// and the same with the ideal n = ceil(Ψ/W).
+//   ZeRO-2  2·Ψ + (g + 12)·n          ZeRO-3  (2 + g + 12)·n (MiCS with G)
+// and the same with the ideal n = ceil(Ψ/G) (G = W without groups).
 //
-// Communication per step and rank, fp32 (4 B, the dtype of the timed run),
-// bandwidth-optimal ring collectives:
-//   DDP all-reduce of the gradients        2·(W-1)/W·Ψ·4 sent (and received)
-//   ZeRO-1 reduce-scatter + all-gather     2·(W-1)·S·4, S = the equal slot
-//                                          NCCL needs: the largest rank (whole
-//                                          tensors) or the plan's slot (ranges)
+// Communication per step and rank, in the case's dtypes (g, p: 4 in fp32, 2
+// in bf16), bandwidth-optimal ring collectives, R = W/G replicas:
+//   DDP all-reduce of the gradients        2·(W-1)/W·Ψ·g sent (and received)
+//   ZeRO-1 reduce-scatter + all-gather     (G-1)·S·(g + p) + 2·(R-1)/R·S·g,
+//   (+ all-reduce across replicas)         S = the equal slot NCCL needs: the
+//                                          largest rank (whole tensors) or the
+//                                          plan's slot (ranges)
 #pragma once
 #include <optional>
 #include <string>

@@ -39,15 +39,32 @@ std::string affinity_text(const CaseReport& c) {
 }
 
 // "phases         = all-reduce: grad sync 0.324 + step 0.127 + sync 0.205 = 0.656 s (rank 1, the largest total)"
+// (with replicas: "grad sync 0.324 + replicas 0.100 + step ...").
 std::string phases_text(const CaseReport& c) {
   if (!c.slowest_total_rank || !c.step_mean_per_rank || !c.sync_mean_per_rank) return "";
   const int k = *c.slowest_total_rank;
-  char buf[256];
+  char replicas[64] = "";
+  if (c.grad_replicas_mean_per_rank)
+    std::snprintf(replicas, sizeof replicas, " + replicas %.3f", (*c.grad_replicas_mean_per_rank)[k]);
+  char buf[320];
   std::snprintf(buf, sizeof buf,
-                "phases         = %s: grad sync %.3f + step %.3f + sync %.3f = %.3f s (rank %d, the largest total)\n",
-                c.grad_sync.value_or("?").c_str(), (*c.grad_sync_mean_per_rank)[k], (*c.step_mean_per_rank)[k],
-                (*c.sync_mean_per_rank)[k], (*c.total_mean_per_rank)[k], k);
+                "phases         = %s: grad sync %.3f%s + step %.3f + sync %.3f = %.3f s (rank %d, the largest total)\n",
+                c.grad_sync.value_or("?").c_str(), (*c.grad_sync_mean_per_rank)[k], replicas,
+                (*c.step_mean_per_rank)[k], (*c.sync_mean_per_rank)[k], (*c.total_mean_per_rank)[k], k);
   return buf;
+}
+
+// "precision      = bf16 parameters, bf16 gradients, fp32 master weights and state" and
+// "shard groups   = 2 ranks x 2 replicas" (only where not the seed's fp32, one group).
+std::string layout_text(const CaseReport& c) {
+  std::string out;
+  if (c.precision.mixed())
+    out += "precision      = " + precision_choices().name(c.precision.params) + " parameters, " +
+           grad_dtype_choices().name(c.precision.grads) + " gradients, fp32 master weights and state\n";
+  if (c.replicas > 1 || c.shard_group != c.world_size)
+    out += "shard groups   = " + std::to_string(c.shard_group) + " ranks x " + std::to_string(c.replicas) +
+           " replicas\n";
+  return out;
 }
 
 // "traffic        = grad_sync 5 all-reduce 102.2 MB, alg 0.541 bus 0.722 GB/s; sync ..." (each
@@ -98,7 +115,7 @@ std::string bounds_text(const CaseReport& c) {
                   *c.slowest_rank, mean);
     roofline = buf;
   }
-  return bounds + optimal + roofline + phases_text(c) + traffic_text(c) + affinity_text(c);
+  return layout_text(c) + bounds + optimal + roofline + phases_text(c) + traffic_text(c) + affinity_text(c);
 }
 
 }  // namespace

@@ -5,8 +5,6 @@
 namespace zb {
 namespace {
 
-constexpr int64_t kFp32 = 4;
-
 PhaseComm measured_on_rank(const CaseTraffic& t, int rank) {
   return {rank, t.phase, t.collective, std::nullopt, t.bytes_per_rank[rank], t.calls, t.seconds_per_rank[rank],
           t.algbw_per_rank[rank], t.busbw_per_rank[rank]};
@@ -25,26 +23,34 @@ std::string cell(const std::optional<int64_t>& v) { return v ? std::to_string(*v
 
 }  // namespace
 
-std::vector<PredictedTraffic> predicted_traffic(const CaseReport& c) {
+std::vector<PredictedTraffic> predicted_traffic(const CaseReport& c, int rank) {
   const bool ranges = c.granularity == Granularity::kRanges;
-  const int64_t model = c.model_numel * kFp32, slots = int64_t{c.world_size} * c.slot_elems * kFp32;
+  const int64_t g = dtype_bytes(c.precision.grads), p = dtype_bytes(c.precision.params);
+  const int64_t slots = int64_t{c.shard_group} * c.slot_elems;
   std::vector<PredictedTraffic> out;
-  if (c.grad_sync == std::string("all-reduce")) out.push_back({"grad_sync", Collective::kAllReduce, model});
+  if (c.grad_sync == std::string("all-reduce")) out.push_back({"grad_sync", Collective::kAllReduce, c.model_numel * g});
   if (c.grad_sync == std::string("reduce-scatter"))
-    out.push_back({"grad_sync", ranges ? Collective::kReduceScatter : Collective::kReduce, ranges ? slots : model});
+    out.push_back({"grad_sync", ranges ? Collective::kReduceScatter : Collective::kReduce,
+                   (ranges ? slots : c.model_numel) * g});
+  if (c.grad_sync && *c.grad_sync != "none" && c.replicas > 1 && rank >= 0) {
+    const int64_t own = c.granularity == Granularity::kReplicated ? c.model_numel
+                        : ranges                                  ? c.slot_elems
+                                                                  : c.numel_per_rank[rank];
+    out.push_back({"grad_replicas", Collective::kAllReduce, own * g});
+  }
   if (c.granularity != Granularity::kReplicated)
-    out.push_back({"sync", ranges ? Collective::kAllGather : Collective::kBroadcast, ranges ? slots : model});
+    out.push_back({"sync", ranges ? Collective::kAllGather : Collective::kBroadcast, (ranges ? slots : c.model_numel) * p});
   return out;
 }
 
 std::vector<PhaseComm> phase_comm_of_case(const CaseReport& c) {
-  const std::vector<PredictedTraffic> predicted = predicted_traffic(c);
   std::vector<PhaseComm> out;
   if (c.traffic.empty()) {  // nothing measured: the prediction, the same for every rank
-    for (const PredictedTraffic& p : predicted) out.push_back(unmeasured(-1, p));
+    for (const PredictedTraffic& p : predicted_traffic(c, -1)) out.push_back(unmeasured(-1, p));
     return out;
   }
   for (int r = 0; r < static_cast<int>(c.numel_per_rank.size()); ++r) {
+    const std::vector<PredictedTraffic> predicted = predicted_traffic(c, r);
     for (const PredictedTraffic& p : predicted) {
       const CaseTraffic* t = find_phase_collective(c.traffic, p.phase, p.collective);
       PhaseComm x = t ? measured_on_rank(*t, r) : unmeasured(r, p);

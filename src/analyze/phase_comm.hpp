@@ -1,13 +1,19 @@
 // Each communication phase's collectives per step, in nccl-tests' sizes
-// (collective.hpp), predicted from the plan and what the run timed (fp32, Ψ
-// model elements, S the plan's equal slot), beside what the timed run
-// measured it handed the backend (report.hpp's CaseTraffic); --comm:
-//   grad_sync all-reduce                   all-reduce of Ψ·4 (every gradient)
-//   grad_sync reduce-scatter               ranges: reduce-scatter of W·S·4;
-//                                          whole tensors: reduce of Ψ·4 (each
+// (collective.hpp), predicted from the plan and what the run timed (Ψ model
+// elements, S the plan's equal slot, G ranks per shard group (W without
+// --shard-group), R = W/G replicas, g and p the bytes of a gradient and a
+// parameter: 4 in fp32, 2 in bf16), beside what the timed run measured it
+// handed the backend (report.hpp's CaseTraffic); --comm:
+//   grad_sync all-reduce                   all-reduce of Ψ·g (every gradient)
+//   grad_sync reduce-scatter               ranges: reduce-scatter of G·S·g;
+//                                          whole tensors: reduce of Ψ·g (each
 //                                          owner's gradients to it)
-//   sync                                   ranges: all-gather of W·S·4; whole
-//                                          tensors: broadcast of Ψ·4 (each
+//   grad_replicas (R > 1)                  all-reduce of the rank's own
+//                                          gradients: S·g (ranges), its n
+//                                          elements·g (whole tensors), Ψ·g
+//                                          (replicated)
+//   sync                                   ranges: all-gather of G·S·p; whole
+//                                          tensors: broadcast of Ψ·p (each
 //                                          owner's tensors); replicated: none
 #pragma once
 #include <nlohmann/json.hpp>
@@ -21,13 +27,14 @@
 namespace zb {
 
 struct PredictedTraffic {
-  std::string phase;  // grad_sync | sync
+  std::string phase;  // grad_sync | grad_replicas | sync
   Collective collective = Collective::kBroadcast;
   int64_t bytes = 0;
 };
-// The phases' collectives as the plan implies them; a grad_sync entry only
-// where the case timed a gradient reduction.
-std::vector<PredictedTraffic> predicted_traffic(const CaseReport& c);
+// The phases' collectives as the plan implies them for `rank` (grad_replicas
+// alone depends on it); grad_sync and grad_replicas entries only where the
+// case timed a gradient reduction.
+std::vector<PredictedTraffic> predicted_traffic(const CaseReport& c, int rank);
 
 // One rank's phase: predicted beside measured (either may be absent).
 struct PhaseComm {

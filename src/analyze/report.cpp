@@ -34,20 +34,22 @@ void add_timings(CaseReport& c, const LoadedCase& loaded) {
 }
 
 void add_phases(CaseReport& c, const LoadedCase& loaded) {
-  std::vector<double> grads, totals;
+  std::vector<double> grads, replicas, totals;
   for (const auto& r : loaded.ranks) {
     if (!r.timing || !r.timing->grad_sync) return;  // no gradient reduction timed
     grads.push_back(r.timing->grad_sync->stats.mean);
+    if (r.timing->grad_replicas) replicas.push_back(r.timing->grad_replicas->stats.mean);
     totals.push_back(r.timing->total.stats.mean);
   }
   c.grad_sync = loaded.ranks.front().context.grad_sync;
   c.grad_sync_mean_per_rank = grads;
+  if (replicas.size() == grads.size()) c.grad_replicas_mean_per_rank = replicas;
   c.total_mean_per_rank = totals;
   c.slowest_total_rank = static_cast<int>(std::max_element(totals.begin(), totals.end()) - totals.begin());
 }
 
 // One entry of rank 0's traffic across the ranks (a rank without it counts 0 bytes).
-CaseTraffic traffic_across_ranks(const PhaseTraffic& first, const LoadedCase& loaded) {
+CaseTraffic traffic_across_ranks(const PhaseTraffic& first, const LoadedCase& loaded, int phase_ranks) {
   CaseTraffic out{first.phase, first.collective, first.calls, first.bytes, {}, {}, {}, {}, 0, {}};
   for (const RankResult& r : loaded.ranks) {
     const PhaseTraffic* t = find_phase_collective(*r.traffic, first.phase, first.collective);
@@ -59,14 +61,15 @@ CaseTraffic traffic_across_ranks(const PhaseTraffic& first, const LoadedCase& lo
   }
   const auto& secs = out.seconds_per_rank;
   out.slowest_rank = static_cast<int>(std::max_element(secs.begin(), secs.end()) - secs.begin());
-  out.slowest = phase_bandwidth(out.bytes, secs[out.slowest_rank], out.collective, loaded.world_size);
+  out.slowest = phase_bandwidth(out.bytes, secs[out.slowest_rank], out.collective, phase_ranks);
   return out;
 }
 
 void add_traffic(CaseReport& c, const LoadedCase& loaded) {
   for (const auto& r : loaded.ranks)
     if (!r.timing || !r.traffic) return;  // plan-only, or written before traffic was recorded
-  for (const PhaseTraffic& t : *loaded.ranks.front().traffic) c.traffic.push_back(traffic_across_ranks(t, loaded));
+  for (const PhaseTraffic& t : *loaded.ranks.front().traffic)
+    c.traffic.push_back(traffic_across_ranks(t, loaded, c.phase_ranks(t.phase)));
 }
 
 void add_bounds(CaseReport& c, const RankResult& any_rank) {
@@ -99,13 +102,22 @@ void add_roofline(CaseReport& c, const LoadedCase& loaded) {
   c.roofline_fraction_per_rank = fractions;
 }
 
+void add_layout(CaseReport& c, const RunContext& ctx) {
+  if (ctx.precision) c.precision.params = precision_choices().parse(*ctx.precision);
+  c.precision.grads = ctx.grad_dtype ? grad_dtype_choices().parse(*ctx.grad_dtype) : c.precision.params;
+  c.shard_group = ctx.shard_group.value_or(c.world_size);
+  c.replicas = ctx.replicas.value_or(1);
+}
+
 CaseReport report_case(const LoadedCase& loaded) {
   CaseReport c;
   c.world_size = loaded.world_size;
   c.model = loaded.model;
+  c.shard_group = c.world_size;
   for (const auto& r : loaded.ranks) c.numel_per_rank.push_back(r.numel);
   c.balance = balance_of(c.numel_per_rank);
   if (loaded.ranks.empty()) return c;
+  add_layout(c, loaded.ranks.front().context);
   add_timings(c, loaded);
   add_phases(c, loaded);
   add_traffic(c, loaded);

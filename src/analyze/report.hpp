@@ -8,6 +8,7 @@
 #include "src/common/choices.hpp"
 #include "src/common/collective.hpp"
 #include "src/common/granularity.hpp"
+#include "src/common/precision.hpp"
 #include "src/common/stats.hpp"
 #include "run_loader.hpp"
 
@@ -59,8 +60,15 @@ struct CaseReport {
   // (grad_sync + step + sync), and the rank whose total is the largest.
   std::optional<std::string> grad_sync;
   std::optional<std::vector<double>> grad_sync_mean_per_rank, total_mean_per_rank;
+  std::optional<std::vector<double>> grad_replicas_mean_per_rank;  // with replicas: their all-reduce
   std::optional<int> slowest_total_rank;
   std::vector<CaseTraffic> traffic;  // timed runs that recorded it, in phase order
+  // --precision/--grad-dtype (fp32 in records without them) and --shard-group:
+  // G ranks per group (W when absent), R = W/G replicas.
+  Precision precision;
+  int shard_group = 0, replicas = 1;
+  // The ranks a phase's collectives run among: R for grad_replicas, else G.
+  int phase_ranks(const std::string& phase) const { return phase == "grad_replicas" ? replicas : shard_group; }
   // Timed runs: each rank's allowed CPUs (mpirun's binding), in rank order.
   std::vector<std::string> cpu_affinity_per_rank;
 };

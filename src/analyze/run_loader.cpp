@@ -31,12 +31,14 @@ RankResult load_rank(const fs::path& dir, const std::string& model, int world_si
 
 // Every rank file of a case must come from this run: the partitioner and
 // mode exp_info.json names, one model size, and shards that add up to the
-// model (every rank owns all of it when replicated). Two runs written into one
+// model once per shard group (every rank owns all of it when replicated), and
+// one shard-group layout. Two runs written into one
 // directory, or an edited file, fail here instead of reading as a clean run.
 void check_case_is_one_run(const LoadedCase& c, const ExpInfo& info, const fs::path& dir) {
   const std::string where = "run '" + dir.string() + "', world size " + std::to_string(c.world_size) + ", model " +
                             c.model + ": ";
   const int64_t model_numel = c.ranks.front().context.model_numel;
+  const std::optional<int> replicas = c.ranks.front().context.replicas;
   int64_t owned = 0;
   for (const RankResult& r : c.ranks) {
     const std::string rank = "rank " + std::to_string(r.context.rank) + "'s file";
@@ -47,13 +49,17 @@ void check_case_is_one_run(const LoadedCase& c, const ExpInfo& info, const fs::p
     if (r.context.model_numel != model_numel)
       throw UsageError(where + rank + " describes a model of " + std::to_string(r.context.model_numel) +
                        " elements, rank 0's one of " + std::to_string(model_numel));
+    if (r.context.replicas != replicas)
+      throw UsageError(where + rank + " has " + std::to_string(r.context.replicas.value_or(1)) +
+                       " shard-group replicas, rank 0's " + std::to_string(replicas.value_or(1)));
     owned += r.numel;
   }
   const bool replicated = c.ranks.front().plan.granularity == Granularity::kReplicated;
-  const int64_t expected = replicated ? model_numel * c.world_size : model_numel;
-  if (owned != expected)
+  const int64_t copies = replicated ? c.world_size : replicas.value_or(1);
+  if (owned != model_numel * copies)
     throw UsageError(where + "the ranks own " + std::to_string(owned) + " elements in all, but the model has " +
-                     std::to_string(model_numel) + (replicated ? " (times W: replicated)" : "") +
+                     std::to_string(model_numel) +
+                     (copies > 1 ? " (times " + std::to_string(copies) + ": replicated)" : std::string()) +
                      " (two runs wrote into one directory, or a rank file was changed)");
 }
 

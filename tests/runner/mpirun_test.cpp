@@ -3,6 +3,7 @@
 #include "support/catch.hpp"
 #include <chrono>
 #include <filesystem>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "support/process.hpp"
@@ -361,6 +362,49 @@ TEST_CASE("gradient reduction: each rank's own gradients reduced, then the step 
       check_measured_equals_predicted(dir, c.phases);
     }
   }
+}
+
+TEST_CASE("shard groups of G = 1 and 2 at W = 4, bf16: reduce-scatter in the group, all-reduce across replicas, all-gather in the group") {
+  for (int g : {1, 2}) {
+    zbtest::TempDir tmp;
+    const std::string dir = (tmp.path() / "run").string();
+    const auto r = mpirun(4, "flat 4 --device cpu -b gloo --precision bf16 --grad-sync reduce-scatter --shard-group " +
+                                 std::to_string(g) + " -w 1 -n 2 --check --model-file " + small_model_file(tmp) +
+                                 " -o " + quote(dir));
+    INFO("G=" << g << "\nstdout: " << r.out << "\nstderr: " << r.err);
+    REQUIRE(r.exit_code == 0);
+    for (int rank = 0; rank < 4; ++rank) {
+      const auto doc = load(fs::path(dir) / ("small_4_" + std::to_string(rank) + ".json"));
+      CHECK(doc["context"]["shard_group"] == g);
+      CHECK(doc["context"]["replicas"] == 4 / g);
+      CHECK(doc["context"]["precision"] == "bf16");
+      CHECK_THAT(doc["result"]["check"].get<std::string>(),
+                 Catch::Contains("(torch, bf16) stepping the average of 4 ranks' gradients"));
+      // nccl-tests' sizes of the issue's per-rank formulas, b = 2 bytes: reduce-scatter (G-1)/G·M·b and
+      // all-gather (G-1)/G·M·b over M = G·S elements; all-reduce 2(R-1)/R·S·b over S.
+      const int64_t slot = doc["result"]["plan"]["slot_elems"].get<int64_t>();
+      std::map<std::string, int64_t> bytes;
+      for (const auto& t : doc["result"]["traffic"]) bytes[t["phase"].get<std::string>() + " " + t["collective"].get<std::string>()] = t["bytes_per_step"];
+      CHECK(bytes == std::map<std::string, int64_t>{{"grad_sync reduce-scatter", g * slot * 2},
+                                                    {"grad_replicas all-reduce", slot * 2},
+                                                    {"sync all-gather", g * slot * 2}});
+    }
+    const auto analyzed = run_command(std::string(ZB_ANALYZE_BIN) + " --comm --format json " + quote(dir));
+    REQUIRE(analyzed.exit_code == 0);
+    for (const auto& p : nlohmann::json::parse(analyzed.out)["communication"]["cases"][0]["phases"])
+      CHECK(p["equal"] == true);
+  }
+}
+
+TEST_CASE("a shard group that does not divide W, or bf16 gradients of fp32 parameters, exits 2 naming what is valid") {
+  zbtest::TempDir tmp;
+  auto r = mpirun(2, "lpt 2 4 --device cpu --shard-group 3 -o " + quote((tmp.path() / "a").string()));
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("--shard-group 3 does not divide world size 2"));
+  r = mpirun(2, "lpt 2 --device cpu --grad-dtype bf16 -o " + quote((tmp.path() / "b").string()));
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("--grad-dtype bf16 needs --precision bf16"));
+  CHECK_FALSE(fs::exists(tmp.path() / "a"));
 }
 
 TEST_CASE("a reduce-scatter of gradients under a replicating partitioner, or a bucket of 0 MB, exits 2 with the reason") {
