@@ -48,8 +48,9 @@ std::string phases_text(const CaseReport& c) {
     std::snprintf(replicas, sizeof replicas, " + replicas %.3f", (*c.grad_replicas_mean_per_rank)[k]);
   char buf[320];
   std::snprintf(buf, sizeof buf,
-                "phases         = %s: grad sync %.3f%s + step %.3f + sync %.3f = %.3f s (rank %d, the largest total)\n",
+                "phases         = %s: grad sync %.3f%s + step %.3f + %s %.3f = %.3f s (rank %d, the largest total)\n",
                 c.grad_sync.value_or("?").c_str(), (*c.grad_sync_mean_per_rank)[k], replicas,
+                c.overlap ? "exposed sync" : "sync",
                 (*c.step_mean_per_rank)[k], (*c.sync_mean_per_rank)[k], (*c.total_mean_per_rank)[k], k);
   return buf;
 }
@@ -64,6 +65,7 @@ std::string layout_text(const CaseReport& c) {
   if (c.replicas > 1 || c.shard_group != c.world_size)
     out += "shard groups   = " + std::to_string(c.shard_group) + " ranks x " + std::to_string(c.replicas) +
            " replicas\n";
+  if (c.overlap) out += "overlap        = sync overlapped with the step bucket by bucket; sync times are the exposed sync\n";
   return out;
 }
 

@@ -107,6 +107,7 @@ void add_layout(CaseReport& c, const RunContext& ctx) {
   c.precision.grads = ctx.grad_dtype ? grad_dtype_choices().parse(*ctx.grad_dtype) : c.precision.params;
   c.shard_group = ctx.shard_group.value_or(c.world_size);
   c.replicas = ctx.replicas.value_or(1);
+  c.overlap = ctx.overlap.value_or(false);
 }
 
 CaseReport report_case(const LoadedCase& loaded) {

@@ -67,6 +67,7 @@ struct CaseReport {
   // G ranks per group (W when absent), R = W/G replicas.
   Precision precision;
   int shard_group = 0, replicas = 1;
+  bool overlap = false;  // --overlap: the sync series is the exposed sync
   // The ranks a phase's collectives run among: R for grad_replicas, else G.
   int phase_ranks(const std::string& phase) const { return phase == "grad_replicas" ? replicas : shard_group; }
   // Timed runs: each rank's allowed CPUs (mpirun's binding), in rank order.

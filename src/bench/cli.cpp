@@ -115,6 +115,11 @@ void add_timed_options(CLI::App& app, Config& c, std::optional<Dtype>& grad_dtyp
   add_choice(app, "--grad-dtype", grad_dtype, grad_dtype_choices(),
              "dtype of the gradients and their reduction (default: the --precision's); --precision bf16 "
              "--grad-dtype fp32 is Megatron's bf16 parameters with fp32 gradients")->group(timed);
+  app.add_flag("--overlap", c.overlap,
+               "step the owned shard in buckets of --grad-bucket-mb and start each bucket's parameter sync as soon as "
+               "it is stepped, while the next bucket steps (Megatron's overlap_param_gather); 'sync' then records "
+               "the exposed sync time, the total minus the step (CPU; range plans, or whole tensors with --sync "
+               "per-param)")->group(timed);
   app.add_option("--shard-group", c.shard_group,
                  "shard within consecutive groups of G ranks and replicate across the W/G groups (HSDP, MiCS): "
                  "the plan is for G ranks; gradients are reduced in the group, the owned shard all-reduced across "
@@ -151,6 +156,9 @@ void check_timed_options(const Config& c) {
                      std::to_string(static_cast<long long>(kMaxSeconds)));
   if (!(c.grad_bucket_mb > 0) || !std::isfinite(c.grad_bucket_mb) || c.grad_bucket_mb > 1e6)
     throw UsageError("--grad-bucket-mb " + number_text(c.grad_bucket_mb) + ": must be above 0 and up to 1000000");
+  if (c.overlap && c.step_timing == StepTiming::kSerial)
+    throw UsageError("--overlap with --step-timing serial: ranks taking turns to step cannot overlap the sync; use "
+                     "--step-timing concurrent");
   if (c.bucket_elems < 1) throw UsageError("--bucket-elems " + std::to_string(c.bucket_elems) + ": must be 1 or more");
   if (!(c.time_limit_s > 0) || !std::isfinite(c.time_limit_s) || c.time_limit_s > kMaxSeconds)
     throw UsageError("--time-limit " + number_text(c.time_limit_s) + ": must be a number of seconds above 0 and up to " +

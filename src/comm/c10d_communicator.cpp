@@ -108,6 +108,26 @@ void C10dCommunicator::reduce_sum(at::Tensor& tensor, int root) {
   pg_->reduce(one, options)->wait();
 }
 
+namespace {
+struct PendingWork : PendingCollective {
+  explicit PendingWork(c10::intrusive_ptr<c10d::Work> w) : work(std::move(w)) {}
+  void wait() override { work->wait(); }
+  c10::intrusive_ptr<c10d::Work> work;
+};
+}  // namespace
+
+std::unique_ptr<PendingCollective> C10dCommunicator::start_all_gather(at::Tensor& out, const at::Tensor& in) {
+  at::Tensor input = in;
+  return std::make_unique<PendingWork>(pg_->_allgather_base(out, input));
+}
+
+std::unique_ptr<PendingCollective> C10dCommunicator::start_broadcast(at::Tensor& tensor, int root) {
+  std::vector<at::Tensor> one{tensor};
+  c10d::BroadcastOptions options;
+  options.rootRank = root;
+  return std::make_unique<PendingWork>(pg_->broadcast(one, options));
+}
+
 void C10dCommunicator::barrier() {
   if (on_cuda_) torch::cuda::synchronize();
   group_.barrier();

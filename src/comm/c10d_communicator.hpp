@@ -27,6 +27,8 @@ class C10dCommunicator : public Communicator {
   void all_reduce_sum(at::Tensor& tensor) override;
   void reduce_scatter_sum(at::Tensor& out, const at::Tensor& in) override;
   void reduce_sum(at::Tensor& tensor, int root) override;
+  std::unique_ptr<PendingCollective> start_all_gather(at::Tensor& out, const at::Tensor& in) override;
+  std::unique_ptr<PendingCollective> start_broadcast(at::Tensor& tensor, int root) override;
   void barrier() override;
   void close() override;
 

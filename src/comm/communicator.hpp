@@ -15,6 +15,14 @@ namespace zb {
 
 class SubWorld;
 
+// A collective started and not yet waited for (--overlap).
+class PendingCollective {
+ public:
+  virtual ~PendingCollective() = default;
+  // Returns when the collective's result is in place on this rank.
+  virtual void wait() = 0;
+};
+
 class Communicator {
  public:
   virtual ~Communicator() = default;
@@ -33,6 +41,12 @@ class Communicator {
   virtual void reduce_scatter_sum(at::Tensor& out, const at::Tensor& in) = 0;
   // On root, tensor = the sum of every rank's tensor; elsewhere its content is unspecified after the call.
   virtual void reduce_sum(at::Tensor& tensor, int root) = 0;
+  // The same all-gather and one broadcast, started: they run while the
+  // caller goes on (on the backend's own threads: gloo's, MPI's progress)
+  // until wait(). Every rank starts the same collectives in the same order.
+  // A backend that cannot start one runs it before returning.
+  virtual std::unique_ptr<PendingCollective> start_all_gather(at::Tensor& out, const at::Tensor& in);
+  virtual std::unique_ptr<PendingCollective> start_broadcast(at::Tensor& tensor, int root);
   // Returns when every rank has called it; on CUDA also drains this rank's device work.
   virtual void barrier() = 0;
   // Collective, on the normal path only (never while unwinding: another rank

@@ -24,6 +24,16 @@ void MeteredCommunicator::all_gather(at::Tensor& out, const at::Tensor& in) {
   inner_->all_gather(out, in);
 }
 
+std::unique_ptr<PendingCollective> MeteredCommunicator::start_all_gather(at::Tensor& out, const at::Tensor& in) {
+  count(Collective::kAllGather, out);
+  return inner_->start_all_gather(out, in);
+}
+
+std::unique_ptr<PendingCollective> MeteredCommunicator::start_broadcast(at::Tensor& tensor, int root) {
+  count(Collective::kBroadcast, tensor);
+  return inner_->start_broadcast(tensor, root);
+}
+
 void MeteredCommunicator::all_reduce_sum(at::Tensor& tensor) {
   count(Collective::kAllReduce, tensor);
   inner_->all_reduce_sum(tensor);

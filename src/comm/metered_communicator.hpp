@@ -19,6 +19,8 @@ class MeteredCommunicator : public Communicator {
   void all_reduce_sum(at::Tensor& tensor) override;
   void reduce_scatter_sum(at::Tensor& out, const at::Tensor& in) override;
   void reduce_sum(at::Tensor& tensor, int root) override;
+  std::unique_ptr<PendingCollective> start_all_gather(at::Tensor& out, const at::Tensor& in) override;
+  std::unique_ptr<PendingCollective> start_broadcast(at::Tensor& tensor, int root) override;
   void barrier() override { inner_->barrier(); }
   void close() override { inner_->close(); }
   // The tally since the last take (or since construction), and a fresh one.

@@ -26,6 +26,14 @@ void bf16_sum(void* in, void* inout, int* count, MPI_Datatype*) {
   for (int i = 0; i < *count; ++i) b[i] = static_cast<float>(a[i]) + static_cast<float>(b[i]);
 }
 
+// A started MPI collective; `keep` holds its send buffer alive until the wait.
+struct PendingRequest : PendingCollective {
+  explicit PendingRequest(at::Tensor t) : keep(std::move(t)) {}
+  void wait() override { MPI_Wait(&request, MPI_STATUS_IGNORE); }
+  at::Tensor keep;
+  MPI_Request request = MPI_REQUEST_NULL;
+};
+
 // The MPI type and sum of a tensor's elements, and its bytes per element.
 struct MpiElement {
   MPI_Datatype type;
@@ -98,6 +106,26 @@ class MpiCommunicator : public Communicator {
     at::Tensor host = on_cuda_ ? tensor.to(at::kCPU) : tensor;
     reduce_host(host.data_ptr(), host.data_ptr(), host.numel(), root, element_of(host));
     if (on_cuda_) tensor.copy_(host);
+  }
+
+  // On host memory MPI_Iallgather and MPI_Ibcast (progressing inside MPI
+  // calls, or on a progress thread where the MPI library runs one); CUDA
+  // tensors, staged through the host, run before returning.
+  std::unique_ptr<PendingCollective> start_all_gather(at::Tensor& out, const at::Tensor& in) override {
+    if (on_cuda_ || in.numel() > kMaxChunk) return Communicator::start_all_gather(out, in);
+    const MpiElement e = element_of(in);
+    auto pending = std::make_unique<PendingRequest>(in.contiguous());
+    MPI_Iallgather(pending->keep.data_ptr(), static_cast<int>(in.numel()), e.type, out.data_ptr(),
+                   static_cast<int>(in.numel()), e.type, group_.comm(), &pending->request);
+    return pending;
+  }
+
+  std::unique_ptr<PendingCollective> start_broadcast(at::Tensor& tensor, int root) override {
+    if (on_cuda_ || tensor.numel() > kMaxChunk) return Communicator::start_broadcast(tensor, root);
+    const MpiElement e = element_of(tensor);
+    auto pending = std::make_unique<PendingRequest>(tensor);
+    MPI_Ibcast(tensor.data_ptr(), static_cast<int>(tensor.numel()), e.type, root, group_.comm(), &pending->request);
+    return pending;
   }
 
   void barrier() override {

@@ -46,7 +46,7 @@ struct Schema<RunContext> {
         member("threads", &C::threads), member("step_timing", &C::step_timing),
         member("grad_sync", &C::grad_sync), member("grad_bucket_mb", &C::grad_bucket_mb),
         member("precision", &C::precision), member("grad_dtype", &C::grad_dtype),
-        member("shard_group", &C::shard_group), member("replicas", &C::replicas),
+        member("shard_group", &C::shard_group), member("replicas", &C::replicas), member("overlap", &C::overlap),
         member("cpu_affinity", &C::cpu_affinity), member("versions", &C::versions)};
     return f;
   }

@@ -38,6 +38,9 @@ struct RunContext {
   // --shard-group: the plan is for shard_group ranks, replicated `replicas`
   // times (shard_group * replicas = world_size); absent: one group of all.
   std::optional<int> shard_group, replicas;
+  // --overlap: the sync overlapped with the step, bucket by bucket; then the
+  // sync series is the exposed sync time (the step+sync window minus the step).
+  std::optional<bool> overlap;
   // Timed runs: the CPUs this rank may run on (sched_getaffinity), e.g. "0-1"
   // or "3": mpirun's binding, which moves CPU timing (README).
   std::optional<std::string> cpu_affinity;

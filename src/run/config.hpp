@@ -49,6 +49,7 @@ struct Config {
   OptimizerImpl optimizer_impl = OptimizerImpl::kTorch;
   Precision precision;     // --precision, --grad-dtype
   int shard_group = 0;     // --shard-group G: plan for G ranks, replicate over W/G; 0: G = W
+  bool overlap = false;    // --overlap: each bucket's sync runs while the next bucket steps
 
   // Partitioner knobs.
   int64_t bucket_elems = 40000000;  // buckets

@@ -118,8 +118,11 @@ TimedSetup check_request(const Config& config, const World& world) {
                      "' splits; use a whole-tensor partitioner (greedy, lpt, optimal, cost, none, ...)");
   s.optimizer = OptimizerSettings{
       .optimizer = config.optimizer, .optimizer_impl = config.optimizer_impl, .precision = config.precision};
+  const std::string overlap =
+      config.overlap ? overlap_unavailable_reason(s.partitioner->granularity, config.sync, s.device) : "";
   for (const std::string& reason : {optimizer_unavailable_reason(s.optimizer, s.device),
-                                    grad_sync_unavailable_reason(config.grad_sync, s.partitioner->granularity)})
+                                    grad_sync_unavailable_reason(config.grad_sync, s.partitioner->granularity),
+                                    overlap})
     if (!reason.empty()) throw UsageError(reason);
   s.dir = run_directory(config);
   s.options = plan_options(config);
@@ -162,6 +165,19 @@ Iteration concurrent_iteration(ZeroState& zero, CaseComms& comms, IterationTimer
   const double inside = std::chrono::duration<double>((step_end - step_start) + (sync_end - sync_start)).count();
   const double step = timer.step_seconds(), sync = timer.sync_seconds();
   return {step, sync, step + sync - inside, timer.host_step_seconds()};
+}
+
+// --overlap: one window, the step and sync interleaved bucket by bucket; the
+// step is the time spent stepping, the sync what the window adds to it
+// (the exposed sync).
+Iteration overlapped_iteration(ZeroState& zero, CaseComms& comms, IterationTimer& timer) {
+  comms.barrier();
+  timer.begin();
+  const double stepping = zero.step_and_sync_overlapped(comms.shard);
+  timer.step_done();
+  timer.end();
+  const double window = timer.step_seconds();
+  return {stepping, std::max(0.0, window - stepping), 0.0, std::nullopt};
 }
 
 // Ranks take turns stepping, then all sync at once: each step time is the
@@ -228,8 +244,9 @@ Timings time_iterations(ZeroState& zero, CaseComms& comms, const SubWorld& group
     const GradientPhases g = gradient_phases(zero, comms, *grad_timer, reduce);
     if (reduce) traffic.add("grad_sync", comms.shard.take(), comms.shard.size());
     if (g.replicas) traffic.add("grad_replicas", comms.replicas->take(), comms.replicas->size());
-    const Iteration it = serial ? serial_iteration(zero, comms, group, *timer, *sync_timer)
-                                : concurrent_iteration(zero, comms, *timer);
+    const Iteration it = config.overlap ? overlapped_iteration(zero, comms, *timer)
+                         : serial   ? serial_iteration(zero, comms, group, *timer, *sync_timer)
+                                    : concurrent_iteration(zero, comms, *timer);
     traffic.add("sync", comms.shard.take(), comms.shard.size());
     if (i < config.warmup) continue;
     if (g.group) grad.push_back(*g.group);
@@ -269,7 +286,8 @@ RunContext timed_context(const Config& config, const TimedSetup& setup, const Wo
   base.threads = config.threads;
   base.step_timing = step_timing_choices().name(config.step_timing);
   base.grad_sync = grad_sync_choices().name(config.grad_sync);
-  if (config.grad_sync != GradSync::kNone) base.grad_bucket_mb = config.grad_bucket_mb;
+  if (config.grad_sync != GradSync::kNone || config.overlap) base.grad_bucket_mb = config.grad_bucket_mb;
+  if (config.overlap) base.overlap = true;
   base.cpu_affinity = cpu_affinity_text();
   base.versions = library_versions();
   return base;
@@ -297,6 +315,7 @@ void run_case(const Config& config, const TimedSetup& setup, const RunContext& b
                        config.seed, config.sync, setup.optimizer, config.grad_sync, grad_bucket_elems(config)};
   zero_setup.replicas = group.size() / shard_group;
   zero_setup.world_rank = group.rank();
+  zero_setup.overlap = config.overlap;
   const auto zero = make_zero_state(zero_setup);
   const CaseFacts facts = case_facts(model, plan, setup.partitioner->granularity, config, group.size());
   RankResult record = rank_record(base, model, plan, group.rank(), facts);

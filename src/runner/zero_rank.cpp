@@ -30,6 +30,7 @@ class TensorZeroState : public ZeroState {
   explicit TensorZeroState(const ZeroSetup& s);
   void reduce_gradients(Communicator& comm) override;
   void sync(Communicator& comm) override;
+  double step_and_sync_overlapped(Communicator& comm) override;
 
  protected:
   int64_t buffer_bytes() const override { return bytes_of(buckets_); }
@@ -40,6 +41,7 @@ class TensorZeroState : public ZeroState {
   std::vector<int> owner_;                       // parameter -> owning rank
   std::vector<std::vector<int>> owned_by_rank_;  // rank -> parameters (plan order)
   std::vector<at::Tensor> buckets_;              // kBucket: one flat buffer per owner rank
+  std::vector<std::size_t> bucket_starts_;       // --overlap: where each of this rank's step buckets begins
   // Rank r's parameters (detached) or their gradients, in plan order.
   std::vector<at::Tensor> rank_tensors(int r, bool gradients) const;
 };
@@ -51,6 +53,7 @@ class FlatZeroState : public ZeroState {
   void attach_gradients() override;
   void reduce_gradients(Communicator& comm) override;
   void sync(Communicator& comm) override;
+  double step_and_sync_overlapped(Communicator& comm) override;
 
  protected:
   int64_t buffer_bytes() const override { return bytes_of({flat_, gathered_, grad_gathered_}); }
@@ -70,9 +73,15 @@ class FlatZeroState : public ZeroState {
   // The reduce-scatter's input, every rank's slot laid out as the all-gather's:
   // gathered_ itself when gradients and parameters share a dtype.
   at::Tensor grad_layout();
+  // --overlap: the gathered copy of slot position `pos` of rank r, in the
+  // chunk-major layout the per-bucket all-gathers leave (bucket c of every
+  // rank together: W·c·chunk_ + r·(bucket c's length) + the offset in it).
+  int64_t overlapped_index(int r, int64_t pos) const;
   const Plan& plan_;
   int64_t slot_;
   at::Tensor flat_, gathered_, grad_gathered_;  // flat_: this rank's slot of working parameters
+  int64_t chunk_ = 0;                           // --overlap: elements per step bucket
+  std::vector<at::Tensor> chunks_;              // --overlap: views of flat_, one per bucket
 };
 
 // Every rank owns every tensor (plain DDP): nothing to sync.
@@ -100,7 +109,20 @@ TensorZeroState::TensorZeroState(const ZeroSetup& s)
     for (const Shard& shard : s.plan.ranks[r]) owned_by_rank_[r].push_back(shard.param);
   for (std::size_t p = 0; p < params_.size(); ++p)
     if (owner_[p] == s.rank) owned.push_back(params_[p]);
-  set_optimizer(s.optimizer, owned);
+  if (!s.overlap) {
+    set_optimizer(s.optimizer, owned);
+  } else {  // consecutive owned tensors (in broadcast order) up to a bucket's elements
+    std::vector<std::vector<at::Tensor>> buckets;
+    int64_t filled = 0;
+    const std::vector<int>& mine = owned_by_rank_[s.rank];
+    for (std::size_t k = 0; k < mine.size(); ++k) {
+      const at::Tensor& t = params_[mine[k]];
+      if (buckets.empty() || (filled > 0 && filled + t.numel() > grad_bucket_elems_))
+        buckets.emplace_back(), bucket_starts_.push_back(k), filled = 0;
+      buckets.back().push_back(t), filled += t.numel();
+    }
+    set_bucket_optimizers(s.optimizer, buckets);
+  }
   if (sync_mode_ == SyncMode::kBucket)
     for (int r = 0; r < s.plan.world_size(); ++r) buckets_.push_back(at::empty({s.plan.rank_numel(r)}, param_options()));
 }
@@ -143,6 +165,31 @@ void TensorZeroState::sync(Communicator& comm) {
     if (r != rank_ && buckets_[r].numel() > 0) unpack_from(buckets_[r], rank_tensors(r, false));
 }
 
+// Every broadcast in the order sync() issues them (owner by owner); this
+// rank steps each of its buckets just before starting its first broadcast.
+double TensorZeroState::step_and_sync_overlapped(Communicator& comm) {
+  torch::NoGradGuard no_grad;
+  std::vector<at::Tensor> tensors;
+  tensors.reserve(params_.size());
+  std::vector<std::unique_ptr<PendingCollective>> pending;
+  double stepping = 0;
+  std::size_t next_bucket = 0;
+  for (int r = 0; r < static_cast<int>(owned_by_rank_.size()); ++r)
+    for (std::size_t k = 0; k < owned_by_rank_[r].size(); ++k) {
+      if (r == rank_ && next_bucket < bucket_starts_.size() && bucket_starts_[next_bucket] == k) {
+        const auto start = Clock::now();
+        optimizers_[next_bucket++]->step();
+        stepping += seconds_since(start);
+      }
+      tensors.push_back(params_[owned_by_rank_[r][k]].detach());
+      pending.push_back(comm.start_broadcast(tensors.back(), r));
+    }
+  const auto start = Clock::now();
+  for (auto& p : pending) p->wait();
+  collective_seconds_ = seconds_since(start);
+  return stepping;
+}
+
 FlatZeroState::FlatZeroState(const ZeroSetup& s)
     : ZeroState(s), plan_(s.plan), slot_(s.plan.slot_elems) {
   if (slot_ < s.plan.rank_numel(s.rank))
@@ -159,13 +206,25 @@ FlatZeroState::FlatZeroState(const ZeroSetup& s)
   flat_.set_requires_grad(true);
   gathered_ = at::empty({slot_ * s.plan.world_size()}, param_options());
   if (precision_.grads != precision_.params) grad_gathered_ = at::empty({slot_ * s.plan.world_size()}, grad_options());
-  set_optimizer(s.optimizer, {flat_});
+  if (!s.overlap) {
+    set_optimizer(s.optimizer, {flat_});
+    return;
+  }
+  chunk_ = std::max<int64_t>(1, std::min(grad_bucket_elems_, slot_));
+  std::vector<std::vector<at::Tensor>> buckets;
+  for (int64_t off = 0; off < slot_; off += chunk_) {
+    chunks_.push_back(flat_.detach().narrow(0, off, std::min(chunk_, slot_ - off)).set_requires_grad(true));
+    buckets.push_back({chunks_.back()});
+  }
+  set_bucket_optimizers(s.optimizer, buckets);
 }
 
 // The flat gradient holds this rank's slices of every parameter's gradient.
 void FlatZeroState::attach_gradients() {
   ZeroState::attach_gradients();
   flat_.mutable_grad() = at::zeros({slot_}, grad_options());
+  for (std::size_t c = 0; c < chunks_.size(); ++c)  // --overlap: each bucket steps from its part of it
+    chunks_[c].mutable_grad() = flat_.grad().narrow(0, static_cast<int64_t>(c) * chunk_, chunks_[c].numel());
   copy_owned_gradients();
 }
 
@@ -216,6 +275,43 @@ void FlatZeroState::sync(Communicator& comm) {
   }
 }
 
+
+int64_t FlatZeroState::overlapped_index(int r, int64_t pos) const {
+  const int64_t c = pos / chunk_, length = std::min(chunk_, slot_ - c * chunk_);
+  return plan_.world_size() * c * chunk_ + r * length + pos % chunk_;
+}
+
+// Bucket c stepped, then its all-gather started into the chunk-major layout
+// while bucket c + 1 steps; then every rank's shards unpacked from it.
+double FlatZeroState::step_and_sync_overlapped(Communicator& comm) {
+  torch::NoGradGuard no_grad;
+  const int w = plan_.world_size();
+  std::vector<at::Tensor> outs;
+  outs.reserve(chunks_.size());
+  std::vector<std::unique_ptr<PendingCollective>> pending;
+  double stepping = 0;
+  for (std::size_t c = 0; c < chunks_.size(); ++c) {
+    const auto start = Clock::now();
+    optimizers_[c]->step();
+    stepping += seconds_since(start);
+    outs.push_back(gathered_.narrow(0, w * static_cast<int64_t>(c) * chunk_, w * chunks_[c].numel()));
+    pending.push_back(comm.start_all_gather(outs.back(), chunks_[c].detach()));
+  }
+  const auto start = Clock::now();
+  for (auto& p : pending) p->wait();
+  collective_seconds_ = seconds_since(start);
+  for (int r = 0; r < w; ++r)
+    for_each_in_slot(r, [&](const Shard& shard, int64_t pos) {
+      const at::Tensor dest = shard_of(params_[shard.param].detach(), shard);
+      for (int64_t done = 0; done < shard.length;) {  // a shard may cross buckets
+        const int64_t at = pos + done, n = std::min(shard.length - done, chunk_ - at % chunk_);
+        dest.narrow(0, done, n).copy_(gathered_.narrow(0, overlapped_index(r, at), n));
+        done += n;
+      }
+    });
+  return stepping;
+}
+
 }  // namespace
 
 ZeroState::ZeroState(const ZeroSetup& s)
@@ -241,8 +337,25 @@ at::TensorOptions ZeroState::grad_options() const {
 }
 
 void ZeroState::set_optimizer(const OptimizerSettings& settings, const std::vector<at::Tensor>& owned) {
-  step_bytes_ = zb::step_bytes(settings, owned);
-  optimizer_ = make_optimizer(settings, owned);
+  set_bucket_optimizers(settings, {owned});
+}
+
+void ZeroState::set_bucket_optimizers(const OptimizerSettings& settings,
+                                      const std::vector<std::vector<at::Tensor>>& buckets) {
+  step_bytes_ = 0;
+  optimizers_.clear();
+  for (const auto& bucket : buckets) {
+    step_bytes_ += zb::step_bytes(settings, bucket);
+    optimizers_.push_back(make_optimizer(settings, bucket));
+  }
+}
+
+void ZeroState::step() {
+  for (auto& optimizer : optimizers_) optimizer->step();
+}
+
+double ZeroState::step_and_sync_overlapped(Communicator&) {
+  throw RunError("--overlap: this plan's state has no overlapped sync (make_zero_state should have refused it)");
 }
 
 // Without a GradSync every rank has the same gradients (the seed's); with
@@ -278,8 +391,11 @@ void ZeroState::reduce_replicas(Communicator& replicas) {
 MemoryBreakdown ZeroState::memory() const {
   MemoryBreakdown m;
   m.parameters = bytes_of(params_);
-  m.gradients = bytes_of(grads_of(params_)) + extra_gradient_bytes() + optimizer_->gradient_copy_bytes();
-  m.optimizer_state = optimizer_->state_bytes();
+  m.gradients = bytes_of(grads_of(params_)) + extra_gradient_bytes();
+  for (const auto& optimizer : optimizers_) {
+    m.gradients += optimizer->gradient_copy_bytes();
+    m.optimizer_state += optimizer->state_bytes();
+  }
   m.buffers = buffer_bytes() + bytes_of(rank_grads_) + bytes_of({grad_bucket_});
   return m;
 }
@@ -296,6 +412,19 @@ std::vector<int> whole_tensor_owners(const ModelSpec& model, const Plan& plan) {
   return owner;
 }
 
+std::string overlap_unavailable_reason(Granularity granularity, SyncMode sync, const at::Device& device) {
+  if (device.is_cuda())
+    return "--overlap runs on the CPU only in this version (its CUDA side stream is not written yet); use "
+           "--device cpu, or leave --overlap out";
+  if (granularity == Granularity::kReplicated)
+    return "--overlap overlaps the parameter sync with the step, and under this partitioner every rank owns "
+           "every tensor: there is no sync; leave --overlap out";
+  if (granularity != Granularity::kRanges && sync == SyncMode::kBucket)
+    return "--overlap with --sync bucket: each owner's one bucket is sent only after its whole step; use "
+           "--sync per-param (whole tensors) or a range partitioner";
+  return "";
+}
+
 std::string grad_sync_unavailable_reason(GradSync grad_sync, Granularity granularity) {
   if (grad_sync != GradSync::kReduceScatter || granularity != Granularity::kReplicated) return "";
   return "--grad-sync reduce-scatter gives each rank the gradients it owns, and under this partitioner every rank "
@@ -304,6 +433,10 @@ std::string grad_sync_unavailable_reason(GradSync grad_sync, Granularity granula
 
 std::unique_ptr<ZeroState> make_zero_state(const ZeroSetup& setup) {
   if (setup.plan.row_chunks) throw RunError("the runner needs each rank's shard list; this plan has counts only");
+  if (setup.overlap) {
+    const std::string reason = overlap_unavailable_reason(setup.granularity, setup.sync, setup.device);
+    if (!reason.empty()) throw UsageError(reason);
+  }
   if (setup.granularity == Granularity::kRanges) return std::make_unique<FlatZeroState>(setup);
   if (setup.granularity == Granularity::kReplicated) return std::make_unique<ReplicatedZeroState>(setup);
   return std::make_unique<TensorZeroState>(setup);

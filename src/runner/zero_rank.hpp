@@ -48,7 +48,12 @@ class ZeroState {
   // backward() would (the reduction works in place); not part of a timed phase.
   void restore_rank_gradients();
   virtual void sync(Communicator& comm) = 0;  // every rank gets every updated parameter
-  void step() { optimizer_->step(); }         // optimizer.step() over what this rank owns
+  void step();                                 // optimizer.step() over what this rank owns
+  // --overlap: steps this rank's shard bucket by bucket and starts each
+  // bucket's sync as soon as it is stepped, the next bucket stepping while
+  // it moves; returns when every rank has every parameter, with the seconds
+  // spent stepping. (make_zero_state refuses --overlap where it has no sense.)
+  virtual double step_and_sync_overlapped(Communicator& comm);
   MemoryBreakdown memory() const;
   int64_t step_bytes() const { return step_bytes_; }  // bytes one step moves (optimizer_traffic.hpp)
   const std::vector<at::Tensor>& parameters() const { return params_; }
@@ -56,8 +61,10 @@ class ZeroState {
 
  protected:
   explicit ZeroState(const ZeroSetup& setup);
-  // The optimizer over the tensors this rank steps, and the bytes one step moves over them.
+  // The optimizer over the tensors this rank steps, and the bytes one step
+  // moves over them; with --overlap one optimizer per bucket of them.
   void set_optimizer(const OptimizerSettings& settings, const std::vector<at::Tensor>& owned);
+  void set_bucket_optimizers(const OptimizerSettings& settings, const std::vector<std::vector<at::Tensor>>& buckets);
   virtual int64_t buffer_bytes() const { return 0; }
   virtual std::vector<at::Tensor> owned_gradients() const = 0;  // what this rank steps from
   // The divisor of the in-group reduction: W without replicas; 1 (a sum) with
@@ -82,7 +89,7 @@ class ZeroState {
   std::vector<at::Tensor> rank_grads_;  // under a GradSync: this rank's own gradients, kept to restore
   at::Tensor grad_bucket_;              // all-reduce: the flat buffer several small gradients share
   std::vector<at::Tensor> params_;
-  std::unique_ptr<ShardOptimizer> optimizer_;
+  std::vector<std::unique_ptr<ShardOptimizer>> optimizers_;  // one, or one per --overlap bucket
   int64_t step_bytes_ = 0;
   double collective_seconds_ = 0;
 };
@@ -97,12 +104,16 @@ struct ZeroSetup {
   SyncMode sync;
   OptimizerSettings optimizer;
   GradSync grad_sync = GradSync::kNone;
-  int64_t grad_bucket_elems = 25 * 1024 * 1024 / 4;  // --grad-bucket-mb 25
+  int64_t grad_bucket_elems = 25 * 1024 * 1024 / 4;  // --grad-bucket-mb 25 (also --overlap's bucket)
+  bool overlap = false;                               // --overlap
   int replicas = 1;     // R: the plan's G ranks times R make the data-parallel world
   int world_rank = -1;  // among the W ranks (its gradients are its own); -1: `rank`
 };
 
 std::unique_ptr<ZeroState> make_zero_state(const ZeroSetup& setup);
+
+// Why --overlap cannot run here ("" when it can).
+std::string overlap_unavailable_reason(Granularity granularity, SyncMode sync, const at::Device& device);
 
 // Why this gradient reduction cannot serve plans of this granularity ("" when it can).
 std::string grad_sync_unavailable_reason(GradSync grad_sync, Granularity granularity);

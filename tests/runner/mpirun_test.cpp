@@ -396,6 +396,46 @@ TEST_CASE("shard groups of G = 1 and 2 at W = 4, bf16: reduce-scatter in the gro
   }
 }
 
+TEST_CASE("overlap: each bucket's sync started as it is stepped, bitwise equal to one process, the same bytes") {
+  for (const char* backend : {"gloo", "mpi"})
+    for (const char* partitioner : {"lpt", "flat"}) {
+      zbtest::TempDir tmp;
+      const std::string dir = (tmp.path() / "run").string();
+      const auto r = mpirun(3, std::string(partitioner) + " 3 --device cpu -b " + backend +
+                                   " --precision bf16 --grad-sync all-reduce --overlap --grad-bucket-mb 0.0005 -w 1 -n 2 "
+                                   "--check --model-file " + small_model_file(tmp) + " -o " + quote(dir));
+      INFO(backend << " " << partitioner << "\nstdout: " << r.out << "\nstderr: " << r.err);
+      REQUIRE(r.exit_code == 0);
+      const auto doc = load(fs::path(dir) / "small_3_1.json");
+      CHECK(doc["context"]["overlap"] == true);
+      const auto& t = doc["result"]["timing"];
+      for (int i = 0; i < 2; ++i)  // total = grad sync + step + exposed sync
+        CHECK(t["total"]["samples"][i].get<double>() ==
+              Approx(t["grad_sync"]["samples"][i].get<double>() + t["step"]["samples"][i].get<double>() +
+                     t["sync"]["samples"][i].get<double>()));
+      const auto analyzed = run_command(std::string(ZB_ANALYZE_BIN) + " --comm --format json " + quote(dir));
+      REQUIRE(analyzed.exit_code == 0);
+      for (const auto& p : nlohmann::json::parse(analyzed.out)["communication"]["cases"][0]["phases"]) {
+        CHECK(p["equal"] == true);
+        if (p["phase"] == "sync" && std::string(partitioner) == "flat") CHECK(p["calls_per_step"] > 1);  // buckets
+      }
+    }
+}
+
+TEST_CASE("overlap where there is nothing to overlap, or with ranks taking turns, exits 2 with the reason") {
+  zbtest::TempDir tmp;
+  auto r = mpirun(2, "none 2 --device cpu --overlap -o " + quote((tmp.path() / "a").string()));
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("there is no sync; leave --overlap out"));
+  r = mpirun(2, "lpt 2 --device cpu --overlap --sync bucket -o " + quote((tmp.path() / "b").string()));
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("use --sync per-param"));
+  r = mpirun(2, "lpt 2 --device cpu --overlap --step-timing serial -o " + quote((tmp.path() / "c").string()));
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("use --step-timing concurrent"));
+  CHECK_FALSE(fs::exists(tmp.path() / "a" / "exp_info.json"));
+}
+
 TEST_CASE("a shard group that does not divide W, or bf16 gradients of fp32 parameters, exits 2 naming what is valid") {
   zbtest::TempDir tmp;
   auto r = mpirun(2, "lpt 2 4 --device cpu --shard-group 3 -o " + quote((tmp.path() / "a").string()));
