@@ -16,12 +16,16 @@
 #   gradsync  the gradient reduction on the GPU: four ranks sharing it through
 #           gloo, world sizes 2 and 4, lpt and flat x --grad-sync all-reduce,
 #           reduce-scatter, --check; zero_analyze --compare of each pair
+#   mixed   --precision bf16 on the GPU: world size 1 under nccl, fp32 against
+#           bf16 (fused: the cast path around ATen's kernel; foreach), --check;
+#           four ranks through gloo with --shard-group 2 and reduce-scatter;
+#           --overlap on the GPU (gloo, W = 2 and 4, lpt and flat), --check
 # The build directory (build-gpu/) survives between calls on a warm machine,
 # so a second call with `build shared` only re-links what changed.
 # ZB_GPU_BUDGET_S: seconds this call may use (default 560, under the 600 s limit).
 set -uo pipefail
 ZB_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-OUTDIR="${1:?usage: run.sh OUTDIR [build] [test] [gputests] [w1] [shared] [gradsync]}"
+OUTDIR="${1:?usage: run.sh OUTDIR [build] [test] [gputests] [w1] [shared] [gradsync] [mixed]}"
 shift
 STAGES=("$@")
 [ ${#STAGES[@]} -eq 0 ] && STAGES=(build test w1 shared)
@@ -143,6 +147,34 @@ stage_shared() {
   done
 }
 
+stage_mixed() {
+  for impl in fused foreach; do
+    for precision in fp32 bf16; do
+      enough 60 || { log "mixed: stopped before $impl/$precision, $(left) s left"; return 0; }
+      local dir="$RES/mixed_w1_$impl/$precision"
+      mkdir -p "$(dirname "$dir")"
+      timeout "$(left)" mpirun -np 1 "$BUILD/zero_bench" -b nccl flat 1 --models ResNet50,BERT --precision "$precision" \
+        --optimizer-impl "$impl" --check -w 2 -n 10 -o "$dir" --force >"$WORK/logs/mixed_${impl}_$precision.log" 2>&1
+      log "mixed w1 $impl $precision: exit $? $(grep -c 'check passed' "$WORK/logs/mixed_${impl}_$precision.log") cases checked"
+    done
+    (cd "$RES/mixed_w1_$impl" && "$BUILD/zero_analyze" fp32 bf16 --compare) >"$WORK/logs/analyze_mixed_$impl.txt" 2>&1
+  done
+  enough 90 || { log "mixed: stopped before the shard groups, $(left) s left"; return 0; }
+  timeout "$(left)" mpirun --bind-to none -np 4 "$BUILD/zero_bench" -b gloo --device cuda flat 4 --models ResNet50 \
+    --precision bf16 --grad-sync reduce-scatter --shard-group 2 --optimizer-impl fused --check -w 2 -n 10 \
+    -o "$RES/mixed_groups" --force >"$WORK/logs/mixed_groups.log" 2>&1
+  log "mixed groups (gloo, G = 2 at W = 4): exit $? $(grep -c 'check passed' "$WORK/logs/mixed_groups.log") cases checked"
+  for part in flat lpt; do
+    enough 60 || { log "mixed: stopped before the $part overlap, $(left) s left"; return 0; }
+    for overlap in "" --overlap; do
+      timeout "$(left)" mpirun --bind-to none -np 4 "$BUILD/zero_bench" -b gloo --device cuda "$part" 2 4 \
+        --models ResNet50 --precision bf16 --optimizer-impl fused --grad-bucket-mb 4 $overlap --check -w 2 -n 10 \
+        -o "$RES/mixed_overlap_$part/${overlap:-plain}" --force >"$WORK/logs/mixed_overlap_${part}${overlap}.log" 2>&1
+      log "mixed $part ${overlap:-without overlap} (gloo): exit $? $(grep -c 'check passed' "$WORK/logs/mixed_overlap_${part}${overlap}.log") cases checked"
+    done
+  done
+}
+
 stage_gradsync() {
   for part in lpt flat; do
     for mode in all-reduce reduce-scatter; do
@@ -162,7 +194,7 @@ stage_gradsync() {
 for stage in "${STAGES[@]}"; do
   case "$stage" in
     build) stage_build || { STAGES=(); break; } ;;
-    test | gputests | w1 | shared | gradsync) setup_env; "stage_$stage" ;;
+    test | gputests | w1 | shared | gradsync | mixed) setup_env; "stage_$stage" ;;
     *) log "unknown stage '$stage'; valid: build test gputests w1 shared gradsync" ;;
   esac
 done

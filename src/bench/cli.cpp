@@ -118,7 +118,7 @@ void add_timed_options(CLI::App& app, Config& c, std::optional<Dtype>& grad_dtyp
   app.add_flag("--overlap", c.overlap,
                "step the owned shard in buckets of --grad-bucket-mb and start each bucket's parameter sync as soon as "
                "it is stepped, while the next bucket steps (Megatron's overlap_param_gather); 'sync' then records "
-               "the exposed sync time, the total minus the step (CPU; range plans, or whole tensors with --sync "
+               "the exposed sync time, the total minus the step (range plans, or whole tensors with --sync "
                "per-param)")->group(timed);
   app.add_option("--shard-group", c.shard_group,
                  "shard within consecutive groups of G ranks and replicate across the W/G groups (HSDP, MiCS): "

@@ -39,7 +39,40 @@ class SteadyClockTimer : public IterationTimer {
   Clock::time_point t0_, t1_, t2_;
 };
 
+class SteadyStopwatch : public Stopwatch {
+ public:
+  void start() override { t0_ = Clock::now(); }
+  void stop() override { total_ += std::chrono::duration<double>(Clock::now() - t0_).count(); }
+  double total_seconds() override { return total_; }
+  void reset() override { total_ = 0; }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  Clock::time_point t0_;
+  double total_ = 0;
+};
+
 #ifdef ZB_HAVE_CUDA
+class CudaStopwatch : public Stopwatch {
+ public:
+  void start() override {
+    events_.push_back(std::make_unique<at::cuda::CUDAEvent>(cudaEventBlockingSync));
+    events_.back()->record();
+  }
+  void stop() override { start(); }
+  double total_seconds() override {
+    if (events_.empty()) return 0;
+    events_.back()->synchronize();
+    double ms = 0;
+    for (std::size_t i = 0; i + 1 < events_.size(); i += 2) ms += events_[i]->elapsed_time(*events_[i + 1]);
+    return ms / 1000.0;
+  }
+  void reset() override { events_.clear(); }
+
+ private:
+  std::vector<std::unique_ptr<at::cuda::CUDAEvent>> events_;  // start, stop, start, stop, ...
+};
+
 // CUDA events on the current stream, with blocking sync so that a rank waiting
 // for its GPU sleeps instead of spinning a core that another rank needs. The
 // step is also timed on the host between two device synchronisations, so
@@ -141,6 +174,14 @@ std::string device_name(const at::Device& device) {
   if (device.is_cuda()) return at::cuda::getDeviceProperties(device.index())->name;
 #endif
   return "cpu";
+}
+
+std::unique_ptr<Stopwatch> make_stopwatch(const at::Device& device) {
+#ifdef ZB_HAVE_CUDA
+  if (device.is_cuda()) return std::make_unique<CudaStopwatch>();
+#endif
+  (void)device;
+  return std::make_unique<SteadyStopwatch>();
 }
 
 std::unique_ptr<IterationTimer> make_timer(const at::Device& device) {

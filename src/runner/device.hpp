@@ -38,6 +38,20 @@ class IterationTimer {
 // CUDA events (timing enabled, current stream) on a GPU; steady_clock on CPU.
 std::unique_ptr<IterationTimer> make_timer(const at::Device& device);
 
+// Sums several intervals of work (--overlap's bucket steps, between which
+// collectives are started): steady_clock on the CPU; on CUDA event pairs on
+// the current stream, summed once the last has completed (the kernels' time
+// on the device, not their launches).
+class Stopwatch {
+ public:
+  virtual ~Stopwatch() = default;
+  virtual void start() = 0;
+  virtual void stop() = 0;
+  virtual double total_seconds() = 0;  // since the last reset; waits for the device
+  virtual void reset() = 0;
+};
+std::unique_ptr<Stopwatch> make_stopwatch(const at::Device& device);
+
 void reset_peak_memory(const at::Device& device);
 // CUDA caching allocator's peak since the last reset; nullopt on CPU.
 std::optional<int64_t> device_peak_memory(const at::Device& device);

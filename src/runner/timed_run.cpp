@@ -118,8 +118,10 @@ TimedSetup check_request(const Config& config, const World& world) {
                      "' splits; use a whole-tensor partitioner (greedy, lpt, optimal, cost, none, ...)");
   s.optimizer = OptimizerSettings{
       .optimizer = config.optimizer, .optimizer_impl = config.optimizer_impl, .precision = config.precision};
-  const std::string overlap =
-      config.overlap ? overlap_unavailable_reason(s.partitioner->granularity, config.sync, s.device) : "";
+  std::string overlap = config.overlap ? overlap_unavailable_reason(s.partitioner->granularity, config.sync) : "";
+  if (config.overlap && s.device.is_cuda() && s.backend->name == std::string("mpi"))
+    overlap = "--overlap with -b mpi on CUDA: mpi stages GPU tensors through the host before returning, so nothing "
+              "would overlap; use -b nccl or -b gloo";
   for (const std::string& reason : {optimizer_unavailable_reason(s.optimizer, s.device),
                                     grad_sync_unavailable_reason(config.grad_sync, s.partitioner->granularity),
                                     overlap})
@@ -168,16 +170,17 @@ Iteration concurrent_iteration(ZeroState& zero, CaseComms& comms, IterationTimer
 }
 
 // --overlap: one window, the step and sync interleaved bucket by bucket; the
-// step is the time spent stepping, the sync what the window adds to it
-// (the exposed sync).
-Iteration overlapped_iteration(ZeroState& zero, CaseComms& comms, IterationTimer& timer) {
+// step is the time spent stepping (summed over the buckets), the sync what
+// the window adds to it (the exposed sync).
+Iteration overlapped_iteration(ZeroState& zero, CaseComms& comms, IterationTimer& timer, Stopwatch& stepping) {
   comms.barrier();
+  stepping.reset();
   timer.begin();
-  const double stepping = zero.step_and_sync_overlapped(comms.shard);
+  zero.step_and_sync_overlapped(comms.shard, stepping);
   timer.step_done();
   timer.end();
-  const double window = timer.step_seconds();
-  return {stepping, std::max(0.0, window - stepping), 0.0, std::nullopt};
+  const double window = timer.step_seconds(), step = stepping.total_seconds();
+  return {step, std::max(0.0, window - step), 0.0, std::nullopt};
 }
 
 // Ranks take turns stepping, then all sync at once: each step time is the
@@ -238,13 +241,14 @@ GradientPhases gradient_phases(ZeroState& zero, CaseComms& comms, IterationTimer
 Timings time_iterations(ZeroState& zero, CaseComms& comms, const SubWorld& group, const Config& config,
                         const at::Device& device, PhaseTrafficLog& traffic) {
   auto timer = make_timer(device), sync_timer = make_timer(device), grad_timer = make_timer(device);
+  auto stepping = make_stopwatch(device);
   const bool serial = config.step_timing == StepTiming::kSerial, reduce = config.grad_sync != GradSync::kNone;
   std::vector<double> grad, replica, step, sync, total, collective, overhead, host_step;
   for (int i = 0; i < config.warmup + config.iters; ++i) {
     const GradientPhases g = gradient_phases(zero, comms, *grad_timer, reduce);
     if (reduce) traffic.add("grad_sync", comms.shard.take(), comms.shard.size());
     if (g.replicas) traffic.add("grad_replicas", comms.replicas->take(), comms.replicas->size());
-    const Iteration it = config.overlap ? overlapped_iteration(zero, comms, *timer)
+    const Iteration it = config.overlap ? overlapped_iteration(zero, comms, *timer, *stepping)
                          : serial   ? serial_iteration(zero, comms, group, *timer, *sync_timer)
                                     : concurrent_iteration(zero, comms, *timer);
     traffic.add("sync", comms.shard.take(), comms.shard.size());

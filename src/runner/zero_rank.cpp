@@ -30,7 +30,7 @@ class TensorZeroState : public ZeroState {
   explicit TensorZeroState(const ZeroSetup& s);
   void reduce_gradients(Communicator& comm) override;
   void sync(Communicator& comm) override;
-  double step_and_sync_overlapped(Communicator& comm) override;
+  void step_and_sync_overlapped(Communicator& comm, Stopwatch& stepping) override;
 
  protected:
   int64_t buffer_bytes() const override { return bytes_of(buckets_); }
@@ -53,7 +53,7 @@ class FlatZeroState : public ZeroState {
   void attach_gradients() override;
   void reduce_gradients(Communicator& comm) override;
   void sync(Communicator& comm) override;
-  double step_and_sync_overlapped(Communicator& comm) override;
+  void step_and_sync_overlapped(Communicator& comm, Stopwatch& stepping) override;
 
  protected:
   int64_t buffer_bytes() const override { return bytes_of({flat_, gathered_, grad_gathered_}); }
@@ -167,19 +167,18 @@ void TensorZeroState::sync(Communicator& comm) {
 
 // Every broadcast in the order sync() issues them (owner by owner); this
 // rank steps each of its buckets just before starting its first broadcast.
-double TensorZeroState::step_and_sync_overlapped(Communicator& comm) {
+void TensorZeroState::step_and_sync_overlapped(Communicator& comm, Stopwatch& stepping) {
   torch::NoGradGuard no_grad;
   std::vector<at::Tensor> tensors;
   tensors.reserve(params_.size());
   std::vector<std::unique_ptr<PendingCollective>> pending;
-  double stepping = 0;
   std::size_t next_bucket = 0;
   for (int r = 0; r < static_cast<int>(owned_by_rank_.size()); ++r)
     for (std::size_t k = 0; k < owned_by_rank_[r].size(); ++k) {
       if (r == rank_ && next_bucket < bucket_starts_.size() && bucket_starts_[next_bucket] == k) {
-        const auto start = Clock::now();
+        stepping.start();
         optimizers_[next_bucket++]->step();
-        stepping += seconds_since(start);
+        stepping.stop();
       }
       tensors.push_back(params_[owned_by_rank_[r][k]].detach());
       pending.push_back(comm.start_broadcast(tensors.back(), r));
@@ -187,7 +186,6 @@ double TensorZeroState::step_and_sync_overlapped(Communicator& comm) {
   const auto start = Clock::now();
   for (auto& p : pending) p->wait();
   collective_seconds_ = seconds_since(start);
-  return stepping;
 }
 
 FlatZeroState::FlatZeroState(const ZeroSetup& s)
@@ -283,17 +281,16 @@ int64_t FlatZeroState::overlapped_index(int r, int64_t pos) const {
 
 // Bucket c stepped, then its all-gather started into the chunk-major layout
 // while bucket c + 1 steps; then every rank's shards unpacked from it.
-double FlatZeroState::step_and_sync_overlapped(Communicator& comm) {
+void FlatZeroState::step_and_sync_overlapped(Communicator& comm, Stopwatch& stepping) {
   torch::NoGradGuard no_grad;
   const int w = plan_.world_size();
   std::vector<at::Tensor> outs;
   outs.reserve(chunks_.size());
   std::vector<std::unique_ptr<PendingCollective>> pending;
-  double stepping = 0;
   for (std::size_t c = 0; c < chunks_.size(); ++c) {
-    const auto start = Clock::now();
+    stepping.start();
     optimizers_[c]->step();
-    stepping += seconds_since(start);
+    stepping.stop();
     outs.push_back(gathered_.narrow(0, w * static_cast<int64_t>(c) * chunk_, w * chunks_[c].numel()));
     pending.push_back(comm.start_all_gather(outs.back(), chunks_[c].detach()));
   }
@@ -309,7 +306,6 @@ double FlatZeroState::step_and_sync_overlapped(Communicator& comm) {
         done += n;
       }
     });
-  return stepping;
 }
 
 }  // namespace
@@ -354,7 +350,7 @@ void ZeroState::step() {
   for (auto& optimizer : optimizers_) optimizer->step();
 }
 
-double ZeroState::step_and_sync_overlapped(Communicator&) {
+void ZeroState::step_and_sync_overlapped(Communicator&, Stopwatch&) {
   throw RunError("--overlap: this plan's state has no overlapped sync (make_zero_state should have refused it)");
 }
 
@@ -412,10 +408,7 @@ std::vector<int> whole_tensor_owners(const ModelSpec& model, const Plan& plan) {
   return owner;
 }
 
-std::string overlap_unavailable_reason(Granularity granularity, SyncMode sync, const at::Device& device) {
-  if (device.is_cuda())
-    return "--overlap runs on the CPU only in this version (its CUDA side stream is not written yet); use "
-           "--device cpu, or leave --overlap out";
+std::string overlap_unavailable_reason(Granularity granularity, SyncMode sync) {
   if (granularity == Granularity::kReplicated)
     return "--overlap overlaps the parameter sync with the step, and under this partitioner every rank owns "
            "every tensor: there is no sync; leave --overlap out";
@@ -434,7 +427,7 @@ std::string grad_sync_unavailable_reason(GradSync grad_sync, Granularity granula
 std::unique_ptr<ZeroState> make_zero_state(const ZeroSetup& setup) {
   if (setup.plan.row_chunks) throw RunError("the runner needs each rank's shard list; this plan has counts only");
   if (setup.overlap) {
-    const std::string reason = overlap_unavailable_reason(setup.granularity, setup.sync, setup.device);
+    const std::string reason = overlap_unavailable_reason(setup.granularity, setup.sync);
     if (!reason.empty()) throw UsageError(reason);
   }
   if (setup.granularity == Granularity::kRanges) return std::make_unique<FlatZeroState>(setup);

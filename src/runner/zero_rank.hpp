@@ -20,6 +20,7 @@
 
 #include "partitioners/plan.hpp"
 #include "src/comm/communicator.hpp"
+#include "device.hpp"  // Stopwatch
 #include "optim/optimizer.hpp"
 #include "src/run/options.hpp"  // SyncMode
 
@@ -51,9 +52,11 @@ class ZeroState {
   void step();                                 // optimizer.step() over what this rank owns
   // --overlap: steps this rank's shard bucket by bucket and starts each
   // bucket's sync as soon as it is stepped, the next bucket stepping while
-  // it moves; returns when every rank has every parameter, with the seconds
-  // spent stepping. (make_zero_state refuses --overlap where it has no sense.)
-  virtual double step_and_sync_overlapped(Communicator& comm);
+  // it moves (on CUDA the collectives run on the backend's stream); returns
+  // when every rank has every parameter (queued on the current stream on
+  // CUDA), each bucket's step timed on `stepping`. (make_zero_state refuses
+  // --overlap where it has no sense.)
+  virtual void step_and_sync_overlapped(Communicator& comm, Stopwatch& stepping);
   MemoryBreakdown memory() const;
   int64_t step_bytes() const { return step_bytes_; }  // bytes one step moves (optimizer_traffic.hpp)
   const std::vector<at::Tensor>& parameters() const { return params_; }
@@ -113,7 +116,7 @@ struct ZeroSetup {
 std::unique_ptr<ZeroState> make_zero_state(const ZeroSetup& setup);
 
 // Why --overlap cannot run here ("" when it can).
-std::string overlap_unavailable_reason(Granularity granularity, SyncMode sync, const at::Device& device);
+std::string overlap_unavailable_reason(Granularity granularity, SyncMode sync);
 
 // Why this gradient reduction cannot serve plans of this granularity ("" when it can).
 std::string grad_sync_unavailable_reason(GradSync grad_sync, Granularity granularity);

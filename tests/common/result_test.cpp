@@ -98,13 +98,23 @@ TEST_CASE("readers reject absurd values in result files, naming the file and the
                                           "r.json");
              }),
              Catch::Contains("result.timing.step.samples holds -3"));
+  CHECK_THAT(error_of([&] {
+               rank_result_from_json_text(edited([](auto& d) {
+                                            d["context"]["shard_group"] = 3;
+                                            d["context"]["replicas"] = 1;
+                                          }),
+                                          "r.json");
+             }),
+             Catch::Contains("shard_group 3 times replicas 1 is not the world size"));
+  CHECK_THAT(error_of([&] { rank_result_from_json_text(edited([](auto& d) { d["context"]["precision"] = "fp8"; }), "r.json"); }),
+             Catch::Contains("unknown --precision 'fp8'; valid: fp32, bf16"));
   const auto with_traffic = [&](const char* phase, int64_t bytes, const char* collective) {
     return edited([&](auto& d) {
       d["result"]["traffic"] = {{{"phase", phase}, {"collective", collective}, {"calls_per_step", 1}, {"bytes_per_step", bytes}}};
     });
   };
   CHECK_THAT(error_of([&] { rank_result_from_json_text(with_traffic("step", 8, "broadcast"), "r.json"); }),
-             Catch::Contains("result.traffic[0].phase is 'step'; valid: grad_sync, sync"));
+             Catch::Contains("result.traffic[0].phase is 'step'; valid: grad_sync, grad_replicas, sync"));
   CHECK_THAT(error_of([&] { rank_result_from_json_text(with_traffic("sync", -8, "broadcast"), "r.json"); }),
              Catch::Contains("result.traffic[0] holds a negative count, size or bandwidth"));
   CHECK_THAT(error_of([&] { rank_result_from_json_text(with_traffic("sync", 8, "gather"), "r.json"); }),

@@ -45,33 +45,36 @@ std::string run_and_compare(Communicator& comm, const char* partitioner, GradSyn
   return compare_with_unsharded(m, zero->parameters(), cpu, 5, 2, optimizer, comm.size());
 }
 
-}  // namespace
-
-TEST_CASE("every rank steps the exact average of all ranks' gradients, for each reduction and plan") {
+// Calls fn(backend, comm) over every rank, for each CPU backend this build has.
+template <typename Fn>
+void for_each_cpu_backend(const Fn& fn) {
   int world = 0;
   MPI_Comm_size(MPI_COMM_WORLD, &world);
   const SubWorld group(world);
   for (const char* backend : {"gloo", "mpi"}) {
     if (!find_backend(backend).unavailable_reason().empty()) continue;
     auto comm = connect(find_backend(backend), group, cpu);
+    fn(backend, *comm);
+    comm->close();
+  }
+}
+
+}  // namespace
+
+TEST_CASE("every rank steps the exact average of all ranks' gradients, for each reduction and plan") {
+  for_each_cpu_backend([](const char* backend, Communicator& comm) {
     for (const char* partitioner : {"lpt", "greedy", "flat", "none"})
       for (GradSync mode : {GradSync::kAllReduce, GradSync::kReduceScatter})
         for (int64_t bucket : {int64_t{100}, int64_t{1} << 20}) {  // several buckets, and one
           if (std::string(partitioner) == "none" && mode == GradSync::kReduceScatter) continue;
           INFO(backend << " " << partitioner << " " << grad_sync_choices().name(mode) << " bucket " << bucket);
-          CHECK(run_and_compare(*comm, partitioner, mode, bucket) == "");
+          CHECK(run_and_compare(comm, partitioner, mode, bucket) == "");
         }
-    comm->close();
-  }
+  });
 }
 
 TEST_CASE("mixed precision: bf16 parameters reduced in bf16 or fp32 equal the single-process bf16 step bitwise") {
-  int world = 0;
-  MPI_Comm_size(MPI_COMM_WORLD, &world);
-  const SubWorld group(world);
-  for (const char* backend : {"gloo", "mpi"}) {
-    if (!find_backend(backend).unavailable_reason().empty()) continue;
-    auto comm = connect(find_backend(backend), group, cpu);
+  for_each_cpu_backend([](const char* backend, Communicator& comm) {
     for (Dtype grads : {Dtype::kBf16, Dtype::kFp32})
       for (OptimizerImpl impl : {OptimizerImpl::kTorch, OptimizerImpl::kFused})
         for (const char* partitioner : {"lpt", "flat"})
@@ -82,10 +85,9 @@ TEST_CASE("mixed precision: bf16 parameters reduced in bf16 or fp32 equal the si
             INFO(backend << " grads " << grad_dtype_choices().name(grads) << " "
                          << optimizer_impl_choices().name(impl) << " " << partitioner << " "
                          << grad_sync_choices().name(mode));
-            CHECK(run_and_compare(*comm, partitioner, mode, 100, settings) == "");
+            CHECK(run_and_compare(comm, partitioner, mode, 100, settings) == "");
           }
-    comm->close();
-  }
+  });
 }
 
 TEST_CASE("reduce-scatter under a replicating partitioner is refused, naming all-reduce") {

@@ -73,7 +73,7 @@ TEST_CASE("the step changes the bf16 parameters: the masters are copied back") {
   }
 }
 
-TEST_CASE("mixed state holds fp32 masters and moments; the cast path alone keeps fp32 copies of bf16 gradients") {
+TEST_CASE("mixed state holds fp32 masters and moments, and the cast path alone keeps fp32 copies of bf16 gradients") {
   const ModelSpec m = small_mixed_model();
   const int64_t n = m.total_numel();
   struct Case {
