@@ -66,6 +66,7 @@ def step_section(work, rounds):
         f = {k: [slowest(x, k) for x in runs] for k in ("step", "sync", "total")}
         f["roofline"] = [roofline(x) for x in runs]
         f["bytes"] = sync_bytes
+        f["bpe"] = bpe
         figures[name] = f
         triad = med([statistics.mean(r["result"]["roofline"]["bandwidth_bytes_per_s"] for r in x) for x in runs]) / 1e9
         lines.append(f"| {name} | {what} | {bpe:.0f} | {med(f['step']):.4f} | {fmt(f['roofline'], 3)} | {triad:.2f} "
@@ -73,7 +74,10 @@ def step_section(work, rounds):
     ratio = lambda a, b, k: [x / y for x, y in zip(figures[a][k], figures[b][k])]
     lines += ["",
               f"- The mixed-precision fused step reaches {fmt(figures['bf16']['roofline'], 3)} of the triad (per round; "
-              f"target 0.80) at 28 B/element; the cast path {fmt(figures['bf16-cast']['roofline'], 3)} at 40.",
+              f"target 0.80) at {figures['bf16']['bpe']:.0f} B/element; the cast path "
+              f"{fmt(figures['bf16-cast']['roofline'], 3)} at {figures['bf16-cast']['bpe']:.0f}; fp32 "
+              f"{fmt(figures['fp32']['roofline'], 3)} at {figures['fp32']['bpe']:.0f} (B/element count write-allocate "
+              "as the triad does).",
               f"- bf16 sync: {figures['bf16']['bytes'] / figures['fp32']['bytes']:.3f} of the fp32 bytes; its time "
               f"{fmt(ratio('bf16', 'fp32', 'sync'), 3)} of fp32's (per round).",
               f"- Exposed sync with --overlap over the sync without it: bf16 {fmt(ratio('bf16-overlap', 'bf16', 'sync'), 3)}, "

@@ -50,8 +50,8 @@ std::string phases_text(const CaseReport& c) {
   std::snprintf(buf, sizeof buf,
                 "phases         = %s: grad sync %.3f%s + step %.3f + %s %.3f = %.3f s (rank %d, the largest total)\n",
                 c.grad_sync.value_or("?").c_str(), (*c.grad_sync_mean_per_rank)[k], replicas,
-                c.overlap ? "exposed sync" : "sync",
-                (*c.step_mean_per_rank)[k], (*c.sync_mean_per_rank)[k], (*c.total_mean_per_rank)[k], k);
+                (*c.step_mean_per_rank)[k], c.overlap ? "exposed sync" : "sync", (*c.sync_mean_per_rank)[k],
+                (*c.total_mean_per_rank)[k], k);
   return buf;
 }
 

@@ -17,10 +17,14 @@ namespace {
 
 std::string balance_line(int world_size, const std::string& model, const Plan& plan) {
   const BalanceStats b = balance_of(plan.numel_per_rank());
-  char line[256];
+  char line[320];
   std::snprintf(line, sizeof line, "world_size=%d model=%s: max %lld (rank %d), mean %.1f, diff %.1f elements",
                 world_size, model.c_str(), static_cast<long long>(b.max), b.max_rank, b.mean, b.diff);
-  return line;
+  std::string out = line;
+  if (plan.world_size() != world_size)
+    out += " (a plan for shard groups of " + std::to_string(plan.world_size()) + ", " +
+           std::to_string(world_size / plan.world_size()) + " replicas)";
+  return out;
 }
 
 }  // namespace

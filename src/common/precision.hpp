@@ -8,14 +8,19 @@
 //   its shard. A step reads the gradient, updates master and state, and
 //   writes the bf16 parameter; the sync moves bf16 parameters.
 //
-// Bytes one step moves per element (optimizer_traffic.hpp gives the fp32
-// figure F: Adam 28, SGD 20; it counts a 4-byte gradient read):
+// Bytes one step moves per element, counted as the triad probe counts them
+// (bandwidth_probe.hpp): a stream written without being read in the same
+// pass costs its bytes again (write-allocate). optimizer_traffic.hpp gives
+// the fp32 figure F (Adam 28, SGD 20: every written stream is also read),
+// which counts a 4-byte gradient read; g, p: gradient and parameter bytes.
 //   fp32                         F
-//   bf16, one pass (fused, CPU)  F - 4 + g + 2          (read g-byte gradient, write bf16 param)
-//   bf16, cast path              F + cast(g) + 6        (DeepSpeed's: gradient shard cast to an fp32
-//                                                        copy, g + 4 bytes, unless it is fp32 already;
-//                                                        the step; master copied to the bf16 param, 4 + 2)
-// e.g. Adam, bf16 gradients: 28 one pass, 40 cast path; fp32 gradients: 30, 34.
+//   bf16, one pass (fused, CPU)  F - 4 + g + 2p        (read the g-byte gradient; write the bf16
+//                                                       parameter, not read: p + p write-allocate)
+//   bf16, cast path              F + cast + 4 + 2p     (DeepSpeed's: the gradient shard cast to an
+//                                                       fp32 copy, g + 4 + 4 write-allocate, unless
+//                                                       it is fp32 already; the step; the master
+//                                                       copied to the bf16 parameter, 4 + p + p)
+// e.g. Adam, bf16 gradients: 30 one pass, 46 cast path; fp32 gradients: 32, 36.
 #pragma once
 #include <cstdint>
 #include <cstddef>
@@ -53,9 +58,9 @@ inline int64_t step_bytes_per_element(OptimizerKind kind, std::size_t dims, cons
   const int64_t fp32 = step_bytes_per_element(kind, dims);
   if (!p.mixed()) return fp32;
   const int64_t g = dtype_bytes(p.grads), param = dtype_bytes(p.params);
-  if (path == MasterPath::kOnePass) return fp32 - 4 + g + param;
-  const int64_t cast = p.grads == Dtype::kFp32 ? 0 : g + 4;
-  return fp32 + cast + 4 + param;
+  if (path == MasterPath::kOnePass) return fp32 - 4 + g + 2 * param;
+  const int64_t cast = p.grads == Dtype::kFp32 ? 0 : g + 4 + 4;
+  return fp32 + cast + 4 + 2 * param;
 }
 
 // Optimizer state per owned element, the fp32 master weights included when mixed.

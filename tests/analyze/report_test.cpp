@@ -96,6 +96,20 @@ TEST_CASE("a run with a gradient reduction shows its phases for the rank with th
   CHECK_FALSE(format_text({fixture("timed_tiny")}).find("phases") != std::string::npos);
 }
 
+TEST_CASE("bf16, shard groups and overlap show in the text: precision, groups, the replicas' phase, the exposed sync") {
+  RunReport r = fixture("grad_sync_tiny");
+  CaseReport& c = r.cases[0];
+  c.precision = Precision{Dtype::kBf16, Dtype::kFp32};
+  c.shard_group = 1, c.replicas = 2, c.overlap = true;
+  c.grad_replicas_mean_per_rank = std::vector<double>{0.004, 0.005};
+  const std::string text = format_text({r});
+  CHECK_THAT(text, Catch::Contains("precision      = bf16 parameters, fp32 gradients, fp32 master weights and state\n"));
+  CHECK_THAT(text, Catch::Contains("shard groups   = 1 ranks x 2 replicas\n"));
+  CHECK_THAT(text, Catch::Contains("phases         = all-reduce: grad sync 0.021 + replicas 0.005 + step 0.048 + "
+                                   "exposed sync 0.001 = 0.070 s (rank 1, the largest total)\n"));
+  CHECK_FALSE(format_text({fixture("grad_sync_tiny")}).find("shard groups") != std::string::npos);
+}
+
 TEST_CASE("each phase's collective, bytes and bandwidths reach text, markdown, csv and json") {
   const RunReport r = fixture("grad_sync_tiny");  // grad_sync means 0.011 / 0.021 s, sync 0.001 s; 200 B each
   CHECK_THAT(format_text({r}), Catch::Contains("traffic        = grad_sync 1 all-reduce 0.0 MB, alg 0.000 bus 0.000 "
