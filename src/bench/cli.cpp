@@ -179,6 +179,18 @@ void set_grad_dtype(Config& c, const std::optional<Dtype>& grad_dtype) {
                      "--precision fp32: --grad-dtype fp32");
 }
 
+// --check stays bitwise only while every sum of rank gradients is exact in
+// the gradient dtype: in bf16 (8 significant bits) up to 32 ranks.
+void check_bitwise_reach(const Config& c) {
+  if (!c.check || c.grad_sync == GradSync::kNone || c.precision.grads != Dtype::kBf16) return;
+  for (int w : c.world_sizes)
+    if (w > 32)
+      throw UsageError("--check with bf16 gradients reduced over " + std::to_string(w) +
+                       " ranks: the sums of the ranks' gradients are exact in bf16 only up to 32 ranks, so the "
+                       "bitwise comparison would fail without a bug; use world sizes up to 32, --grad-dtype fp32, "
+                       "or leave --check out");
+}
+
 void check_shard_group(const Config& c) {
   for (int w : c.world_sizes)
     if (c.shard_group > 0 && w % c.shard_group != 0)
@@ -235,6 +247,7 @@ Config parse_command_line(int argc, char** argv, bool& help_shown) {
   }
   else finish_run_config(c, world_sizes);
   check_timed_options(c);
+  check_bitwise_reach(c);
   return c;
 }
 

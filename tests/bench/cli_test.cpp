@@ -36,6 +36,10 @@ TEST_CASE("bad input exits 2 with a one-line error naming the problem and the va
   expect_usage_error("--plan-only greedy 2 --bogus-flag", "--bogus-flag");
   expect_usage_error("--print-model vgg", "unknown model 'vgg'");
   expect_usage_error("--plan-only greedy 2 --model-file /nonexistent/m.json", "/nonexistent/m.json");
+  expect_usage_error("--plan-only greedy 2 --shard-group 3" + out, "--shard-group 3 does not divide world size 2");
+  expect_usage_error("--plan-only greedy 2 --precision fp16" + out, "unknown --precision 'fp16'; valid: fp32, bf16");
+  expect_usage_error("lpt 64 --precision bf16 --grad-sync all-reduce --check" + out,
+                     "exact in bf16 only up to 32 ranks");
 }
 
 TEST_CASE("a bad cost model file exits 2 naming the file and the problem") {
