@@ -2,6 +2,7 @@
 
 #include <c10/core/GradMode.h>
 
+#include <algorithm>
 #include <functional>
 
 #include "flat_buffer.hpp"
@@ -12,10 +13,12 @@ namespace {
 using Collective = std::function<void(at::Tensor&)>;
 
 // Runs `collective` over [first, last) of `grads` as one bucket: in place for
-// a single gradient, else packed into `bucket`, reduced, and (where `lands`)
-// unpacked and divided by `divisor` (not at all when 1).
+// a single gradient, else packed into `bucket` (allocated at `bucket_size`
+// elements the first time a bucket holds two gradients: a reduction whose
+// buckets are all single gradients never needs one), reduced, and (where
+// `lands`) unpacked and divided by `divisor` (not at all when 1).
 void reduce_bucket(const std::vector<at::Tensor>& grads, std::size_t first, std::size_t last, at::Tensor& bucket,
-                   const Collective& collective, bool lands, int divisor) {
+                   int64_t bucket_size, const Collective& collective, bool lands, int divisor) {
   if (last - first == 1) {
     at::Tensor g = grads[first];
     collective(g);
@@ -25,6 +28,8 @@ void reduce_bucket(const std::vector<at::Tensor>& grads, std::size_t first, std:
   const at::TensorList members = at::TensorList(grads).slice(first, last - first);
   int64_t n = 0;
   for (const at::Tensor& g : members) n += g.numel();
+  if (!bucket.defined() || bucket.numel() < n || bucket.scalar_type() != members.front().scalar_type())
+    bucket = at::empty({std::max(n, bucket_size)}, members.front().options());  // in the warm-up iterations only
   at::Tensor flat = bucket.narrow(0, 0, n);
   pack_into(flat, members);
   collective(flat);
@@ -40,19 +45,17 @@ void reduce_in_buckets(const std::vector<at::Tensor>& grads, int64_t cap, at::Te
   if (grads.empty()) return;
   int64_t total = 0;
   for (const auto& g : grads) total += g.numel();
-  if (!bucket.defined() || bucket.numel() < std::min(cap, total) ||  // grows in the warm-up iterations only
-      bucket.scalar_type() != grads.front().scalar_type())
-    bucket = at::empty({std::min(cap, total)}, grads.front().options());
+  const int64_t bucket_size = std::min(cap, total);
   std::size_t first = 0;
   int64_t filled = 0;
   for (std::size_t i = 0; i < grads.size(); ++i) {
     if (i > first && filled + grads[i].numel() > cap) {
-      reduce_bucket(grads, first, i, bucket, collective, lands, divisor);
+      reduce_bucket(grads, first, i, bucket, bucket_size, collective, lands, divisor);
       first = i, filled = 0;
     }
     filled += grads[i].numel();
   }
-  reduce_bucket(grads, first, grads.size(), bucket, collective, lands, divisor);
+  reduce_bucket(grads, first, grads.size(), bucket, bucket_size, collective, lands, divisor);
 }
 
 }  // namespace

@@ -388,6 +388,9 @@ TEST_CASE("shard groups of G = 1 and 2 at W = 4, bf16: reduce-scatter in the gro
       CHECK(bytes == std::map<std::string, int64_t>{{"grad_sync reduce-scatter", g * slot * 2},
                                                     {"grad_replicas all-reduce", slot * 2},
                                                     {"sync all-gather", g * slot * 2}});
+      // One flat gradient all-reduced in place across the replicas: no bucket buffer appears after the step.
+      const auto& memory = doc["result"]["memory"];
+      CHECK(memory[2]["buffers"] == memory[1]["buffers"]);
     }
     const auto analyzed = run_command(std::string(ZB_ANALYZE_BIN) + " --comm --format json " + quote(dir));
     REQUIRE(analyzed.exit_code == 0);
