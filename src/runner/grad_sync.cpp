@@ -38,7 +38,6 @@ void reduce_bucket(const std::vector<at::Tensor>& grads, std::size_t first, std:
   unpack_from(flat, members);
 }
 
-// Closes a bucket before the gradient that would take it past `cap` elements.
 void reduce_in_buckets(const std::vector<at::Tensor>& grads, int64_t cap, at::Tensor& bucket,
                        const Collective& collective, bool lands, int divisor) {
   at::NoGradGuard no_grad;
@@ -46,19 +45,25 @@ void reduce_in_buckets(const std::vector<at::Tensor>& grads, int64_t cap, at::Te
   int64_t total = 0;
   for (const auto& g : grads) total += g.numel();
   const int64_t bucket_size = std::min(cap, total);
-  std::size_t first = 0;
-  int64_t filled = 0;
-  for (std::size_t i = 0; i < grads.size(); ++i) {
-    if (i > first && filled + grads[i].numel() > cap) {
-      reduce_bucket(grads, first, i, bucket, bucket_size, collective, lands, divisor);
-      first = i, filled = 0;
-    }
-    filled += grads[i].numel();
+  const std::vector<std::size_t> starts = bucket_starts(grads, cap);
+  for (std::size_t b = 0; b < starts.size(); ++b) {
+    const std::size_t last = b + 1 < starts.size() ? starts[b + 1] : grads.size();
+    reduce_bucket(grads, starts[b], last, bucket, bucket_size, collective, lands, divisor);
   }
-  reduce_bucket(grads, first, grads.size(), bucket, bucket_size, collective, lands, divisor);
 }
 
 }  // namespace
+
+// Closes a bucket before the tensor that would take it past `cap` elements.
+std::vector<std::size_t> bucket_starts(const std::vector<at::Tensor>& tensors, int64_t cap) {
+  std::vector<std::size_t> starts;
+  int64_t filled = 0;
+  for (std::size_t i = 0; i < tensors.size(); ++i) {
+    if (starts.empty() || (i > starts.back() && filled + tensors[i].numel() > cap)) starts.push_back(i), filled = 0;
+    filled += tensors[i].numel();
+  }
+  return starts;
+}
 
 void all_reduce_average(const std::vector<at::Tensor>& grads, Communicator& comm, at::Tensor& bucket,
                         int64_t bucket_elems, int divisor) {

@@ -12,6 +12,12 @@
 
 namespace zb {
 
+// Where each bucket of `tensors` begins (indices, the first 0; none when
+// empty): consecutive tensors share a bucket of up to `cap` elements, a
+// larger tensor is a bucket of its own. The reductions below bucket this way,
+// and so does --overlap's stepping of whole tensors.
+std::vector<std::size_t> bucket_starts(const std::vector<at::Tensor>& tensors, int64_t cap);
+
 // Every rank ends with the sum of every rank's `grads` over `divisor` (all-reduce).
 // `bucket` is the reusable flat buffer (allocated on first use).
 void all_reduce_average(const std::vector<at::Tensor>& grads, Communicator& comm, at::Tensor& bucket,

@@ -111,15 +111,14 @@ TensorZeroState::TensorZeroState(const ZeroSetup& s)
     if (owner_[p] == s.rank) owned.push_back(params_[p]);
   if (!s.overlap) {
     set_optimizer(s.optimizer, owned);
-  } else {  // consecutive owned tensors (in broadcast order) up to a bucket's elements
+  } else {  // the owned tensors in broadcast order, bucketed as the gradient reductions are
+    std::vector<at::Tensor> mine;
+    for (int p : owned_by_rank_[s.rank]) mine.push_back(params_[p]);
+    bucket_starts_ = bucket_starts(mine, grad_bucket_elems_);
     std::vector<std::vector<at::Tensor>> buckets;
-    int64_t filled = 0;
-    const std::vector<int>& mine = owned_by_rank_[s.rank];
-    for (std::size_t k = 0; k < mine.size(); ++k) {
-      const at::Tensor& t = params_[mine[k]];
-      if (buckets.empty() || (filled > 0 && filled + t.numel() > grad_bucket_elems_))
-        buckets.emplace_back(), bucket_starts_.push_back(k), filled = 0;
-      buckets.back().push_back(t), filled += t.numel();
+    for (std::size_t b = 0; b < bucket_starts_.size(); ++b) {
+      const std::size_t last = b + 1 < bucket_starts_.size() ? bucket_starts_[b + 1] : mine.size();
+      buckets.emplace_back(mine.begin() + bucket_starts_[b], mine.begin() + last);
     }
     set_bucket_optimizers(s.optimizer, buckets);
   }
@@ -273,7 +272,6 @@ void FlatZeroState::sync(Communicator& comm) {
   }
 }
 
-
 int64_t FlatZeroState::overlapped_index(int r, int64_t pos) const {
   const int64_t c = pos / chunk_, length = std::min(chunk_, slot_ - c * chunk_);
   return plan_.world_size() * c * chunk_ + r * length + pos % chunk_;
@@ -357,8 +355,8 @@ void ZeroState::step_and_sync_overlapped(Communicator&, Stopwatch&) {
 // Without a GradSync every rank has the same gradients (the seed's); with
 // one, each rank its own, kept to be restored before each reduction.
 void ZeroState::attach_gradients() {
+  const at::ScalarType dtype = scalar_type(precision_.grads);
   for (int p = 0; p < static_cast<int>(params_.size()); ++p) {
-    const at::ScalarType dtype = scalar_type(precision_.grads);
     if (grad_sync_ == GradSync::kNone) {
       params_[p].mutable_grad() = synthetic_gradient(model_.params[p], p, seed_, device_, dtype);
       continue;

@@ -8,6 +8,7 @@
 #include "partitioners/registry.hpp"
 #include "src/comm/communicator.hpp"
 #include "src/comm/world.hpp"
+#include "src/runner/grad_sync.hpp"
 #include "src/runner/reference_check.hpp"
 #include "src/runner/zero_rank.hpp"
 
@@ -96,4 +97,15 @@ TEST_CASE("reduce-scatter under a replicating partitioner is refused, naming all
   ZeroSetup setup{m, plan, Granularity::kReplicated, 0, cpu, 5, SyncMode::kPerParam, OptimizerSettings{}};
   setup.grad_sync = GradSync::kReduceScatter;
   CHECK_THROWS_WITH(make_zero_state(setup), Catch::Contains("use --grad-sync all-reduce"));
+}
+
+TEST_CASE("buckets close before the tensor that would pass the cap, and a larger tensor is a bucket of its own") {
+  const auto sized = [](std::vector<int64_t> sizes) {
+    std::vector<at::Tensor> out;
+    for (int64_t n : sizes) out.push_back(at::empty({n}));
+    return out;
+  };
+  CHECK(bucket_starts(sized({40, 50, 20, 500, 10, 10}), 100) == std::vector<std::size_t>{0, 2, 3, 4});
+  CHECK(bucket_starts(sized({500}), 100) == std::vector<std::size_t>{0});
+  CHECK(bucket_starts({}, 100).empty());
 }
