@@ -1,10 +1,15 @@
-// hybrid: whole tensors where possible. Only a tensor larger than the
-// per-rank target ceil(total/W) is split, on dim-0 row boundaries, into the
-// fewest pieces that each fit the target (ceil(numel/target)); then all
-// pieces and whole tensors are placed largest first on the lightest rank.
+// hybrid: whole tensors where the balance allows, a split only where it needs
+// one. Every rank has the capacity ceil(total/W). Tensors go largest first:
+// whole into the rank whose spare capacity fits them most tightly (best fit,
+// which keeps the large gaps open for the large tensors still to come); a
+// tensor no rank can take whole is cut on dim-0 rows, filling the rank with the
+// most spare capacity (the fewest pieces) until the rest fits whole somewhere.
+// A piece is rounded up to a whole row, so no rank exceeds the capacity by a
+// row or more of a tensor it holds a piece of; a tensor of one row (a scalar, a
+// [1, n] weight) cannot be cut and goes whole to the rank with the most room.
 #include <algorithm>
 #include <numeric>
-#include <queue>
+#include <set>
 
 #include "partitioners.hpp"
 #include "ranges.hpp"
@@ -12,35 +17,67 @@
 namespace zb {
 namespace {
 
-// A tensor's pieces: whole, or split into row-aligned chunks no larger than target.
-void add_pieces(const ModelSpec& model, int p, int64_t target, std::vector<Shard>& pieces) {
-  const int64_t numel = model.params[p].numel(), rows = model.params[p].leading_dim();
-  if (numel <= target || rows < 2) {
-    pieces.push_back(whole_tensor(model, p));
-    return;
+// Ranks with spare capacity, ordered by it (ties by rank, for a deterministic plan).
+class SpareCapacity {
+ public:
+  SpareCapacity(int world_size, int64_t capacity) : room_of_(world_size, capacity) {
+    for (int r = 0; r < world_size; ++r) spare_.insert({capacity, r});
   }
-  const int64_t wanted = (numel + target - 1) / target;
-  for_each_row_chunk(model, p, wanted, [&](int64_t, const Shard& chunk) { pieces.push_back(chunk); });
+  // The rank whose spare capacity is the smallest at least `elems`, or -1.
+  int tightest_fit(int64_t elems) const {
+    const auto it = spare_.lower_bound({elems, -1});
+    return it == spare_.end() ? -1 : it->second;
+  }
+  int roomiest() const { return spare_.lower_bound({spare_.rbegin()->first, -1})->second; }  // lowest rank of the most room
+  int64_t room(int rank) const { return room_of_.at(rank); }
+  // Charges `elems` to `rank`; a rank with no room left leaves the set.
+  void take(int rank, int64_t elems) {
+    const int64_t before = room(rank);
+    spare_.erase({before, rank});  // absent already when before <= 0: a no-op
+    room_of_[rank] = before - elems;
+    if (before - elems > 0) spare_.insert({before - elems, rank});
+  }
+
+ private:
+  std::set<std::pair<int64_t, int>> spare_;
+  std::vector<int64_t> room_of_;
+};
+
+// Places parameter p: whole where it fits, else row-aligned pieces into the roomiest ranks.
+void place(const ModelSpec& model, int p, int64_t slack, SpareCapacity& spare, Plan& plan) {
+  const int64_t numel = model.params[p].numel(), row = numel / model.params[p].leading_dim();
+  int64_t offset = 0;
+  while (offset < numel) {
+    const int64_t rest = numel - offset;
+    int rank = spare.tightest_fit(rest - slack);
+    int64_t length = rest;
+    if (rank < 0) {  // no rank takes the rest whole: the roomiest one takes the whole rows that fit
+      rank = spare.roomiest();
+      const int64_t room = spare.room(rank) + slack;
+      length = room >= row ? room / row * row : row;  // or, when none fits, one row over its room
+    }
+    plan.ranks[rank].push_back(Shard{p, offset, length});
+    spare.take(rank, length);
+    offset += length;
+  }
 }
 
 }  // namespace
 
 Plan partition_hybrid(const ModelSpec& model, int world_size, const PlanOptions&) {
-  const int64_t target = std::max<int64_t>(1, (model.total_numel() + world_size - 1) / world_size);
-  std::vector<Shard> pieces;
-  for (int p = 0; p < static_cast<int>(model.size()); ++p) add_pieces(model, p, target, pieces);
-  std::stable_sort(pieces.begin(), pieces.end(), [](const Shard& a, const Shard& b) { return a.length > b.length; });
+  const int64_t capacity = std::max<int64_t>(1, (model.total_numel() + world_size - 1) / world_size);
+  std::vector<int> order(model.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int a, int b) { return model.params[a].numel() > model.params[b].numel(); });
   Plan plan;
   plan.ranks.resize(world_size);
-  using Slot = std::pair<int64_t, int>;
-  std::priority_queue<Slot, std::vector<Slot>, std::greater<Slot>> lightest;
-  for (int r = 0; r < world_size; ++r) lightest.push({0, r});
-  for (const Shard& piece : pieces) {
-    auto [load, rank] = lightest.top();
-    lightest.pop();
-    plan.ranks[rank].push_back(piece);
-    lightest.push({load + piece.length, rank});
-  }
+  SpareCapacity spare(world_size, capacity);
+  const ParamSpec& largest = model.params[order.front()];
+  const int64_t slack = largest.numel() > capacity ? largest.numel() / largest.leading_dim() - 1 : 0;
+  for (int p : order)
+    if (model.params[p].numel() > 0) place(model, p, slack, spare, plan);
+  assign_empty_tensors(plan, model);
   set_slot_to_largest_rank(plan);
   return plan;
 }

@@ -23,7 +23,7 @@ const std::vector<PartitionerEntry>& partitioners() {
       {"buckets", "Megatron-LM: reverse order, 64-aligned, --bucket-elems buckets padded to lcm(W,128), split W ways",
        ranges, partition_buckets},
       {"dim0", "FSDP2: every tensor chunked along dim 0 in ceil(d0/W)-row chunks", ranges, partition_dim0},
-      {"hybrid", "whole tensors; only tensors above ceil(total/W) split on dim-0 rows, fewest pieces", ranges,
+      {"hybrid", "whole tensors where they fit ceil(total/W); the rest cut on dim-0 rows: within one row of the target", ranges,
        partition_hybrid},
       {"optimal", "whole tensors, minimal largest rank: best of LPT/Karmarkar-Karp, then branch and bound "
                   "(--time-limit)", whole, partition_optimal},
