@@ -11,6 +11,9 @@ import statistics
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from zb_records import case_records  # noqa: E402
+
 # name, partitioner, zero_bench arguments, what it is
 DESIGNS = [
     ("ddp", "none", "--grad-sync all-reduce", "DDP: all-reduce, every rank steps everything, no sync"),
@@ -66,9 +69,9 @@ def timed_section(work, rounds, model, w):
 def plan_rows(plan_dir):
     rows = []
     for name, partitioner, _, _ in DESIGNS:
-        files = sorted((Path(plan_dir) / name).glob("GPT2-XL_2_*.json"))
-        recs = [json.loads(f.read_text())["result"] for f in files]
-        total = json.loads(files[0].read_text())["context"]["model_numel"]
+        records = case_records(Path(plan_dir) / name, "GPT2-XL", 2)
+        recs = [r["result"] for r in records]
+        total = records[0]["context"]["model_numel"]
         n = max(r["numel"] for r in recs)
         points = [4 * total, 8 * total, 8 * total + 8 * n]  # fp32 params; + grads; + Adam's two moments for n
         ref = CS336_GB["unsharded" if name == "ddp" else "sharded"]

@@ -11,6 +11,9 @@ import statistics
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from zb_records import case_records  # noqa: E402
+
 # name, zero_bench arguments (after flat 2 --models ResNet50), what it is
 DESIGNS = [
     ("fp32", "--optimizer-impl fused", "fp32 parameters, gradients, state; fused step"),
@@ -127,7 +130,7 @@ def groups_section(work, rounds):
 
 
 def plan_max_numel(run_dir, model, w):
-    return max(json.loads((Path(run_dir) / f"{model}_{w}_{r}.json").read_text())["result"]["numel"] for r in range(w))
+    return max(r["result"]["numel"] for r in case_records(run_dir, model, w))
 
 
 def plan_section(work):
@@ -144,7 +147,7 @@ def plan_section(work):
         for g in (8, 0):
             for w in (8, 64, 512):
                 run = f"{work}/plan_{model}_g{g}"
-                ctx = json.loads((Path(run) / f"{model}_{w}_0.json").read_text())["context"]
+                ctx = case_records(run, model, w)[0]["context"]
                 psi, n = ctx["model_numel"], plan_max_numel(run, model, w)
                 d = g or w
                 gb = lambda x: f"{x / 1e9:.2f}"

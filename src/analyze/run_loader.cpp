@@ -29,7 +29,37 @@ RankResult load_rank(const fs::path& dir, const std::string& model, int world_si
   return r;
 }
 
-// Every rank file of a case must come from this run: the partitioner and
+// A plan-only case file (schema 2 on), checked to be the case its name says.
+std::vector<RankResult> load_case_file(const fs::path& file, const std::string& model, int world_size) {
+  std::vector<RankResult> ranks = case_from_json_text(read_file(file.string()), file.string());
+  const RunContext& c = ranks.front().context;
+  if (c.model != model || c.world_size != world_size)
+    throw UsageError("'" + file.string() + "' holds model " + c.model + ", world size " +
+                     std::to_string(c.world_size) + ", not what its name says");
+  return ranks;
+}
+
+// A case's ranks: from its case file, or from one file per rank (timed runs,
+// and plan-only runs of schema 1). Both at once is two runs in one directory.
+std::vector<RankResult> load_case_ranks(const fs::path& dir, const std::string& model, int world_size) {
+  const fs::path case_file = dir / case_file_name(model, world_size);
+  const bool rank_files = fs::exists(dir / rank_file_name(model, world_size, 0));
+  if (fs::exists(case_file)) {
+    if (rank_files)
+      throw UsageError("run '" + dir.string() + "' holds both '" + case_file.filename().string() +
+                       "' and per-rank files of the same case (two runs wrote into one directory?)");
+    return load_case_file(case_file, model, world_size);
+  }
+  if (!rank_files)
+    throw UsageError("run '" + dir.string() + "' is missing model " + model + " at world size " +
+                     std::to_string(world_size) + ": neither '" + case_file.filename().string() + "' nor '" +
+                     rank_file_name(model, world_size, 0) + "'");
+  std::vector<RankResult> ranks;
+  for (int rank = 0; rank < world_size; ++rank) ranks.push_back(load_rank(dir, model, world_size, rank));
+  return ranks;
+}
+
+// Every rank of a case must come from this run: the partitioner and
 // mode exp_info.json names, one model size, and shards that add up to the
 // model once per shard group (every rank owns all of it when replicated), and
 // one shard-group layout. Two runs written into one
@@ -78,8 +108,7 @@ LoadedRun load_run(const std::string& run, const std::string& results_root) {
   loaded.info = exp_info_from_json_text(read_file(info_file.string()), info_file.string());
   for (int world_size : loaded.info.world_sizes) {
     for (const auto& model : loaded.info.models) {
-      LoadedCase c{world_size, model, {}};
-      for (int rank = 0; rank < world_size; ++rank) c.ranks.push_back(load_rank(dir, model, world_size, rank));
+      LoadedCase c{world_size, model, load_case_ranks(dir, model, world_size)};
       if (!c.ranks.empty()) check_case_is_one_run(c, loaded.info, dir);
       loaded.cases.push_back(std::move(c));
     }

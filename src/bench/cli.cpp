@@ -69,6 +69,9 @@ void add_options(CLI::App& app, Config& c, std::vector<std::string>& world_sizes
       ->allow_extra_args(false);
   add_choice(app, "--shard-list", c.shard_list, shard_list_choices(),
              "full: each rank's JSON lists its shards (default); none: counts only, for huge models");
+  add_choice(app, "--plan-files", c.plan_files, plan_files_choices(),
+             "plan-only: case, one file per model and W holding every rank (default); rank, one file per rank "
+             "(the layout of schema 1, for tools that read it)");
   app.add_option("--print-model", c.print_model, "print a model's tensors (index, name, shape, numel)");
   app.add_flag("--list-partitioners", "print each partitioner with a one-line summary");
   app.add_flag("--list-models", "print the built-in models");
@@ -235,6 +238,9 @@ Config parse_command_line(int argc, char** argv, bool& help_shown) {
   } catch (const CLI::ParseError& e) {
     throw UsageError(e.what());
   }
+  if (app.count("--plan-files") && !c.plan_only)
+    throw UsageError("--plan-files applies to --plan-only runs; a timed run writes one file per rank (each rank "
+                     "its own)");
   c.model_names = split_commas(models);
   set_grad_dtype(c, grad_dtype);
   check_unique(c.model_names, "model");

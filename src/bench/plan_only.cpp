@@ -27,6 +27,23 @@ std::string balance_line(int world_size, const std::string& model, const Plan& p
   return out;
 }
 
+// Writes every rank's record of one case; returns the number of files written.
+std::size_t write_case(const std::string& dir, const RunContext& base, const ModelSpec& model, const Plan& plan,
+                       const CaseFacts& facts, PlanFiles layout) {
+  const int world_size = facts.world_size;
+  if (layout == PlanFiles::kRank) {
+    for (int rank = 0; rank < world_size; ++rank)
+      write_file_atomically(dir + "/" + rank_file_name(model.name, world_size, rank),
+                            to_json_text(rank_record(base, model, plan, rank, facts)));
+    return static_cast<std::size_t>(world_size);
+  }
+  std::vector<RankResult> ranks;
+  ranks.reserve(world_size);
+  for (int rank = 0; rank < world_size; ++rank) ranks.push_back(rank_record(base, model, plan, rank, facts));
+  write_file_atomically(dir + "/" + case_file_name(model.name, world_size), case_to_json_text(ranks));
+  return 1;
+}
+
 }  // namespace
 
 void run_plan_only(const Config& config, std::ostream& log) {
@@ -47,16 +64,14 @@ void run_plan_only(const Config& config, std::ostream& log) {
     for (const ModelSpec& model : models) {
       const Plan plan = make_plan(partitioner, model, plan_world_size(config, world_size), options);
       const CaseFacts facts = case_facts(model, plan, partitioner.granularity, config, world_size);
-      for (int rank = 0; rank < world_size; ++rank) {
-        const std::string path = dir + "/" + rank_file_name(model.name, world_size, rank);
-        write_file_atomically(path, to_json_text(rank_record(base, model, plan, rank, facts)));
-        ++files;
-      }
+      files += write_case(dir, base, model, plan, facts, config.plan_files);
       log << balance_line(world_size, model.name, plan) << "\n";
     }
   }
   write_file_atomically(dir + "/exp_info.json", to_json_text(info));
-  log << "wrote " << files << " rank files and exp_info.json to " << dir << "\n";
+  log << "wrote " << files << (config.plan_files == PlanFiles::kCase ? " case files (one per model and world size)"
+                                                                    : " rank files")
+      << " and exp_info.json to " << dir << "\n";
 }
 
 }  // namespace zb

@@ -15,7 +15,7 @@ using nlohmann::ordered_json;
 
 // --- the schema: one table per record type (order = the order written) ----
 
-// context.schema and exp_info's schema: written as kSchema; a reader refuses another major version.
+// context.schema and exp_info's schema: written as kSchema; a reader refuses a major version it does not know.
 template <typename S>
 Field<S> schema_tag() {
   auto check = [](const json& j, S&, const JsonSource& src, const std::string& where) {
@@ -24,8 +24,10 @@ Field<S> schema_tag() {
     const std::string prefix = "zero-bench/";
     if (schema.rfind(prefix, 0) != 0) src.fail("schema '" + schema + "' is not a zero-bench schema");
     const std::string major = schema.substr(prefix.size(), schema.find('.') - prefix.size());
-    if (major != std::to_string(kSchemaMajor))
-      src.fail("schema '" + schema + "' is another major version; this build reads " + kSchema);
+    const bool known = major.size() == 1 && major[0] >= '0' + kOldestReadableSchemaMajor && major[0] <= '0' + kSchemaMajor;
+    if (!known)
+      src.fail("schema '" + schema + "' is another major version; this build reads zero-bench/" +
+               std::to_string(kOldestReadableSchemaMajor) + " to " + kSchema);
   };
   return {"schema", Need::kRequired, [](const S&) { return ordered_json(kSchema); }, check};
 }
@@ -263,6 +265,10 @@ std::string rank_file_name(const std::string& model, int world_size, int rank) {
   return model + "_" + std::to_string(world_size) + "_" + std::to_string(rank) + ".json";
 }
 
+std::string case_file_name(const std::string& model, int world_size) {
+  return model + "_" + std::to_string(world_size) + ".json";
+}
+
 std::string to_json_text(const RankResult& r) {
   ordered_json doc;
   doc["context"] = write_object(r.context);
@@ -279,6 +285,38 @@ RankResult rank_result_from_json_text(const std::string& text, const std::string
   read_object(document_field(doc, "context", src), out.context, src, "context");
   read_object(document_field(doc, "result", src), out, src, "result");
   check_rank_record(out, src);
+  return out;
+}
+
+std::string case_to_json_text(const std::vector<RankResult>& ranks) {
+  if (ranks.empty()) throw RunError("case_to_json_text: a case has at least one rank");
+  ordered_json doc;
+  doc["context"] = write_object(ranks.front().context);
+  doc["context"].erase("rank");
+  ordered_json results = ordered_json::array();
+  for (const RankResult& r : ranks) results.push_back(write_object(r));
+  doc["ranks"] = std::move(results);
+  return doc.dump(1) + "\n";
+}
+
+std::vector<RankResult> case_from_json_text(const std::string& text, const std::string& source) {
+  const JsonSource src{source};
+  const json doc = parse_or_fail(text, src);
+  json context = document_field(doc, "context", src);
+  if (!context.is_object()) src.fail("context is not an object");
+  context["rank"] = 0;
+  RankResult shared;
+  read_object(context, shared.context, src, "context");
+  const json& ranks = document_field(doc, "ranks", src);
+  if (!ranks.is_array() || static_cast<int64_t>(ranks.size()) != shared.context.world_size)
+    src.fail("ranks must list one result per rank: " + std::to_string(shared.context.world_size) +
+             " for context.world_size, found " + (ranks.is_array() ? std::to_string(ranks.size()) : "no list"));
+  std::vector<RankResult> out(ranks.size(), shared);
+  for (std::size_t i = 0; i < ranks.size(); ++i) {
+    out[i].context.rank = static_cast<int>(i);
+    read_object(ranks[i], out[i], src, "ranks[" + std::to_string(i) + "]");
+    check_rank_record(out[i], src);
+  }
   return out;
 }
 

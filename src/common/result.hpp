@@ -1,4 +1,5 @@
-// The per-rank result record and the run's exp_info.json (schema zero-bench/1),
+// The per-rank result record, the plan-only case file (every rank of one
+// model and world size) and the run's exp_info.json (schema zero-bench/2),
 // with their JSON encoding. Shared by zero_bench (writer) and zero_analyze
 // (reader). See results/README.md for the field reference.
 #pragma once
@@ -14,8 +15,10 @@
 
 namespace zb {
 
-inline constexpr const char* kSchema = "zero-bench/1";
-inline constexpr int kSchemaMajor = 1;
+inline constexpr const char* kSchema = "zero-bench/2";
+inline constexpr int kSchemaMajor = 2;
+// 1: plan-only runs wrote one file per rank; their records read the same.
+inline constexpr int kOldestReadableSchemaMajor = 1;
 // The largest world size zero_bench runs or plans (each rank writes a file),
 // and so the largest a result may name.
 inline constexpr int kMaxWorldSize = 65536;
@@ -144,14 +147,21 @@ struct ExpInfo {
 };
 
 std::string rank_file_name(const std::string& model, int world_size, int rank);
+// A plan-only run's file for one (model, W): <Model>_<W>.json (schema 2 on).
+std::string case_file_name(const std::string& model, int world_size);
 
 std::string to_json_text(const RankResult& result);
 std::string to_json_text(const ExpInfo& info);
+// A case file: the context every rank shares, written once ("rank" left out),
+// and each rank's result in rank order. The ranks must share one context.
+std::string case_to_json_text(const std::vector<RankResult>& ranks);
 
 // Parsers throw UsageError naming `source` (a file path) and what is wrong,
 // including a schema of another major version.
 RankResult rank_result_from_json_text(const std::string& text, const std::string& source);
 ExpInfo exp_info_from_json_text(const std::string& text, const std::string& source);
+// The ranks of a case file, each with the shared context and its own rank.
+std::vector<RankResult> case_from_json_text(const std::string& text, const std::string& source);
 
 TimingSeries make_series(std::vector<double> samples);
 // The series a communication phase ("grad_sync", "grad_replicas" or "sync") was timed in, or nullptr.

@@ -43,4 +43,9 @@ const Choices<ShardList>& shard_list_choices() {
   return c;
 }
 
+const Choices<PlanFiles>& plan_files_choices() {
+  static const Choices<PlanFiles> c{"--plan-files", {{"case", PlanFiles::kCase}, {"rank", PlanFiles::kRank}}};
+  return c;
+}
+
 }  // namespace zb

@@ -12,6 +12,7 @@ enum class GradSync { kNone, kAllReduce, kReduceScatter };
 enum class StepTiming { kConcurrent, kSerial };
 enum class OptimizerImpl { kTorch, kForeach, kFused };
 enum class ShardList { kFull, kNone };
+enum class PlanFiles { kCase, kRank };
 
 const Choices<DeviceChoice>& device_choices();
 const Choices<Backend>& backend_choices();
@@ -20,5 +21,6 @@ const Choices<GradSync>& grad_sync_choices();
 const Choices<StepTiming>& step_timing_choices();
 const Choices<OptimizerImpl>& optimizer_impl_choices();
 const Choices<ShardList>& shard_list_choices();
+const Choices<PlanFiles>& plan_files_choices();
 
 }  // namespace zb

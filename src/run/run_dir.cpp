@@ -17,8 +17,8 @@ namespace zb {
 namespace fs = std::filesystem;
 
 bool is_run_file_name(const std::string& file_name) {
-  static const std::regex rank_file(R"([A-Za-z0-9.\-]+_[0-9]+_[0-9]+\.json)");
-  return file_name == "exp_info.json" || std::regex_match(file_name, rank_file);
+  static const std::regex rank_or_case_file(R"([A-Za-z0-9.\-]+_[0-9]+(_[0-9]+)?\.json)");
+  return file_name == "exp_info.json" || std::regex_match(file_name, rank_or_case_file);
 }
 
 namespace {

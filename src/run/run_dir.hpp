@@ -1,4 +1,5 @@
-// The run directory: results/<run>/<Model>_<W>_<rank>.json + exp_info.json.
+// The run directory: results/<run>/<Model>_<W>_<rank>.json (timed runs) or
+// <Model>_<W>.json (plan-only: every rank of the case) + exp_info.json.
 #pragma once
 #include <memory>
 #include <string>
@@ -26,7 +27,7 @@ class RunDirLock {
 // Keep the returned lock for as long as the run writes.
 std::unique_ptr<RunDirLock> prepare_run_dir(const std::string& dir, bool force);
 
-// True for exp_info.json and names shaped like <Model>_<W>_<rank>.json.
+// True for exp_info.json and names shaped like <Model>_<W>_<rank>.json or <Model>_<W>.json.
 bool is_run_file_name(const std::string& file_name);
 
 }  // namespace zb

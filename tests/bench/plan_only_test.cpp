@@ -13,26 +13,34 @@ using zbtest::run_command;
 namespace {
 zbtest::ProcessResult bench(const std::string& args) { return run_command(std::string(ZB_BENCH_BIN) + " " + args); }
 nlohmann::json load(const fs::path& p) { return nlohmann::json::parse(zbtest::read_text(p)); }
+// One rank's record out of a plan-only case file <model>_<w>.json.
+nlohmann::json load_rank(const fs::path& dir, const std::string& model, int w, int rank) {
+  const auto doc = load(dir / (model + "_" + std::to_string(w) + ".json"));
+  return {{"context", doc["context"]}, {"result", doc["ranks"].at(rank)}};
+}
 }  // namespace
 
-TEST_CASE("zero_bench --plan-only writes one JSON per rank and exp_info.json with the plan's numbers") {
+TEST_CASE("zero_bench --plan-only writes one JSON per model and W, every rank in it, and exp_info.json") {
   zbtest::TempDir tmp;
   const std::string dir = tmp.str() + "/greedy";
   const auto r = bench("--plan-only greedy 2 4 --models ResNet50,bert -o " + quote(dir));
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("wrote 4 case files"));
+  int files = 0;
+  for (const auto& e : fs::directory_iterator(dir)) files += e.path().extension() == ".json";
+  CHECK(files == 5);  // 2 models x 2 world sizes + exp_info.json
   for (int w : {2, 4})
     for (const char* m : {"ResNet50", "BERT"})
-      for (int rank = 0; rank < w; ++rank)
-        CHECK(fs::exists(fs::path(dir) / (std::string(m) + "_" + std::to_string(w) + "_" + std::to_string(rank) + ".json")));
-  const auto rank0 = load(fs::path(dir) / "ResNet50_2_0.json");
-  CHECK(rank0["context"]["schema"] == "zero-bench/1");
+      CHECK(load(fs::path(dir) / (std::string(m) + "_" + std::to_string(w) + ".json"))["ranks"].size() == w);
+  const auto rank0 = load_rank(dir, "ResNet50", 2, 0);
+  CHECK(rank0["context"]["schema"] == "zero-bench/2");
   CHECK(rank0["context"]["mode"] == "plan-only");
   CHECK(rank0["context"]["partitioner"] == "greedy");
   CHECK(rank0["result"]["numel"] == 13249600);
   CHECK(rank0["result"]["optimizer_state_bytes"] == 13249600LL * 8);
   CHECK(rank0["result"]["timing"].is_null());
-  CHECK(load(fs::path(dir) / "ResNet50_2_1.json")["result"]["numel"] == 12307432);
+  CHECK(load_rank(dir, "ResNet50", 2, 1)["result"]["numel"] == 12307432);
   const auto info = load(fs::path(dir) / "exp_info.json");
   CHECK(info["world_sizes"] == nlohmann::json::array({2, 4}));
   CHECK(info["models"] == nlohmann::json::array({"ResNet50", "BERT"}));
@@ -52,7 +60,7 @@ TEST_CASE("an output directory holding a run is refused without --force and repl
   zbtest::write_text(tmp.path() / "run/notes.txt", "user's own file");
   REQUIRE(bench("--plan-only lpt 2 --models ResNet50 --force -o " + dir).exit_code == 0);
   CHECK(load(tmp.path() / "run/exp_info.json")["partitioner"] == "lpt");
-  CHECK_FALSE(fs::exists(tmp.path() / "run/ResNet50_4_0.json"));  // the old run is gone, not mixed in
+  CHECK_FALSE(fs::exists(tmp.path() / "run/ResNet50_4.json"));  // the old run is gone, not mixed in
   CHECK(fs::exists(tmp.path() / "run/notes.txt"));                 // only run files are removed
 }
 
@@ -64,9 +72,9 @@ TEST_CASE("a world size beyond the tensor count reports empty ranks with 0") {
                        quote(tmp.str() + "/run"));
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
-  CHECK(load(tmp.path() / "run/three_5_3.json")["result"]["numel"] == 0);
-  CHECK(load(tmp.path() / "run/three_5_4.json")["result"]["shards"].empty());
-  CHECK(load(tmp.path() / "run/three_5_0.json")["result"]["numel"] == 4);
+  CHECK(load_rank(tmp.path() / "run", "three", 5, 3)["result"]["numel"] == 0);
+  CHECK(load_rank(tmp.path() / "run", "three", 5, 4)["result"]["shards"].empty());
+  CHECK(load_rank(tmp.path() / "run", "three", 5, 0)["result"]["numel"] == 4);
 }
 
 TEST_CASE("the default run directory is results/<partitioner> under the working directory") {
@@ -74,7 +82,7 @@ TEST_CASE("the default run directory is results/<partitioner> under the working 
   const auto r = run_command("cd " + quote(tmp.str()) + " && " + ZB_BENCH_BIN + " --plan-only lpt 3 --models BERT");
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
-  CHECK(fs::exists(tmp.path() / "results/lpt/BERT_3_2.json"));
+  CHECK(fs::exists(tmp.path() / "results/lpt/BERT_3.json"));
   CHECK(fs::exists(tmp.path() / "results/lpt/exp_info.json"));
 }
 
@@ -103,18 +111,19 @@ TEST_CASE("zero_bench --force also removes the temporary files a killed run left
   zbtest::TempDir tmp;
   const std::string dir = tmp.str() + "/run";
   REQUIRE(bench("--plan-only greedy 2 --models ResNet50 -o " + quote(dir)).exit_code == 0);
-  zbtest::write_text(fs::path(dir) / "ResNet50_2_0.json.tmp.12345", "{\"half\": ");
+  zbtest::write_text(fs::path(dir) / "ResNet50_2.json.tmp.12345", "{\"half\": ");
   zbtest::write_text(fs::path(dir) / "notes.txt", "mine");
   REQUIRE(bench("--plan-only lpt 2 --models ResNet50 --force -o " + quote(dir)).exit_code == 0);
-  CHECK_FALSE(fs::exists(fs::path(dir) / "ResNet50_2_0.json.tmp.12345"));
+  CHECK_FALSE(fs::exists(fs::path(dir) / "ResNet50_2.json.tmp.12345"));
   CHECK(fs::exists(fs::path(dir) / "notes.txt"));  // not ours: kept
 }
 
 TEST_CASE("zero_analyze refuses a run whose rank files come from another run or do not add up to the model") {
   zbtest::TempDir tmp;
   const std::string greedy = tmp.str() + "/greedy", lpt = tmp.str() + "/lpt";
-  REQUIRE(bench("--plan-only greedy 2 --models BERT -o " + quote(greedy)).exit_code == 0);
-  REQUIRE(bench("--plan-only lpt 2 --models BERT -o " + quote(lpt)).exit_code == 0);
+  // schema 1's layout, one file per rank (--plan-files rank), where one rank's file can come from elsewhere
+  REQUIRE(bench("--plan-only greedy 2 --models BERT --plan-files rank -o " + quote(greedy)).exit_code == 0);
+  REQUIRE(bench("--plan-only lpt 2 --models BERT --plan-files rank -o " + quote(lpt)).exit_code == 0);
   const auto analyze = [](const std::string& dir) { return run_command(std::string(ZB_ANALYZE_BIN) + " " + quote(dir)); };
   REQUIRE(analyze(greedy).exit_code == 0);
   // Interleaved: rank 1 of the lpt run in the greedy run's directory.
@@ -131,4 +140,26 @@ TEST_CASE("zero_analyze refuses a run whose rank files come from another run or 
   r = analyze(lpt);
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.err, Catch::Contains("the ranks own 109608960 elements in all, but the model has 109482240"));
+}
+
+TEST_CASE("both layouts read the same, and a directory holding both for one case is refused") {
+  zbtest::TempDir tmp;
+  const std::string by_case = tmp.str() + "/case/hybrid", by_rank = tmp.str() + "/rank/hybrid";  // one run name
+  REQUIRE(bench("--plan-only hybrid 3 8 --models BERT,ResNet50 -o " + quote(by_case)).exit_code == 0);
+  REQUIRE(bench("--plan-only hybrid 3 8 --models BERT,ResNet50 --plan-files rank -o " + quote(by_rank)).exit_code == 0);
+  CHECK(fs::exists(fs::path(by_rank) / "BERT_8_7.json"));
+  CHECK_FALSE(fs::exists(fs::path(by_rank) / "BERT_8.json"));
+  const auto csv = [](const std::string& dir) {
+    return run_command(std::string(ZB_ANALYZE_BIN) + " " + quote(dir) + " --format csv").out;
+  };
+  const std::string a = csv(by_case), b = csv(by_rank);
+  CHECK(a.size() > 100);
+  CHECK(a == b);
+  fs::copy_file(fs::path(by_rank) / "BERT_3_0.json", fs::path(by_case) / "BERT_3_0.json");
+  const auto r = run_command(std::string(ZB_ANALYZE_BIN) + " " + quote(by_case));
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("holds both 'BERT_3.json' and per-rank files"));
+  const auto timed = bench("--plan-files case greedy 2 --models BERT");
+  CHECK(timed.exit_code == 2);
+  CHECK_THAT(timed.err, Catch::Contains("--plan-files applies to --plan-only runs"));
 }

@@ -45,7 +45,7 @@ TEST_CASE("a rank record survives the JSON round trip") {
 
 TEST_CASE("the JSON carries the schema tag, shards and null timings in plan-only mode") {
   const auto doc = nlohmann::json::parse(to_json_text(sample_result(false)));
-  CHECK(doc["context"]["schema"] == "zero-bench/1");
+  CHECK(doc["context"]["schema"] == "zero-bench/2");
   CHECK(doc["result"]["timing"].is_null());
   CHECK(doc["result"]["shards"].size() == 2);
   CHECK(doc["result"]["shards"][1]["name"] == "d");
@@ -53,10 +53,12 @@ TEST_CASE("the JSON carries the schema tag, shards and null timings in plan-only
 
 TEST_CASE("readers reject other schema majors, malformed JSON and missing fields, naming the file") {
   auto doc = nlohmann::json::parse(to_json_text(sample_result(false)));
-  doc["context"]["schema"] = "zero-bench/2";
+  doc["context"]["schema"] = "zero-bench/3";
   CHECK_THROWS_WITH(rank_result_from_json_text(doc.dump(), "f.json"),
-                    Catch::Contains("f.json") && Catch::Contains("zero-bench/2") && Catch::Contains("zero-bench/1"));
-  doc["context"]["schema"] = "zero-bench/1.3";  // minor versions are readable
+                    Catch::Contains("f.json") && Catch::Contains("zero-bench/3") && Catch::Contains("zero-bench/1 to zero-bench/2"));
+  doc["context"]["schema"] = "zero-bench/0";
+  CHECK_THROWS_WITH(rank_result_from_json_text(doc.dump(), "f.json"), Catch::Contains("another major version"));
+  doc["context"]["schema"] = "zero-bench/1.3";  // minor versions, and schema 1's records, are readable
   CHECK_NOTHROW(rank_result_from_json_text(doc.dump(), "f.json"));
   CHECK_THROWS_WITH(rank_result_from_json_text("{\"context\": ", "g.json"),
                     Catch::Contains("g.json") && Catch::Contains("malformed JSON"));
@@ -178,4 +180,26 @@ TEST_CASE("a field of the wrong type is an error naming its path") {
   CHECK_THROWS_WITH(rank_result_from_json_text(doc.dump(), "g.json"),
                     Catch::Contains("field result.plan.granularity: unknown granularity 'rows'; valid: whole-tensors, "
                                     "ranges, replicated"));
+}
+
+TEST_CASE("a case file holds the shared context once and every rank's result, and reads back per rank") {
+  RankResult r0 = sample_result(false), r1 = sample_result(false);
+  r0.context.world_size = r1.context.world_size = 2;
+  r1.context.rank = 1;
+  r1.numel = 7;
+  const std::string text = case_to_json_text({r0, r1});
+  const auto doc = nlohmann::json::parse(text);
+  CHECK(doc["context"]["schema"] == "zero-bench/2");
+  CHECK_FALSE(doc["context"].contains("rank"));
+  REQUIRE(doc["ranks"].size() == 2);
+  const std::vector<RankResult> back = case_from_json_text(text, "c.json");
+  REQUIRE(back.size() == 2);
+  CHECK(back[1].context.rank == 1);
+  CHECK(back[1].numel == 7);
+  CHECK(back[0].context.model == r0.context.model);
+  CHECK(back[0].shards.size() == r0.shards.size());
+  auto short_list = doc;
+  short_list["ranks"].erase(1);
+  CHECK_THROWS_WITH(case_from_json_text(short_list.dump(), "c.json"),
+                    Catch::Contains("c.json") && Catch::Contains("2 for context.world_size, found 1"));
 }
