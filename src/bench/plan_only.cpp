@@ -58,6 +58,7 @@ void run_plan_only(const Config& config, std::ostream& log) {
   ExpInfo info{std::filesystem::path(dir).filename().string(), config.partitioner, "plan-only",
                config.world_sizes, {}, base.time};
   for (const auto& m : models) info.models.push_back(m.name);
+  log << console_banner(base, 1);
 
   std::size_t files = 0;
   for (int world_size : config.world_sizes) {
@@ -69,8 +70,9 @@ void run_plan_only(const Config& config, std::ostream& log) {
     }
   }
   write_file_atomically(dir + "/exp_info.json", to_json_text(info));
-  log << "wrote " << files << (config.plan_files == PlanFiles::kCase ? " case files (one per model and world size)"
-                                                                    : " rank files")
+  const char* plural = files == 1 ? "" : "s";
+  log << "wrote " << files << (config.plan_files == PlanFiles::kCase ? " case file" : " rank file") << plural
+      << (config.plan_files == PlanFiles::kCase ? " (one per model and world size)" : "")
       << " and exp_info.json to " << dir << "\n";
 }
 

@@ -37,6 +37,23 @@ RunContext base_context(const Config& config) {
   return c;
 }
 
+namespace {
+std::string version_of(const RunContext& c, const char* library) {
+  const auto it = c.versions.find(library);
+  return it == c.versions.end() || it->second.empty() ? "none" : it->second;
+}
+}  // namespace
+
+std::string console_banner(const RunContext& c, int ranks) {
+  std::string line = "zero_bench " + c.tool_version + " (git " + c.git_sha + ")";
+  if (c.mode == "plan-only") return line + " | plan-only: no PyTorch, backend or device\n";
+  line += " | PyTorch " + version_of(c, "libtorch") + " | CUDA " + version_of(c, "cuda") + " | backend " +
+          c.backend.value_or("none") + " | device " + c.device.value_or("none") + " | " + std::to_string(ranks) +
+          (ranks == 1 ? " rank" : " ranks");
+  if (c.versions.count("nccl") && c.backend == std::string("nccl")) line += " | NCCL " + version_of(c, "nccl");
+  return line + "\n";
+}
+
 std::string cpu_affinity_text() {
   cpu_set_t set;
   CPU_ZERO(&set);

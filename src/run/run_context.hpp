@@ -11,5 +11,9 @@ std::string utc_now_iso8601();
 // The CPUs this process may run on, as ranges ("0-1", "3", "0,2-3").
 std::string cpu_affinity_text();
 std::string run_directory(const Config& config);
+// The console's first line, as the seed opens: tool and PyTorch version, CUDA
+// version or "none", backend, device (a timed run's context, on `ranks`
+// ranks); a plan-only run says it has none of them.
+std::string console_banner(const RunContext& context, int ranks);
 
 }  // namespace zb

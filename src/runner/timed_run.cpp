@@ -392,6 +392,7 @@ std::string unfinished_ranks(const std::string& dir, const std::string& model, i
 void run_all(const Config& config, const TimedSetup& setup, const World& world) {
   Watchdog watchdog(config.timeout_s, world.rank);
   const RunContext base = timed_context(config, setup, world);
+  if (world.rank == 0) std::cout << console_banner(base, world.size) << std::flush;
   world_barrier();  // every rank probes at once, as every rank steps at once
   const Bandwidth bandwidth = measure_bandwidth(setup.device, config.threads);
   release_cached_memory(setup.device);

@@ -26,6 +26,7 @@ TEST_CASE("zero_bench --plan-only writes one JSON per model and W, every rank in
   const auto r = bench("--plan-only greedy 2 4 --models ResNet50,bert -o " + quote(dir));
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::StartsWith("zero_bench ") && Catch::Contains("| plan-only: no PyTorch, backend or device\n"));
   CHECK_THAT(r.out, Catch::Contains("wrote 4 case files"));
   int files = 0;
   for (const auto& e : fs::directory_iterator(dir)) files += e.path().extension() == ".json";

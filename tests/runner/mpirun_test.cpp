@@ -137,12 +137,14 @@ TEST_CASE("muon with a splitting partitioner exits 2, naming the whole-tensor pa
   CHECK_THAT(r.err, Catch::Contains("--optimizer muon") && Catch::Contains("whole-tensor partitioner"));
 }
 
-TEST_CASE("console output follows the seed's style in rank order, with a progress line") {
+TEST_CASE("console output follows the seed's style in rank order, with a banner and a progress line") {
   zbtest::TempDir tmp;
-  const auto r = mpirun(2, "greedy 2 --device cpu -n 2 --model-file " + small_model_file(tmp) + " -o " +
+  const auto r = mpirun(2, "greedy 2 --device cpu -b gloo -n 2 --model-file " + small_model_file(tmp) + " -o " +
                                quote(tmp.str() + "/run"));
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::StartsWith("zero_bench ") && Catch::Contains(" | PyTorch 2.") && Catch::Contains(" | CUDA ") &&
+                        Catch::Contains(" | backend gloo | device cpu | 2 ranks\nworld_size=2 model=small\n"));
   CHECK_THAT(r.out, Catch::Contains("world_size=2 model=small\nrank=0: optimizer.step() took "));
   CHECK_THAT(r.out, Catch::Contains(" s\nrank=0: 9600 parameters\nrank=1: optimizer.step() took "));
   CHECK_THAT(r.out, Catch::Contains("[progress] world_size=2 model=small: 1 warm-up + 2 timed iterations"));
