@@ -51,8 +51,8 @@ std::string change_text(const CompareCell& cell) {
   return (*cell.step_change_percent >= 0 ? "+" : "") + percent(*cell.step_change_percent, 1);
 }
 
-std::string p_text(const CompareCell& cell) {
-  if (cell.too_few_samples) return "too few samples";
+std::string p_text(const CompareCell& cell, const char* too_few = "too few samples") {
+  if (cell.too_few_samples) return too_few;
   if (!cell.p_value) return "n/a";
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.4g", *cell.p_value);
@@ -122,6 +122,35 @@ Table comparison_table(const Comparison& c, bool split_std) {
     }
     t.rows.push_back(std::move(cells));
   }
+  return t;
+}
+
+Table comparison_rows_table(const Comparison& c) {
+  Table t;
+  t.title = "comparison, one row per run: the slowest rank's times in s (mean±std); change and Mann-Whitney p\n"
+            "of its step against the first run, " + (c.runs.empty() ? std::string("-") : c.runs.front()) +
+            " (n<9: too few samples)\n(straggler ratios and bus bandwidths: --format csv or json)";
+  t.header = {"W", "model", "run", "max params", "imbalance", "gap", "step", "sync"};
+  if (c.any_grad_sync) t.header.push_back("grad sync"), t.header.push_back("total");
+  t.header.push_back("change"), t.header.push_back("p");
+  t.label_columns = 3;
+  t.column_gap = 1;
+  const auto compact = [](const std::optional<double>& mean, const std::optional<double>& std) {
+    return mean ? fixed(*mean, 4) + "±" + fixed(std.value_or(0), 4) : std::string("n/a");
+  };
+  for (const auto& row : c.rows)
+    for (std::size_t i = 0; i < row.cells.size(); ++i) {
+      const CompareCell& x = row.cells[i];
+      const bool first = i == 0;
+      std::vector<std::string> cells{first ? std::to_string(row.world_size) : "", first ? row.model : "", c.runs[i],
+                                     std::to_string(x.max_params), percent(x.imbalance_percent, 3),
+                                     x.gap_percent ? percent(*x.gap_percent, 2) : "n/a", compact(x.step, x.step_std),
+                                     compact(x.sync, x.sync_std)};
+      if (c.any_grad_sync) cells.push_back(fixed_or_na(x.grad_sync, 4)), cells.push_back(fixed_or_na(x.total, 4));
+      cells.push_back(first ? "ref" : change_text(x));
+      cells.push_back(first ? "" : p_text(x, "n<9"));
+      t.rows.push_back(std::move(cells));
+    }
   return t;
 }
 

@@ -44,6 +44,10 @@ struct Comparison {
 Comparison compare_runs(const std::vector<RunReport>& runs);
 // split_std: the std in its own column (CSV) instead of "mean ± std".
 Table comparison_table(const Comparison& c, bool split_std);
+// The same comparison for a terminal: one row per (case, run), so that any
+// number of runs reads in 120 columns; the first run's row of each case is
+// the reference of the change and p-value columns.
+Table comparison_rows_table(const Comparison& c);
 nlohmann::ordered_json comparison_json(const Comparison& c);
 
 }  // namespace zb

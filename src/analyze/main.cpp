@@ -60,7 +60,7 @@ void print_tables(const std::vector<zb::RunReport>& reports, const Options& o, z
   std::string sep;
   if (o.compare) {
     const zb::Comparison c = zb::compare_runs(reports);
-    std::cout << render(zb::comparison_table(c, csv), format);
+    std::cout << render(format == zb::Format::kText || format == zb::Format::kSeed ? zb::comparison_rows_table(c) : zb::comparison_table(c, csv), format);
     if (!csv)
       for (const auto& m : c.missing) std::cout << "missing: " << m << "\n";
     sep = "\n";

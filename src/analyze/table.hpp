@@ -13,6 +13,7 @@ struct Table {
   std::vector<std::string> header;
   std::vector<std::vector<std::string>> rows;
   std::size_t label_columns = 2;  // left-aligned in text; the rest (numbers) right-aligned
+  std::size_t column_gap = 2;     // spaces between text columns
 };
 
 std::string render_text(const Table& table);

@@ -106,7 +106,8 @@ TEST_CASE("zero_analyze --compare in csv has one row per shared case, and json c
   CHECK_THAT(r.out, Catch::Contains("\"missing\": [\n      \"Tiny at W=4: not in cmp_base\"") &&
                         Catch::Contains("\"memory\"") && Catch::Contains("\"communication\""));
   r = analyze(runs + " --compare");
-  CHECK_THAT(r.out, Catch::Contains("missing: Tiny at W=4: not in cmp_base"));
+  CHECK_THAT(r.out, Catch::Contains("missing: Tiny at W=4: not in cmp_base") &&
+                        Catch::Contains("\nW model run ") && Catch::Contains("\n        cmp_new "));
 }
 
 TEST_CASE("zero_analyze writes regular files only, reads regular files only, and fails when its report is lost") {

@@ -51,6 +51,29 @@ TEST_CASE("compare says 'too few samples' below 9 a side, and compares plan-only
   CHECK(json["rows"][0]["cells"][1]["too_few_samples"] == true);
 }
 
+TEST_CASE("compare in text: one row per case and run, within 120 columns for four runs") {
+  const Comparison c =
+      compare_runs({fixture("cmp_base"), fixture("cmp_new"), fixture("timed_tiny"), fixture("grad_sync_tiny")});
+  REQUIRE(c.any_grad_sync);
+  const std::string text = render_text(comparison_rows_table(c));
+  std::vector<std::string> lines;
+  for (std::size_t at = 0, next; at < text.size(); at = next + 1) {
+    next = text.find('\n', at);
+    lines.push_back(text.substr(at, next - at));
+  }
+  REQUIRE(lines.size() == 3 + 1 + 4);  // title, header, one row per run
+  for (const std::string& line : lines) {
+    std::size_t width = 0;
+    for (unsigned char ch : line) width += (ch & 0xC0) != 0x80;
+    INFO(line);
+    CHECK(width <= 120);
+  }
+  CHECK_THAT(lines[4], Catch::StartsWith("2 Tiny  cmp_base ") && Catch::EndsWith(" ref"));
+  CHECK_THAT(lines[5], Catch::StartsWith("        cmp_new ") && Catch::Contains(" 0.0042±0.0023 ") &&
+                           Catch::Contains(" -58.2 % 0.00901"));
+  CHECK_THAT(lines[7], Catch::Contains(" 0.0210 0.0700 +374.7 % ") && Catch::EndsWith(" n<9"));
+}
+
 TEST_CASE("memory per rank under mixed precision, against hand-computed figures") {
   const RunReport plan = fixture("plan_tiny");  // 50 elements, ranks own 35 and 15
   const auto m = memory_of_case(plan.cases[0], false);
