@@ -1,7 +1,6 @@
 // One markdown table, runs side by side: a row per (world size, model); then,
 // when a run timed more than the step, its phases: a row per (case, run).
 #include <cstdio>
-#include <utility>
 
 #include "phase_cells.hpp"
 #include "report.hpp"
@@ -29,21 +28,6 @@ std::string cells(const CaseReport* c) {
   return buf;
 }
 
-std::string phases_table(const std::vector<RunReport>& runs) {
-  Table t;
-  t.header = {"world_size", "model", "run"};
-  for (std::string& h : phase_header()) t.header.push_back(std::move(h));
-  t.label_columns = 3;
-  for (const auto& [world_size, model] : case_keys(runs))
-    for (const auto& run : runs)
-      if (const CaseReport* c = find_case(run, world_size, model)) {
-        std::vector<std::string> row{std::to_string(world_size), model, run.name};
-        for (std::string& cell : phase_cells(*c)) row.push_back(std::move(cell));
-        t.rows.push_back(std::move(row));
-      }
-  return "\n" + render_markdown(t);
-}
-
 }  // namespace
 
 std::string format_markdown(const std::vector<RunReport>& runs) {
@@ -59,7 +43,7 @@ std::string format_markdown(const std::vector<RunReport>& runs) {
     for (const auto& run : runs) out += cells(find_case(run, world_size, model));
     out += "\n";
   }
-  return any_phases(runs) ? out + phases_table(runs) : out;
+  return any_phases(runs) ? out + "\n" + render_markdown(phases_table(runs)) : out;
 }
 
 }  // namespace zb

@@ -12,6 +12,7 @@
 #include "accounting.hpp"
 #include "baseline.hpp"
 #include "compare.hpp"
+#include "html_report.hpp"
 #include "phase_comm.hpp"
 #include "report.hpp"
 #include "svg_plot.hpp"
@@ -21,7 +22,7 @@ namespace {
 struct Options {
   std::vector<std::string> runs;
   zb::Format format = zb::Format::kText;
-  std::string results_root = "results", plot, write_baseline, gate_baseline;
+  std::string results_root = "results", plot, html, write_baseline, gate_baseline;
   bool compare = false, memory = false, comm = false, fp32_grads = false, force = false;
 };
 
@@ -83,7 +84,11 @@ int run(int argc, char** argv) {
   app.add_flag("--compare", o.compare,
                "runs side by side per (W, model): balance, gap, slowest rank's step and sync, straggler ratio, "
                "change vs the first run with a Mann-Whitney U p-value");
-  app.add_option("--plot", o.plot, "also write one self-contained SVG of per-rank bars to this file");
+  app.add_option("--plot", o.plot,
+                 "also write the report's figures (imbalance and gap against W, deviation from the ideal share per "
+                 "rank, phases per rank, memory per rank) as one self-contained SVG to this file");
+  app.add_option("--html", o.html,
+                 "also write one self-contained HTML page (no network) with the figures and the tables to this file");
   app.add_flag("--memory", o.memory, "per-rank bytes for DP and ZeRO-1/2/3 under mixed precision, from each rank's shard");
   app.add_flag("--fp32-grads", o.fp32_grads, "--memory: gradients accumulated in fp32 (4 B) instead of bf16");
   app.add_flag("--comm", o.comm,
@@ -95,7 +100,7 @@ int run(int argc, char** argv) {
                  "exit 1 listing each (partitioner, model, W) whose largest rank grew against this baseline, "
                  "or has no entry in it (the CI gate on partition balance)");
   zb::add_renamed(app, "--check", "is zero_bench's bitwise check; zero_analyze's baseline gate is --gate BASELINE");
-  app.add_flag("--force", o.force, "replace an existing --write-baseline or --plot file");
+  app.add_flag("--force", o.force, "replace an existing --write-baseline, --plot or --html file");
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
@@ -125,6 +130,7 @@ int run(int argc, char** argv) {
     return zb::kExitOk;
   }
   if (!o.plot.empty()) write_new_file(o.plot, zb::svg_plot(reports), o.force);
+  if (!o.html.empty()) write_new_file(o.html, zb::html_report(reports, zb::html_tables(reports)), o.force);
   print_tables(reports, o, format);
   return zb::kExitOk;
 }

@@ -46,4 +46,19 @@ bool any_phases(const std::vector<RunReport>& runs) {
   return false;
 }
 
+Table phases_table(const std::vector<RunReport>& runs) {
+  Table t;
+  t.header = {"world_size", "model", "run"};
+  for (std::string& h : phase_header()) t.header.push_back(std::move(h));
+  t.label_columns = 3;
+  for (const auto& [world_size, model] : case_keys(runs))
+    for (const auto& run : runs)
+      if (const CaseReport* c = find_case(run, world_size, model)) {
+        std::vector<std::string> row{std::to_string(world_size), model, run.name};
+        for (std::string& cell : phase_cells(*c)) row.push_back(std::move(cell));
+        t.rows.push_back(std::move(row));
+      }
+  return t;
+}
+
 }  // namespace zb

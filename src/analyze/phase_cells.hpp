@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "report.hpp"
+#include "table.hpp"
 
 namespace zb {
 
@@ -13,5 +14,7 @@ std::vector<std::string> phase_header();
 // Empty cells where the case has no such phase (or is not timed).
 std::vector<std::string> phase_cells(const CaseReport& c);
 bool any_phases(const std::vector<RunReport>& runs);  // some case timed a phase beyond the step
+// One row per (case, run) with the phase columns.
+Table phases_table(const std::vector<RunReport>& runs);
 
 }  // namespace zb

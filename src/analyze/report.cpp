@@ -27,10 +27,15 @@ void add_timings(CaseReport& c, const LoadedCase& loaded) {
   double sum = 0;
   for (double m : means) sum += m;
   if (sum > 0) c.straggler_ratio = means[slowest] / (sum / static_cast<double>(means.size()));
-  std::vector<double> syncs, stds;
-  for (const auto& r : loaded.ranks) syncs.push_back(r.timing->sync.stats.mean), stds.push_back(r.timing->step.stats.std);
+  std::vector<double> syncs, stds, total_stds;
+  for (const auto& r : loaded.ranks) {
+    syncs.push_back(r.timing->sync.stats.mean);
+    stds.push_back(r.timing->step.stats.std);
+    total_stds.push_back(r.timing->total.stats.std);
+  }
   c.sync_mean_per_rank = syncs;
   c.step_std_per_rank = stds;
+  c.total_std_per_rank = total_stds;
 }
 
 void add_phases(CaseReport& c, const LoadedCase& loaded) {

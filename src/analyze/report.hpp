@@ -42,6 +42,7 @@ struct CaseReport {
   std::vector<double> slowest_step_samples;
   std::optional<double> slowest_sync, slowest_sync_std, straggler_ratio;
   std::optional<std::vector<double>> sync_mean_per_rank, step_std_per_rank;
+  std::optional<std::vector<double>> total_std_per_rank;  // std of each rank's whole iteration
   int64_t model_numel = 0, slot_elems = 0;
   // Bounds (plan facts; unknown in records written before they existed).
   Granularity granularity = Granularity::kWholeTensors;

@@ -1,9 +1,9 @@
-// zero_analyze --plot FILE.svg: one self-contained SVG. For every
-// (world size, model) a panel with two bar charts over the ranks — elements
-// owned, and mean step time with a ±1 std error bar — the runs side by side
-// in the colours of the legend. Bars carry class "bar params" / "bar time"
-// and data-run / data-rank attributes, so that tests (and users' scripts)
-// can find them.
+// zero_analyze --plot FILE.svg: the report's figures (figure.hpp) in one
+// self-contained SVG document, below the run legend: imbalance and gap
+// against W, each rank's deviation from the ideal share, the phases of timed
+// runs stacked per rank, memory per rank for DP and ZeRO-1/2/3. Marks carry
+// class, data-run, data-rank / data-world-size attributes, so that tests (and
+// users' scripts) can find them.
 #pragma once
 #include <string>
 #include <vector>

@@ -55,6 +55,26 @@ std::string render_text(const Table& table) {
   return out;
 }
 
+std::string render_html(const Table& table) {
+  const auto escape = [](const std::string& text) {
+    std::string out;
+    for (char ch : text) out += ch == '<' ? "&lt;" : ch == '>' ? "&gt;" : ch == '&' ? "&amp;" : std::string(1, ch);
+    return out;
+  };
+  std::string out = "<table>\n";
+  if (!table.title.empty()) out += "<caption>" + escape(table.title) + "</caption>\n";
+  out += "<thead><tr>";
+  for (const auto& h : table.header) out += "<th>" + escape(h) + "</th>";
+  out += "</tr></thead>\n<tbody>\n";
+  for (const auto& row : table.rows) {
+    out += "<tr>";
+    for (std::size_t i = 0; i < row.size(); ++i)
+      out += std::string(i < table.label_columns ? "<td>" : "<td class=\"num\">") + escape(row[i]) + "</td>";
+    out += "</tr>\n";
+  }
+  return out + "</tbody>\n</table>\n";
+}
+
 std::string render_markdown(const Table& table) {
   std::string out = table.title.empty() ? "" : table.title + "\n\n";
   out += "|";

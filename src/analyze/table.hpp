@@ -19,6 +19,7 @@ struct Table {
 std::string render_text(const Table& table);
 std::string render_markdown(const Table& table);
 std::string render_csv(const Table& table);  // RFC 4180 quoting where needed
+std::string render_html(const Table& table);  // <table> with the title as its caption, cells escaped
 
 std::string fixed(double value, int decimals);  // "%.*f"
 std::string fixed_or_na(const std::optional<double>& value, int decimals);  // fixed, or "n/a" when absent

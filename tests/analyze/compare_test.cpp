@@ -7,6 +7,7 @@
 #include "src/analyze/phase_comm.hpp"
 #include "src/analyze/baseline.hpp"
 #include "src/analyze/compare.hpp"
+#include "src/analyze/html_report.hpp"
 #include "src/analyze/svg_plot.hpp"
 #include "src/common/errors.hpp"
 
@@ -130,17 +131,34 @@ TEST_CASE("phases measured beside predicted, per rank: equal bytes say yes, a di
   CHECK_THAT(render_text(phase_comm_table({run})), Catch::Contains("200         196     NO"));
 }
 
-TEST_CASE("the SVG has one panel per (W, model) and one bar per rank per run in each chart") {
-  const std::string svg = svg_plot({fixture("cmp_base"), fixture("cmp_new")});
+TEST_CASE("the SVG draws imbalance against W, deviation from the ideal share, phases and memory per rank") {
+  const std::string svg = svg_plot({fixture("cmp_base"), fixture("cmp_new")});  // Tiny: base W=2, new W=2 and 4
   CHECK(svg.rfind("<?xml", 0) == 0);
-  CHECK(count(svg, "<g class=\"panel\"") == 2);       // W=2 and W=4
-  CHECK(count(svg, "class=\"bar params\"") == 2 * 2 + 4);  // W=2: 2 runs x 2 ranks; W=4: 1 run x 4 ranks
-  CHECK(count(svg, "class=\"bar time\"") == 2 * 2 + 4);
+  CHECK(count(svg, "<g class=\"panel imbalance\"") == 1);              // one model
+  CHECK(count(svg, "class=\"point imbalance\"") == 1 + 2);             // a point per (run, W)
+  CHECK(count(svg, "<g class=\"panel deviation\"") == 2);              // W=2 and W=4
+  CHECK(count(svg, "class=\"bar deviation\"") == 2 * 2 + 4);           // W=2: 2 runs x 2 ranks; W=4: 1 run x 4
+  CHECK_THAT(svg, Catch::Contains("cmp_base rank 0: 20 % from the ideal share"));  // 30 of a mean 25
+  CHECK(count(svg, "<g class=\"panel phases\"") == 2);
+  CHECK(count(svg, "class=\"bar phase\"") == (2 * 2 + 4) * 2);         // step and sync stacked per rank
   CHECK(count(svg, "class=\"errorbar\"") == 2 * 2 + 4);
-  CHECK_THAT(svg, Catch::Contains("elements owned (millions)") && Catch::Contains("mean step time (ms)"));
-  const std::string plans = svg_plot({fixture("plan_tiny")});  // plan-only: no time chart
-  CHECK(count(plans, "class=\"bar params\"") == 2);
-  CHECK(count(plans, "class=\"bar time\"") == 0);
+  CHECK(count(svg, "class=\"line memory\"") == (2 + 1) * 4);           // DP and ZeRO-1/2/3 per (case, run)
+  CHECK(count(svg, "class=\"bound\"") == 2 + 1);                       // each run's lower bound per case
+  const std::string plans = svg_plot({fixture("plan_tiny")});  // plan-only: no phases
+  CHECK(count(plans, "class=\"bar deviation\"") == 2);
+  CHECK(count(plans, "panel phases") == 0);
+}
+
+TEST_CASE("the HTML page is self-contained: inline SVG figures and the report's tables, nothing fetched") {
+  const std::vector<RunReport> runs{fixture("cmp_base"), fixture("plan_tiny")};
+  const std::string html = html_report(runs, html_tables(runs));
+  CHECK(html.rfind("<!DOCTYPE html>", 0) == 0);
+  CHECK(count(html, "<svg class=\"figure\"") == 4);  // imbalance, deviation, phases (cmp_base is timed), memory
+  CHECK(count(html, "<table>") == 4);                   // summary, comparison, memory, communication
+  CHECK(count(html, " src=") == 0);
+  CHECK(count(html, "<link") == 0);
+  CHECK(count(html, "href=\"#") == count(html, "href="));
+  CHECK_THAT(html, Catch::Contains("<td>cmp_base</td>") && Catch::Contains("zero-bench report rendered: "));
 }
 
 TEST_CASE("the gate: a grown largest rank fails with old and new, equal or better passes, a missing entry says how to add it") {

@@ -1,6 +1,8 @@
-"""zero_analyze --plot: the file parses as XML (SVG namespace) and every panel
-has one 'bar params' rect per rank per run, and one 'bar time' per rank per
-timed run. Usage: check_svg.py ZERO_ANALYZE FIXTURES_DIR"""
+"""zero_analyze --plot: the file parses as XML (SVG namespace); the imbalance
+figure has a point per (run, W) of each model, the deviation figure a bar per
+rank per run in each (W, model) panel, the phases figure a stacked bar per
+rank per timed run, the memory figure DP and ZeRO-1/2/3 lines per run, and
+the legend names the runs in order. Usage: check_svg.py ZERO_ANALYZE FIXTURES_DIR"""
 import os
 import subprocess
 import sys
@@ -9,19 +11,33 @@ import xml.etree.ElementTree as ET
 
 analyze, fixtures = sys.argv[1], sys.argv[2]
 NS = "{http://www.w3.org/2000/svg}"
+
+
+def marks(panel, cls):
+    return [e for e in panel.iter() if e.get("class") == cls]
+
+
 with tempfile.TemporaryDirectory() as tmp:
     out = os.path.join(tmp, "plot.svg")
     runs = [os.path.join(fixtures, r) for r in ("cmp_base", "cmp_new", "plan_tiny")]
     subprocess.run([analyze, *runs, "--plot", out], check=True, stdout=subprocess.DEVNULL)
     root = ET.parse(out).getroot()  # raises on malformed XML
     assert root.tag == NS + "svg", f"root element is {root.tag}, expected svg"
-    panels = [g for g in root.iter(NS + "g") if g.get("class") == "panel"]
-    expected = {("2", "Tiny"): (3 * 2, 2 * 2), ("4", "Tiny"): (4, 4)}  # (params bars, time bars)
-    found = {}
-    for p in panels:
-        rects = [r.get("class") for r in p.iter(NS + "rect")]
-        found[(p.get("data-world-size"), p.get("data-model"))] = (rects.count("bar params"), rects.count("bar time"))
-    assert found == expected, f"bars per panel: expected {expected}, got {found}"
+    panels = {}
+    for g in root.iter(NS + "g"):
+        kind = (g.get("class") or "").split()
+        if len(kind) == 2 and kind[0] == "panel":
+            panels[(kind[1], g.get("data-world-size"), g.get("data-model"))] = g
+    found = {key: (len(marks(p, "point imbalance")) + len(marks(p, "bar deviation")) + len(marks(p, "bar phase")) +
+                   len(marks(p, "line memory"))) for key, p in panels.items()}
+    expected = {("imbalance", None, "Tiny"): 1 + 2 + 1,  # base W=2, new W=2 and 4, plan_tiny W=2
+                ("deviation", "2", "Tiny"): 3 * 2, ("deviation", "4", "Tiny"): 4,
+                ("phases", "2", "Tiny"): 2 * 2 * 2, ("phases", "4", "Tiny"): 4 * 2,  # step + sync per rank
+                ("memory", "2", "Tiny"): 3 * 4, ("memory", "4", "Tiny"): 4}
+    assert found == expected, f"marks per panel: expected {expected}, got {found}"
+    for p in panels.values():
+        for bar in marks(p, "bar deviation"):
+            assert bar.get("data-run") in ("cmp_base", "cmp_new", "plan_tiny") and bar.get("data-rank"), bar.attrib
     legend = [t.text for g in root.iter(NS + "g") if g.get("class") == "legend" for t in g.iter(NS + "text")]
     assert legend == ["cmp_base", "cmp_new", "plan_tiny"], f"legend: {legend}"
 print("svg ok:", found)

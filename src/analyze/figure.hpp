@@ -1,0 +1,61 @@
+// The report's figures (zero_analyze --plot and --html): each a grid of
+// panels drawn in its own coordinates, one colour per run throughout.
+#pragma once
+#include <map>
+#include <string>
+#include <vector>
+
+#include "report.hpp"
+#include "svg.hpp"
+
+namespace zb {
+
+struct Figure {
+  std::string id, title, caption;  // caption: what is drawn and how to read it
+  double width = 0, height = 0;
+  std::string body;  // SVG elements in the figure's coordinates
+  bool empty() const { return body.empty(); }
+};
+
+// Run name -> its colour, in the order the runs were given.
+class RunColours {
+ public:
+  explicit RunColours(const std::vector<RunReport>& runs);
+  std::string of(const std::string& run) const { return svg::run_colour(index_.at(run)); }
+
+ private:
+  std::map<std::string, int> index_;
+};
+
+// `count` panels of a fixed size in rows of `columns`; each panel's plot area
+// leaves room for its title, tick labels and axis labels.
+class PanelGrid {
+ public:
+  PanelGrid(int count, int columns = 2, double panel_w = 540, double panel_h = 290);
+  svg::Box panel(int i) const;
+  svg::Box plot_area(int i) const;  // inside panel(i)
+  double width() const;
+  double height() const;
+
+ private:
+  int count_, columns_;
+  double panel_w_, panel_h_;
+};
+
+// A panel's <g> with its title; close it with "</g>\n".
+std::string open_panel(const svg::Box& panel, const std::string& cls, int world_size, const std::string& model,
+                       const std::string& title);
+// The attributes of a run's mark: class, data-run, and its colour as fill or stroke.
+std::string run_attrs(const std::string& cls, const std::string& run, const std::string& colour, bool fill);
+
+Figure imbalance_figure(const std::vector<RunReport>& runs, const RunColours& colours);
+Figure deviation_figure(const std::vector<RunReport>& runs, const RunColours& colours);
+Figure phases_figure(const std::vector<RunReport>& runs, const RunColours& colours);
+Figure memory_figure(const std::vector<RunReport>& runs, const RunColours& colours);
+// The figures that have something to draw, in the report's order.
+std::vector<Figure> report_figures(const std::vector<RunReport>& runs);
+// The run legend (swatch and name per run), `width` wide; returns its height.
+double run_legend(std::string& out, const std::vector<RunReport>& runs, const RunColours& colours, double y,
+                  double width);
+
+}  // namespace zb

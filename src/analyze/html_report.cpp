@@ -1,0 +1,102 @@
+#include "html_report.hpp"
+
+#include "accounting.hpp"
+#include "compare.hpp"
+#include "figure.hpp"
+#include "phase_cells.hpp"
+
+namespace zb {
+namespace {
+
+const char* const kStyle = R"(body { font-family: sans-serif; margin: 24px; color: #222; background: white; }
+h1 { font-size: 22px; margin: 0 0 6px 0; }
+h2 { font-size: 17px; margin: 28px 0 4px 0; }
+p.caption, p.meta { font-size: 13px; color: #555; max-width: 1080px; margin: 2px 0 8px 0; }
+.legend span { display: inline-block; margin-right: 18px; font-size: 13px; }
+.legend i { display: inline-block; width: 12px; height: 12px; margin-right: 5px; vertical-align: -1px; }
+nav a { font-size: 13px; margin-right: 14px; }
+table { border-collapse: collapse; font-size: 12px; margin: 10px 0 18px 0; }
+caption { text-align: left; font-weight: bold; padding: 4px 0; white-space: pre-line; }
+th, td { border: 1px solid #ddd; padding: 2px 6px; }
+th { background: #f3f3f3; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; }
+svg.figure { display: block; }
+)";
+
+std::string escape(const std::string& s) { return svg::escape(s); }
+
+std::string legend(const std::vector<RunReport>& runs, const RunColours& colours) {
+  std::string out = "<div class=\"legend\">";
+  for (const auto& r : runs)
+    out += "<span><i style=\"background:" + colours.of(r.name) + "\"></i>" + escape(r.name) + " (" +
+           escape(r.partitioner) + ", " + escape(r.mode) + ")</span>";
+  return out + "</div>\n";
+}
+
+std::string figure_section(const Figure& f) {
+  return "<section id=\"" + f.id + "\">\n<h2>" + escape(f.title) + "</h2>\n<p class=\"caption\">" + escape(f.caption) +
+         "</p>\n<svg class=\"figure\" xmlns=\"http://www.w3.org/2000/svg\" width=\"" + svg::num(f.width) +
+         "\" height=\"" + svg::num(f.height) + "\" viewBox=\"0 0 " + svg::num(f.width) + " " + svg::num(f.height) +
+         "\" font-family=\"sans-serif\">\n" + f.body + "</svg>\n</section>\n";
+}
+
+// Balance and time, one row per (case, run).
+Table summary_table(const std::vector<RunReport>& runs) {
+  Table t;
+  t.title = "balance and time per (world size, model, run); times: the slowest rank's mean ± std (s)";
+  t.header = {"W", "model", "run", "max params", "mean", "imbalance", "lower bound", "gap", "padding",
+              "tensors split", "step (s)", "sync (s)"};
+  t.label_columns = 3;
+  for (const auto& [w, model] : case_keys(runs))
+    for (const RunReport& run : runs)
+      if (const CaseReport* c = find_case(run, w, model)) {
+        const double imbalance = c->balance.mean > 0 ? 100.0 * (c->balance.max / c->balance.mean - 1) : 0;
+        t.rows.push_back({std::to_string(w), model, run.name, std::to_string(c->balance.max), fixed(c->balance.mean, 1),
+                          percent(imbalance, 3), c->lower_bound ? std::to_string(*c->lower_bound) : "n/a",
+                          c->gap_percent ? percent(*c->gap_percent, 3) : "n/a", std::to_string(c->padding),
+                          std::to_string(c->tensors_split),
+                          c->max_time ? fixed(*c->max_time, 4) + " ± " + fixed(c->max_time_std.value_or(0), 4) : "n/a",
+                          c->slowest_sync ? fixed(*c->slowest_sync, 4) + " ± " + fixed(c->slowest_sync_std.value_or(0), 4)
+                                          : "n/a"});
+      }
+  return t;
+}
+
+}  // namespace
+
+std::vector<Table> html_tables(const std::vector<RunReport>& runs) {
+  std::vector<Table> tables{summary_table(runs)};
+  if (any_phases(runs)) {
+    tables.push_back(phases_table(runs));
+    tables.back().title = "phases of the rank with the largest total, and each phase's collective";
+  }
+  if (runs.size() >= 2) tables.push_back(comparison_rows_table(compare_runs(runs)));
+  tables.push_back(memory_table(runs, false, false));
+  tables.push_back(comm_table(runs, false));
+  return tables;
+}
+
+std::string html_report(const std::vector<RunReport>& runs, const std::vector<Table>& tables) {
+  const RunColours colours(runs);
+  std::string names;
+  for (const auto& r : runs) names += (names.empty() ? "" : ", ") + r.name;
+  const std::vector<Figure> figures = report_figures(runs);
+  std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>zero-bench report: " +
+                    escape(names) + "</title>\n<style>\n" + kStyle + "</style>\n</head>\n<body>\n";
+  out += "<h1>zero-bench report</h1>\n<p class=\"meta\">zero_analyze over " + std::to_string(runs.size()) +
+         (runs.size() == 1 ? " run" : " runs") + "; one colour per run throughout.</p>\n" + legend(runs, colours);
+  out += "<nav>";
+  for (const Figure& f : figures) out += "<a href=\"#" + f.id + "\">" + escape(f.title) + "</a>";
+  out += "<a href=\"#tables\">Tables</a></nav>\n";
+  for (const Figure& f : figures) out += figure_section(f);
+  out += "<section id=\"tables\">\n<h2>Tables</h2>\n";
+  for (const Table& t : tables) out += render_html(t);
+  out += "</section>\n<script>\n(function () {\n"
+         "  var figures = document.querySelectorAll('svg.figure').length;\n"
+         "  var tables = document.querySelectorAll('table').length;\n"
+         "  console.log('zero-bench report rendered: ' + figures + ' figures, ' + tables + ' tables');\n"
+         "})();\n</script>\n</body>\n</html>\n";
+  return out;
+}
+
+}  // namespace zb

@@ -1,0 +1,19 @@
+// zero_analyze --html FILE: one self-contained page (no network, no external
+// script, font or style): the run legend, the report's figures as inline SVG,
+// then its tables. A short inline script logs what rendered to the console.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "report.hpp"
+#include "table.hpp"
+
+namespace zb {
+
+// The tables the page shows: balance and time per (case, run), the phases
+// when some run timed them, the comparison (two runs or more), memory and
+// communication per rank.
+std::vector<Table> html_tables(const std::vector<RunReport>& runs);
+std::string html_report(const std::vector<RunReport>& runs, const std::vector<Table>& tables);
+
+}  // namespace zb
