@@ -44,8 +44,8 @@ class SpareCapacity {
 };
 
 // Places parameter p: whole where it fits, else row-aligned pieces into the roomiest ranks.
-void place(const ModelSpec& model, int p, int64_t slack, SpareCapacity& spare, Plan& plan) {
-  const int64_t numel = model.params[p].numel(), row = numel / model.params[p].leading_dim();
+void place(const ModelSpec& model, int p, int64_t numel, int64_t slack, SpareCapacity& spare, Plan& plan) {
+  const int64_t row = numel / model.params[p].leading_dim();
   int64_t offset = 0;
   while (offset < numel) {
     const int64_t rest = numel - offset;
@@ -66,17 +66,19 @@ void place(const ModelSpec& model, int p, int64_t slack, SpareCapacity& spare, P
 
 Plan partition_hybrid(const ModelSpec& model, int world_size, const PlanOptions&) {
   const int64_t capacity = std::max<int64_t>(1, (model.total_numel() + world_size - 1) / world_size);
+  std::vector<int64_t> numel(model.size());  // ParamSpec::numel multiplies the shape out: once each
+  for (std::size_t p = 0; p < model.size(); ++p) numel[p] = model.params[p].numel();
   std::vector<int> order(model.size());
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](int a, int b) { return model.params[a].numel() > model.params[b].numel(); });
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return numel[a] > numel[b]; });
   Plan plan;
   plan.ranks.resize(world_size);
   SpareCapacity spare(world_size, capacity);
-  const ParamSpec& largest = model.params[order.front()];
-  const int64_t slack = largest.numel() > capacity ? largest.numel() / largest.leading_dim() - 1 : 0;
+  const int largest = order.empty() ? -1 : order.front();
+  const int64_t slack =
+      largest >= 0 && numel[largest] > capacity ? numel[largest] / model.params[largest].leading_dim() - 1 : 0;
   for (int p : order)
-    if (model.params[p].numel() > 0) place(model, p, slack, spare, plan);
+    if (numel[p] > 0) place(model, p, numel[p], slack, spare, plan);
   assign_empty_tensors(plan, model);
   set_slot_to_largest_rank(plan);
   return plan;
