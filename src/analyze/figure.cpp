@@ -48,7 +48,7 @@ double run_legend(std::string& out, const std::vector<RunReport>& runs, const Ru
   for (const auto& r : runs) {
     const double w = 30 + 7.0 * static_cast<double>(r.name.size());
     if (x + w > width && x > kLeft) x = kLeft, row += 18;
-    out += svg::rect(x, y + row, 12, 12, "fill=\"" + std::string("#000000") + "\"");
+    out += svg::rect(x, y + row, 12, 12, "fill=\"" + colours.of(r.name) + "\"");
     out += svg::text(x + 16, y + row + 10, r.name, "font-size=\"12\"");
     x += w;
   }

@@ -42,6 +42,17 @@ class PanelGrid {
   double panel_w_, panel_h_;
 };
 
+// Lays `keys` out in a PanelGrid, calls draw(panel, plot_area, key) for each
+// (which opens and closes its panel), and sizes the figure to the grid.
+template <typename Key, typename Draw>
+void draw_panels(Figure& f, const std::vector<Key>& keys, Draw draw) {
+  const PanelGrid grid(static_cast<int>(keys.size()));
+  for (std::size_t i = 0; i < keys.size(); ++i)
+    draw(grid.panel(static_cast<int>(i)), grid.plot_area(static_cast<int>(i)), keys[i]);
+  f.width = grid.width();
+  f.height = grid.height();
+}
+
 // A panel's <g> with its title; close it with "</g>\n".
 std::string open_panel(const svg::Box& panel, const std::string& cls, int world_size, const std::string& model,
                        const std::string& title);

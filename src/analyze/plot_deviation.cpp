@@ -92,17 +92,12 @@ Figure deviation_figure(const std::vector<RunReport>& runs, const RunColours& co
            "Per (model, W), each rank's elements over the ideal share (total / W) minus 1, in percent; 0 is a "
            "perfect split and each dashed line is a run's lower bound: no plan's largest rank can lie below it.",
            0, 0, ""};
-  const auto keys = case_keys(runs);
-  const PanelGrid grid(static_cast<int>(keys.size()));
-  for (std::size_t k = 0; k < keys.size(); ++k) {
-    const auto& [w, model] = keys[k];
+  draw_panels(f, case_keys(runs), [&](const svg::Box& panel, const svg::Box& b, const std::pair<int, std::string>& key) {
     std::vector<Deviations> all;
     for (const RunReport& run : runs)
-      if (const CaseReport* c = find_case(run, w, model)) all.push_back(deviations_of(run.name, *c));
-    draw_case(f, grid.panel(static_cast<int>(k)), grid.plot_area(static_cast<int>(k)), w, model, all, colours);
-  }
-  f.width = grid.width();
-  f.height = grid.height();
+      if (const CaseReport* c = find_case(run, key.first, key.second)) all.push_back(deviations_of(run.name, *c));
+    draw_case(f, panel, b, key.first, key.second, all, colours);
+  });
   return f;
 }
 

@@ -43,7 +43,7 @@ svg::Scale y_scale(double smallest, double top) {
 }
 
 // The line key, above the plot area at its right.
-void key(std::string& out, const svg::Box& b) {
+void key_of_lines(std::string& out, const svg::Box& b) {
   const double x = b.right() - 300, y = b.y - 14;
   out += svg::line(x, y, x + 20, y, "stroke=\"#333333\" stroke-width=\"2\"");
   out += svg::text(x + 24, y + 4, "max/mean − 1", "font-size=\"10\"");
@@ -78,13 +78,11 @@ Figure imbalance_figure(const std::vector<RunReport>& runs, const RunColours& co
            "Per model, every run's largest rank over the mean (max/mean − 1, solid) and over the lower bound "
            "(dashed), in percent, against the world size on a log scale.",
            0, 0, ""};
-  const std::vector<std::string> models = models_of(runs);
-  const PanelGrid grid(static_cast<int>(models.size()));
-  for (std::size_t m = 0; m < models.size(); ++m) {
+  draw_panels(f, models_of(runs), [&](const svg::Box& panel, const svg::Box& b, const std::string& model) {
     double w_lo = 1e18, w_hi = 0, top = 0, smallest = 1e300;
     std::vector<std::vector<Point>> per_run;
     for (const RunReport& run : runs) {
-      per_run.push_back(points_of(run, models[m]));
+      per_run.push_back(points_of(run, model));
       for (const Point& p : per_run.back()) {
         w_lo = std::min<double>(w_lo, p.world_size);
         w_hi = std::max<double>(w_hi, p.world_size);
@@ -94,19 +92,16 @@ Figure imbalance_figure(const std::vector<RunReport>& runs, const RunColours& co
       }
     }
     if (w_hi <= w_lo) w_lo /= 2, w_hi *= 2;
-    const svg::Box b = grid.plot_area(static_cast<int>(m));
     const svg::Scale xs{w_lo, w_hi, true}, ys = y_scale(smallest, top);
-    f.body += open_panel(grid.panel(static_cast<int>(m)), "imbalance", 0, models[m], models[m]);
+    f.body += open_panel(panel, "imbalance", 0, model, model);
     svg::axes(f.body, b, xs, svg::power_of_two_ticks(w_lo, w_hi), ys,
               ys.log10 ? svg::power_of_ten_ticks(ys.lo, ys.hi) : svg::nice_ticks(ys.lo, ys.hi, 5),
               "world size W (log scale)", ys.log10 ? "% above mean / lower bound (log)" : "% above mean / lower bound");
     for (std::size_t r = 0; r < runs.size(); ++r)
       if (!per_run[r].empty()) draw_run(f.body, b, xs, ys, runs[r].name, colours.of(runs[r].name), per_run[r]);
-    key(f.body, b);
+    key_of_lines(f.body, b);
     f.body += "</g>\n";
-  }
-  f.width = grid.width();
-  f.height = grid.height();
+  });
   return f;
 }
 

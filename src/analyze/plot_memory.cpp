@@ -35,7 +35,7 @@ std::vector<RankMemory> ranks_only(const CaseReport& c) {
   return all;
 }
 
-void key(std::string& out, const svg::Box& b) {  // above the plot area, at its right
+void key_of_stages(std::string& out, const svg::Box& b) {  // above the plot area, at its right
   double x = b.right() - 250;
   const double y = b.y - 8;
   out += svg::line(x, y, x + 18, y, "stroke=\"#999999\" stroke-width=\"2\"");
@@ -78,10 +78,8 @@ Figure memory_figure(const std::vector<RunReport>& runs, const RunColours& colou
            "Per (model, W), the bytes each rank would hold under each ZeRO stage with its actual shard (the "
            "--memory table: the case's precision, Adam); DP (grey) holds everything on every rank.",
            0, 0, ""};
-  const auto keys = case_keys(runs);
-  const PanelGrid grid(static_cast<int>(keys.size()));
-  for (std::size_t k = 0; k < keys.size(); ++k) {
-    const auto& [w, model] = keys[k];
+  draw_panels(f, case_keys(runs), [&](const svg::Box& panel, const svg::Box& b, const std::pair<int, std::string>& key) {
+    const auto& [w, model] = key;
     std::vector<std::pair<std::string, std::vector<RankMemory>>> all;
     double top = 0;
     for (const RunReport& run : runs)
@@ -89,18 +87,15 @@ Figure memory_figure(const std::vector<RunReport>& runs, const RunColours& colou
         all.push_back({run.name, ranks_only(*c)});
         for (const RankMemory& m : all.back().second) top = std::max<double>(top, static_cast<double>(m.dp));
       }
-    const svg::Box b = grid.plot_area(static_cast<int>(k));
     const Unit unit = unit_for(top);
     const svg::Scale ys = svg::nice_linear(0, top > 0 ? top / unit.bytes * 1.05 : 1), xs{0, static_cast<double>(w), false};
-    f.body += open_panel(grid.panel(static_cast<int>(k)), "memory", w, model, model + ", W = " + std::to_string(w));
+    f.body += open_panel(panel, "memory", w, model, model + ", W = " + std::to_string(w));
     svg::axes(f.body, b, xs, {}, ys, svg::nice_ticks(ys.lo, ys.hi, 5), "rank", std::string(unit.name) + " per rank");
     svg::rank_axis_labels(f.body, b, w);
     for (const auto& [run, mem] : all) draw_run(f.body, b, ys, unit, run, colours.of(run), mem);
-    key(f.body, b);
+    key_of_stages(f.body, b);
     f.body += "</g>\n";
-  }
-  f.width = grid.width();
-  f.height = grid.height();
+  });
   return f;
 }
 

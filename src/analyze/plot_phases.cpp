@@ -32,7 +32,7 @@ Stack stack_of(const std::string& run, const CaseReport& c) {
   return s;
 }
 
-void key(std::string& out, const svg::Box& b) {  // above the plot area, at its right
+void key_of_phases(std::string& out, const svg::Box& b) {  // above the plot area, at its right
   double x = b.right() - 256;
   for (const Phase& p : kPhases) {
     out += svg::rect(x, b.y - 26 + 14, 10, 10, "fill=\"#555555\" fill-opacity=\"" + svg::num(p.opacity) + "\"");
@@ -83,9 +83,8 @@ Figure phases_figure(const std::vector<RunReport>& runs, const RunColours& colou
         timed.push_back(key);
         break;
       }
-  const PanelGrid grid(static_cast<int>(timed.size()));
-  for (std::size_t k = 0; k < timed.size(); ++k) {
-    const auto& [w, model] = timed[k];
+  draw_panels(f, timed, [&](const svg::Box& panel, const svg::Box& b, const std::pair<int, std::string>& key) {
+    const auto& [w, model] = key;
     std::vector<Stack> all;
     double top = 0;
     for (const RunReport& run : runs)
@@ -96,17 +95,14 @@ Figure phases_figure(const std::vector<RunReport>& runs, const RunColours& colou
           top = std::max(top, v[0] + v[1] + v[2] + all.back().total_std[r]);
         }
       }
-    const svg::Box b = grid.plot_area(static_cast<int>(k));
     const svg::Scale ys = svg::nice_linear(0, top > 0 ? top * 1.1 : 1), xs{0, static_cast<double>(w), false};
-    f.body += open_panel(grid.panel(static_cast<int>(k)), "phases", w, model, model + ", W = " + std::to_string(w));
+    f.body += open_panel(panel, "phases", w, model, model + ", W = " + std::to_string(w));
     svg::axes(f.body, b, xs, {}, ys, svg::nice_ticks(ys.lo, ys.hi, 5), "rank", "seconds per iteration");
     svg::rank_axis_labels(f.body, b, w);
     draw_stacks(f.body, b, ys, all, colours, w);
-    key(f.body, b);
+    key_of_phases(f.body, b);
     f.body += "</g>\n";
-  }
-  f.width = grid.width();
-  f.height = grid.height();
+  });
   return f;
 }
 

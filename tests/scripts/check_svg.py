@@ -40,4 +40,13 @@ with tempfile.TemporaryDirectory() as tmp:
             assert bar.get("data-run") in ("cmp_base", "cmp_new", "plan_tiny") and bar.get("data-rank"), bar.attrib
     legend = [t.text for g in root.iter(NS + "g") if g.get("class") == "legend" for t in g.iter(NS + "text")]
     assert legend == ["cmp_base", "cmp_new", "plan_tiny"], f"legend: {legend}"
+    swatches = [r.get("fill") for g in root.iter(NS + "g") if g.get("class") == "legend" for r in g.iter(NS + "rect")]
+    assert swatches == ["#4477aa", "#ee6677", "#228833"], f"legend colours: {swatches}"
+    for p in panels.values():  # every run's marks in the run's legend colour
+        for mark in p.iter():
+            run = mark.get("data-run")
+            if not run or mark.get("data-stage") == "DP":  # DP is grey: it does not depend on the plan
+                continue
+            colour = mark.get("stroke") if mark.get("fill") in (None, "none") else mark.get("fill")
+            assert colour == swatches[["cmp_base", "cmp_new", "plan_tiny"].index(run)], (run, mark.attrib)
 print("svg ok:", found)
