@@ -29,4 +29,5 @@ mkdir -p "$run_dir"
 for partitioner in greedy greedy_sorted; do
   zb_mpirun 4 "$ZB_BUILD_DIR/zero_bench" "${args[@]}" --force -o "$run_dir/$partitioner" "$partitioner" 2 4
 done
-"$ZB_BUILD_DIR/zero_analyze" "$run_dir/greedy" "$run_dir/greedy_sorted"
+"$ZB_BUILD_DIR/zero_analyze" "$run_dir/greedy" "$run_dir/greedy_sorted" --html "$run_dir/report.html" --force
+echo "[run.sh] figures and tables in one page: $run_dir/report.html"
