@@ -32,9 +32,13 @@ std::string render(const zb::Table& table, zb::Format format) {
   return zb::render_text(table);
 }
 
-void write_new_file(const std::string& path, const std::string& text, bool force) {
-  if (std::filesystem::exists(path) && !force)
+void refuse_existing(const std::string& path, bool force) {
+  if (!path.empty() && std::filesystem::exists(path) && !force)
     throw zb::UsageError("'" + path + "' exists; pass --force to replace it");
+}
+
+void write_new_file(const std::string& path, const std::string& text, bool force) {
+  refuse_existing(path, force);
   zb::write_file_atomically(path, text);
 }
 
@@ -129,6 +133,7 @@ int run(int argc, char** argv) {
     std::cout << "wrote " << o.write_baseline << ": " << entries.size() << " entries\n";
     return zb::kExitOk;
   }
+  refuse_existing(o.html, o.force);  // before the plot is written: both files or neither
   if (!o.plot.empty()) write_new_file(o.plot, zb::svg_plot(reports), o.force);
   if (!o.html.empty()) write_new_file(o.html, zb::html_report(reports, zb::html_tables(reports)), o.force);
   print_tables(reports, o, format);

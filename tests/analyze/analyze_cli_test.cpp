@@ -110,6 +110,20 @@ TEST_CASE("zero_analyze --compare in csv has one row per shared case, and json c
                         Catch::Contains("\nW model run ") && Catch::Contains("\n        cmp_new "));
 }
 
+TEST_CASE("zero_analyze --plot and --html write both files or neither, and replace one only with --force") {
+  zbtest::TempDir tmp;
+  const std::string run = quote((fs::path(ZB_FIXTURES_DIR) / "plan_tiny").string());
+  const fs::path svg = tmp.path() / "p.svg", html = tmp.path() / "r.html";
+  zbtest::write_text(html, "mine");
+  expect_error(run + " --plot " + quote(svg.string()) + " --html " + quote(html.string()), "exists; pass --force");
+  CHECK_FALSE(fs::exists(svg));
+  CHECK(zbtest::read_text(html) == "mine");
+  const auto forced = analyze(run + " --plot " + quote(svg.string()) + " --html " + quote(html.string()) + " --force");
+  CHECK(forced.exit_code == 0);
+  CHECK(zbtest::read_text(html).rfind("<!DOCTYPE html>", 0) == 0);
+  CHECK(zbtest::read_text(svg).rfind("<?xml", 0) == 0);
+}
+
 TEST_CASE("zero_analyze writes regular files only, reads regular files only, and fails when its report is lost") {
   zbtest::TempDir tmp;
   const fs::path run = copy_fixture(tmp, "plan_tiny");
