@@ -65,7 +65,6 @@ void check_fits(const ModelSpec& model, int w, const TimedSetup& s, const Config
                grad = static_cast<double>(dtype_bytes(config.precision.grads)), mixed = config.precision.mixed();
   double bytes = (p + grad) * total + (8 + 8 * mixed) * share;  // Adam state, masters and fp32 gradient copies
   if (s.partitioner->granularity == Granularity::kRanges) bytes += (p + grad) * share + (p + grad) * g * share;
-  else if (config.sync == SyncMode::kBucket) bytes += p * total;
   if (config.check) bytes += (p + grad + 8 + 8 * mixed) * total;  // the reference: a whole unsharded model
   if (config.grad_sync != GradSync::kNone) bytes += 2 * grad * total;  // own gradients kept to restore, a bucket
   const double available = static_cast<double>(available_bytes_per_rank(s.device, world.local_size));

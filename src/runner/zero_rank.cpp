@@ -6,7 +6,6 @@
 
 #include "src/common/errors.hpp"
 #include "src/common/optimizer_traffic.hpp"
-#include "flat_buffer.hpp"
 #include "grad_sync.hpp"
 #include "synthetic.hpp"
 
@@ -33,14 +32,18 @@ class TensorZeroState : public ZeroState {
   void step_and_sync_overlapped(Communicator& comm, Stopwatch& stepping) override;
 
  protected:
-  int64_t buffer_bytes() const override { return bytes_of(buckets_); }
   std::vector<at::Tensor> owned_gradients() const override { return rank_tensors(rank_, true); }
 
  private:
+  // kBucket: each owner's parameters become views of one flat bucket, in
+  // plan order (ZeroRedundancyOptimizer's parameters_as_bucket_view): the
+  // sync broadcasts the buckets in place and nothing is packed or unpacked;
+  // the buckets are the parameters' own storage, no buffer of their own.
+  void make_parameters_bucket_views(int world_size);
   SyncMode sync_mode_;
   std::vector<int> owner_;                       // parameter -> owning rank
   std::vector<std::vector<int>> owned_by_rank_;  // rank -> parameters (plan order)
-  std::vector<at::Tensor> buckets_;              // kBucket: one flat buffer per owner rank
+  std::vector<at::Tensor> buckets_;              // kBucket: one flat bucket per owner rank, its parameters' storage
   std::vector<std::size_t> bucket_starts_;       // --overlap: where each of this rank's step buckets begins
   // Rank r's parameters (detached) or their gradients, in plan order.
   std::vector<at::Tensor> rank_tensors(int r, bool gradients) const;
@@ -107,6 +110,7 @@ TensorZeroState::TensorZeroState(const ZeroSetup& s)
   std::vector<at::Tensor> owned;
   for (int r = 0; r < s.plan.world_size(); ++r)
     for (const Shard& shard : s.plan.ranks[r]) owned_by_rank_[r].push_back(shard.param);
+  if (sync_mode_ == SyncMode::kBucket) make_parameters_bucket_views(s.plan.world_size());  // before any optimizer
   for (std::size_t p = 0; p < params_.size(); ++p)
     if (owner_[p] == s.rank) owned.push_back(params_[p]);
   if (!s.overlap) {
@@ -122,8 +126,23 @@ TensorZeroState::TensorZeroState(const ZeroSetup& s)
     }
     set_bucket_optimizers(s.optimizer, buckets);
   }
-  if (sync_mode_ == SyncMode::kBucket)
-    for (int r = 0; r < s.plan.world_size(); ++r) buckets_.push_back(at::empty({s.plan.rank_numel(r)}, param_options()));
+}
+
+void TensorZeroState::make_parameters_bucket_views(int world_size) {
+  torch::NoGradGuard no_grad;
+  for (int r = 0; r < world_size; ++r) {
+    int64_t elements = 0;
+    for (int p : owned_by_rank_[r]) elements += params_[p].numel();
+    at::Tensor bucket = at::empty({elements}, param_options());
+    int64_t offset = 0;
+    for (int p : owned_by_rank_[r]) {
+      at::Tensor view = bucket.narrow(0, offset, params_[p].numel()).view(params_[p].sizes());
+      view.copy_(params_[p].detach());
+      params_[p].set_data(view);
+      offset += params_[p].numel();
+    }
+    buckets_.push_back(std::move(bucket));
+  }
 }
 
 // all-reduce as DDP; reduce-scatter: each owner's gradients reduced to it, in
@@ -150,18 +169,12 @@ void TensorZeroState::sync(Communicator& comm) {
     for (int r = 0; r < static_cast<int>(owned_by_rank_.size()); ++r)  // owner by owner, as ZeroRedundancyOptimizer
       for (int p : owned_by_rank_[r]) tensors.push_back(params_[p].detach()), roots.push_back(r);
   } else {
-    for (int r = 0; r < static_cast<int>(buckets_.size()); ++r) {
-      if (buckets_[r].numel() == 0) continue;  // an empty rank has nothing to send
-      if (r == rank_) pack_into(buckets_[r], rank_tensors(r, false));
-      tensors.push_back(buckets_[r]), roots.push_back(r);
-    }
+    for (int r = 0; r < static_cast<int>(buckets_.size()); ++r)
+      if (buckets_[r].numel() > 0) tensors.push_back(buckets_[r]), roots.push_back(r);  // the parameters themselves
   }
   const auto start = Clock::now();
   comm.broadcast_all(tensors, roots);
   collective_seconds_ = seconds_since(start);
-  if (sync_mode_ == SyncMode::kPerParam) return;
-  for (int r = 0; r < static_cast<int>(buckets_.size()); ++r)
-    if (r != rank_ && buckets_[r].numel() > 0) unpack_from(buckets_[r], rank_tensors(r, false));
 }
 
 // Every broadcast in the order sync() issues them (owner by owner); this

@@ -81,8 +81,23 @@ TEST_CASE("memory at three points: no gradients or state at creation, state for 
     CHECK(at.buffers == 0);
     CHECK(rank1->step_bytes() == 28 * 17);
   }
+  const auto per_param = make_zero_state({m, plan, Granularity::kWholeTensors, 1, cpu, 0, SyncMode::kPerParam, {}});
   const auto bucketed = make_zero_state({m, plan, Granularity::kWholeTensors, 1, cpu, 0, SyncMode::kBucket, {}});
-  CHECK(bucketed->memory().buffers == 4 * 209);  // one bucket per owner rank
+  CHECK(bucketed->memory().parameters == 4 * 209);
+  CHECK(bucketed->memory().buffers == 0);  // the buckets are the parameters' storage, not a copy
+  // Each parameter is a view of its owner's bucket, in plan order, holding the values it was made with.
+  for (const std::vector<Shard>& owned : plan.ranks) {
+    if (owned.empty()) continue;
+    const at::Tensor& first = bucketed->parameters()[owned.front().param];
+    int64_t offset = 0;
+    for (const Shard& s : owned) {
+      const at::Tensor& p = bucketed->parameters()[s.param];
+      CHECK(p.storage().is_alias_of(first.storage()));
+      CHECK(p.storage_offset() == offset);
+      CHECK(at::equal(p, per_param->parameters()[s.param]));
+      offset += p.numel();
+    }
+  }
 }
 
 TEST_CASE("the unsharded baseline (none) steps every tensor and has nothing to sync") {
