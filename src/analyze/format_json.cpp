@@ -8,6 +8,21 @@
 namespace zb {
 
 template <>
+struct Schema<CaseCommRoofline> {
+  using R = CaseCommRoofline;
+  static const std::vector<Field<R>>& fields() {
+    static const std::vector<Field<R>> f = {
+        member("phase", &R::phase), member("rank", &R::rank), member("raw_median_seconds", &R::raw_seconds),
+        member("phase_median_seconds", &R::phase_seconds), member("fraction", &R::fraction),
+        derived<R>("raw_algbw_bytes_per_s",
+                   [](const R& r) { return r.raw ? nlohmann::ordered_json(r.raw->algbw_bytes_per_s) : nlohmann::ordered_json(); }),
+        derived<R>("raw_busbw_bytes_per_s",
+                   [](const R& r) { return r.raw ? nlohmann::ordered_json(r.raw->busbw_bytes_per_s) : nlohmann::ordered_json(); })};
+    return f;
+  }
+};
+
+template <>
 struct Schema<CaseTraffic> {
   using T = CaseTraffic;
   static const std::vector<Field<T>>& fields() {
@@ -46,7 +61,7 @@ struct Schema<CaseReport> {
         member("cpu_affinity_per_rank", &C::cpu_affinity_per_rank), member("grad_sync", &C::grad_sync),
         member("grad_sync_mean_per_rank", &C::grad_sync_mean_per_rank),
         member("total_mean_per_rank", &C::total_mean_per_rank), member("slowest_total_rank", &C::slowest_total_rank),
-        member("traffic", &C::traffic)};
+        member("traffic", &C::traffic), member("comm_roofline", &C::comm_roofline)};
     return f;
   }
 };

@@ -84,6 +84,24 @@ std::string traffic_text(const CaseReport& c) {
   return out.empty() ? "" : "traffic        = " + out + "\n";
 }
 
+// "comm roofline  = grad_sync 0.86 of raw (0.1242 vs raw 0.1071 s, raw bus 1.234 GB/s, rank 0); sync ..."
+std::string comm_roofline_text(const CaseReport& c) {
+  std::string out;
+  for (const CaseCommRoofline& x : c.comm_roofline) {
+    char buf[256];
+    std::snprintf(buf, sizeof buf, "%s%s %.2f of raw (%.4f vs raw %.4f s", out.empty() ? "" : "; ", x.phase.c_str(),
+                  x.fraction, x.phase_seconds, x.raw_seconds);
+    out += buf;
+    if (x.raw) {
+      std::snprintf(buf, sizeof buf, ", raw %s bus %.3f GB/s", collective_choices().name(*x.collective).c_str(),
+                    x.raw->busbw_bytes_per_s / 1e9);
+      out += buf;
+    }
+    out += ", rank " + std::to_string(x.rank) + ")";
+  }
+  return out.empty() ? "" : "comm roofline  = " + out + "\n";
+}
+
 std::string bounds_text(const CaseReport& c) {
   char buf[512];
   std::string bound = "n/a", gap = "n/a", optimal;
@@ -117,7 +135,8 @@ std::string bounds_text(const CaseReport& c) {
                   *c.slowest_rank, mean);
     roofline = buf;
   }
-  return layout_text(c) + bounds + optimal + roofline + phases_text(c) + traffic_text(c) + affinity_text(c);
+  return layout_text(c) + bounds + optimal + roofline + phases_text(c) + traffic_text(c) + comm_roofline_text(c) +
+         affinity_text(c);
 }
 
 }  // namespace

@@ -74,6 +74,8 @@ void print_tables(const std::vector<zb::RunReport>& reports, const Options& o, z
   if (o.comm)
     std::cout << sep << render(zb::comm_table(reports, csv), format) << "\n"
               << render(zb::phase_comm_table(reports), format);
+  if (o.comm && zb::any_comm_roofline(reports))
+    std::cout << "\n" << render(zb::comm_roofline_table(reports), format);
 }
 
 int run(int argc, char** argv) {

@@ -51,6 +51,11 @@ struct PhaseComm {
 std::vector<PhaseComm> phase_comm_of_case(const CaseReport& c);
 
 Table phase_comm_table(const std::vector<RunReport>& runs);
+// Each timed phase against its raw collectives (the runner's probe): the
+// backend, the collective, the raw replay's median and bandwidths, and the
+// phase's fraction of it; shows which collective a backend does well.
+Table comm_roofline_table(const std::vector<RunReport>& runs);
+bool any_comm_roofline(const std::vector<RunReport>& runs);
 nlohmann::ordered_json phase_comm_json(const CaseReport& c);
 
 }  // namespace zb

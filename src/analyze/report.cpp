@@ -77,6 +77,45 @@ void add_traffic(CaseReport& c, const LoadedCase& loaded) {
     c.traffic.push_back(traffic_across_ranks(t, loaded, c.phase_ranks(t.phase)));
 }
 
+const CommRoofline* probed(const RankResult& r, const std::string& phase) {
+  for (const CommRoofline& x : *r.comm_roofline)
+    if (x.phase == phase) return &x;
+  return nullptr;
+}
+
+// The sync: the slowest-stepping rank; a gradient phase: the slowest rank in it.
+int rank_timing_phase_alone(const CaseReport& c, const LoadedCase& loaded, const std::string& phase) {
+  if (phase == "sync" && c.slowest_rank) return *c.slowest_rank;
+  const auto median = [&](int r) {
+    const CommRoofline* x = probed(loaded.ranks[r], phase);
+    return x ? x->phase_median_seconds : 0.0;
+  };
+  int best = 0;
+  for (int r = 1; r < static_cast<int>(loaded.ranks.size()); ++r)
+    if (median(r) > median(best)) best = r;
+  return best;
+}
+
+void add_comm_roofline(CaseReport& c, const LoadedCase& loaded) {
+  for (const auto& r : loaded.ranks)
+    if (!r.comm_roofline) return;  // written before the probe, or plan-only
+  for (const CommRoofline& first : *loaded.ranks.front().comm_roofline) {
+    const int rank = rank_timing_phase_alone(c, loaded, first.phase);
+    const CommRoofline* x = probed(loaded.ranks[rank], first.phase);
+    if (!x) continue;
+    CaseCommRoofline out{first.phase, rank, x->raw.stats.median, x->phase_median_seconds, x->fraction, std::nullopt,
+                         std::nullopt};
+    std::vector<const CaseTraffic*> collectives;
+    for (const CaseTraffic& t : c.traffic)
+      if (t.phase == first.phase) collectives.push_back(&t);
+    if (collectives.size() == 1 && out.raw_seconds > 0) {
+      out.collective = collectives.front()->collective;
+      out.raw = phase_bandwidth(collectives.front()->bytes, out.raw_seconds, *out.collective, c.phase_ranks(first.phase));
+    }
+    c.comm_roofline.push_back(out);
+  }
+}
+
 void add_bounds(CaseReport& c, const RankResult& any_rank) {
   const PlanRecord& plan = any_rank.plan;
   c.granularity = plan.granularity;
@@ -113,6 +152,7 @@ void add_layout(CaseReport& c, const RunContext& ctx) {
   c.shard_group = ctx.shard_group.value_or(c.world_size);
   c.replicas = ctx.replicas.value_or(1);
   c.overlap = ctx.overlap.value_or(false);
+  c.backend = ctx.backend;
 }
 
 CaseReport report_case(const LoadedCase& loaded) {
@@ -128,6 +168,7 @@ CaseReport report_case(const LoadedCase& loaded) {
   add_phases(c, loaded);
   add_traffic(c, loaded);
   add_bounds(c, loaded.ranks.front());
+  add_comm_roofline(c, loaded);
   add_roofline(c, loaded);
   for (const auto& r : loaded.ranks)
     if (r.context.cpu_affinity) c.cpu_affinity_per_rank.push_back(*r.context.cpu_affinity);

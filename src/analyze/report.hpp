@@ -28,6 +28,20 @@ struct CaseTraffic {
   PhaseBandwidth slowest;
 };
 
+// A phase against its raw collectives (the runner's collective probe), on the
+// rank that times the phase alone: for the sync, the slowest-stepping rank
+// (the others' sync window includes waiting for its step); for the gradient
+// phases (their own windows, after a barrier), the slowest rank in the phase.
+// The raw bandwidths: the phase's bytes per step over the raw median, for a
+// phase of one collective.
+struct CaseCommRoofline {
+  std::string phase;
+  int rank = 0;
+  double raw_seconds = 0, phase_seconds = 0, fraction = 0;
+  std::optional<Collective> collective;  // the phase's one collective, if one
+  std::optional<PhaseBandwidth> raw;      // its bandwidth in the raw replay
+};
+
 struct CaseReport {
   int world_size = 0;
   std::string model;
@@ -64,11 +78,13 @@ struct CaseReport {
   std::optional<std::vector<double>> grad_replicas_mean_per_rank;  // with replicas: their all-reduce
   std::optional<int> slowest_total_rank;
   std::vector<CaseTraffic> traffic;  // timed runs that recorded it, in phase order
+  std::vector<CaseCommRoofline> comm_roofline;  // timed runs that probed their collectives
   // --precision/--grad-dtype (fp32 in records without them) and --shard-group:
   // G ranks per group (W when absent), R = W/G replicas.
   Precision precision;
   int shard_group = 0, replicas = 1;
   bool overlap = false;  // --overlap: the sync series is the exposed sync
+  std::optional<std::string> backend;  // timed runs: nccl, gloo or mpi
   // The ranks a phase's collectives run among: R for grad_replicas, else G.
   int phase_ranks(const std::string& phase) const { return phase == "grad_replicas" ? replicas : shard_group; }
   // Timed runs: each rank's allowed CPUs (mpirun's binding), in rank order.

@@ -10,6 +10,17 @@
 
 namespace zb {
 
+// One call as the runner made it: the collective, each tensor's elements
+// (a broadcast_all: one per tensor, with its root; otherwise the input's),
+// the root of a reduce, and the dtype. Enough to make the same call again on
+// tensors of the same sizes (collective_probe.hpp).
+struct RecordedCall {
+  Collective collective = Collective::kBroadcast;
+  std::vector<int64_t> elements;
+  std::vector<int> roots;
+  at::ScalarType dtype = at::kFloat;
+};
+
 class MeteredCommunicator : public Communicator {
  public:
   explicit MeteredCommunicator(std::unique_ptr<Communicator> inner);
@@ -23,13 +34,17 @@ class MeteredCommunicator : public Communicator {
   std::unique_ptr<PendingCollective> start_broadcast(at::Tensor& tensor, int root) override;
   void barrier() override { inner_->barrier(); }
   void close() override { inner_->close(); }
-  // The tally since the last take (or since construction), and a fresh one.
+  // The tally since the last take (or since construction), and a fresh one;
+  // the calls since then, in order, likewise.
   CollectiveTallies take();
+  std::vector<RecordedCall> take_calls();
 
  private:
   void count(Collective c, const at::Tensor& sized_by);
+  void record(Collective c, const at::Tensor& input, int root = -1);
   std::unique_ptr<Communicator> inner_;
   CollectiveTallies tallies_;
+  std::vector<RecordedCall> calls_;
 };
 
 }  // namespace zb

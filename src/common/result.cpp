@@ -157,6 +157,23 @@ struct Schema<Roofline> {
 };
 
 template <>
+struct Schema<CommRoofline> {
+  using C = CommRoofline;
+  static const std::vector<Field<C>>& fields() {
+    static const std::vector<Field<C>> f = {
+        member("phase", &C::phase, Need::kRequired), member("raw", &C::raw, Need::kRequired),
+        member("phase_median_seconds", &C::phase_median_seconds, Need::kRequired),
+        member("fraction", &C::fraction, Need::kRequired)};
+    return f;
+  }
+  static void after_read(C& c, const JsonSource& src, const std::string& where) {
+    if (c.phase != "grad_sync" && c.phase != "grad_replicas" && c.phase != "sync")
+      src.fail(where + ".phase is '" + c.phase + "'; valid: grad_sync, grad_replicas, sync");
+    if (!(c.phase_median_seconds >= 0) || !(c.fraction >= 0)) src.fail(where + " holds a negative time or fraction");
+  }
+};
+
+template <>
 struct Schema<PhaseTraffic> {
   using P = PhaseTraffic;
   static const std::vector<Field<P>>& fields() {
@@ -202,7 +219,7 @@ struct Schema<RankResult> {
         member("predicted_step_seconds", &R::predicted_step_seconds), member("plan", &R::plan),
         member("peak_memory_bytes", &R::peak_memory_bytes), member("peak_memory_source", &R::peak_memory_source),
         member("check", &R::check), member("timing", &R::timing), memory_points(), member("roofline", &R::roofline),
-        member("traffic", &R::traffic),
+        member("traffic", &R::traffic), member("comm_roofline", &R::comm_roofline),
         derived<R>("shard_count", [](const R& r) { return r.param_count; }), shard_list()};
     return f;
   }

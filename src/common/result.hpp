@@ -120,6 +120,15 @@ struct PhaseTraffic {
   double algbw_bytes_per_s = 0, busbw_bytes_per_s = 0;
 };
 
+// A communication phase against its raw collectives (runner/collective_probe.hpp):
+// the same calls made again on fresh tensors, timed the same way; fraction =
+// raw median / phase median (1: the phase is its collectives and nothing else).
+struct CommRoofline {
+  std::string phase;  // grad_sync | grad_replicas | sync
+  TimingSeries raw;
+  double phase_median_seconds = 0, fraction = 0;
+};
+
 struct RankResult {
   RunContext context;
   int64_t param_count = 0;  // tensors (whole or partial) this rank owns
@@ -137,6 +146,7 @@ struct RankResult {
   std::vector<MemoryPoint> memory;                // timed runs: three points
   std::optional<Roofline> roofline;               // timed runs
   std::optional<std::vector<PhaseTraffic>> traffic;  // timed runs: each phase's collectives
+  std::optional<std::vector<CommRoofline>> comm_roofline;  // timed runs: each phase against its raw collectives
 };
 
 struct ExpInfo {

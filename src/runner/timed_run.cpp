@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <sstream>
 
 #include "partitioners/registry.hpp"
@@ -22,6 +23,7 @@
 #include "src/common/atomic_file.hpp"
 #include "src/common/errors.hpp"
 #include "bandwidth_probe.hpp"
+#include "collective_probe.hpp"
 #include "device.hpp"
 #include "phase_traffic.hpp"
 #include "reference_check.hpp"
@@ -236,21 +238,28 @@ GradientPhases gradient_phases(ZeroState& zero, CaseComms& comms, IterationTimer
   return g;
 }
 
+// Each phase's calls of the last step, to make again (collective_probe.hpp).
+using PhaseCalls = std::map<std::string, std::vector<RecordedCall>>;
+
 // Every phase's samples, and (in `traffic`) what each phase handed the backend.
 Timings time_iterations(ZeroState& zero, CaseComms& comms, const SubWorld& group, const Config& config,
-                        const at::Device& device, PhaseTrafficLog& traffic) {
+                        const at::Device& device, PhaseTrafficLog& traffic, PhaseCalls& calls) {
   auto timer = make_timer(device), sync_timer = make_timer(device), grad_timer = make_timer(device);
   auto stepping = make_stopwatch(device);
   const bool serial = config.step_timing == StepTiming::kSerial, reduce = config.grad_sync != GradSync::kNone;
   std::vector<double> grad, replica, step, sync, total, collective, overhead, host_step;
   for (int i = 0; i < config.warmup + config.iters; ++i) {
     const GradientPhases g = gradient_phases(zero, comms, *grad_timer, reduce);
-    if (reduce) traffic.add("grad_sync", comms.shard.take(), comms.shard.size());
-    if (g.replicas) traffic.add("grad_replicas", comms.replicas->take(), comms.replicas->size());
+    if (reduce) traffic.add("grad_sync", comms.shard.take(), comms.shard.size()), calls["grad_sync"] = comms.shard.take_calls();
+    if (g.replicas) {
+      traffic.add("grad_replicas", comms.replicas->take(), comms.replicas->size());
+      calls["grad_replicas"] = comms.replicas->take_calls();
+    }
     const Iteration it = config.overlap ? overlapped_iteration(zero, comms, *timer, *stepping)
                          : serial   ? serial_iteration(zero, comms, group, *timer, *sync_timer)
                                     : concurrent_iteration(zero, comms, *timer);
     traffic.add("sync", comms.shard.take(), comms.shard.size());
+    calls["sync"] = comms.shard.take_calls();
     if (i < config.warmup) continue;
     if (g.group) grad.push_back(*g.group);
     if (g.replicas) replica.push_back(*g.replicas);
@@ -270,6 +279,33 @@ Timings time_iterations(ZeroState& zero, CaseComms& comms, const SubWorld& group
   if (reduce) t.grad_sync = make_series(grad);
   if (!replica.empty()) t.grad_replicas = make_series(replica);
   return t;
+}
+
+// Each communication phase's calls made again on fresh tensors, on the same
+// group, in the same timer windows, as many times as the phase was timed
+// (after one untimed round); the exposed sync of --overlap has no raw
+// counterpart and is left out.
+std::vector<CommRoofline> comm_roofline(const PhaseCalls& calls, CaseComms& comms, const Timings& timings,
+                                        const Config& config, const at::Device& device) {
+  std::vector<CommRoofline> out;
+  auto timer = make_timer(device);
+  for (const char* phase : {"grad_sync", "grad_replicas", "sync"}) {
+    const auto found = calls.find(phase);
+    const TimingSeries* series = phase_series(timings, phase);
+    if (found == calls.end() || found->second.empty() || !series || (config.overlap && series == &timings.sync)) continue;
+    MeteredCommunicator& comm = std::string(phase) == "grad_replicas" ? *comms.replicas : comms.shard;
+    CollectiveReplay replay(found->second, comm.size(), device);
+    std::vector<double> raw;
+    for (int i = 0; i < 1 + config.iters; ++i) {
+      const double s = timed_phase(comms, *timer, [&] { replay.run(comm); });
+      if (i > 0) raw.push_back(s);
+    }
+    comm.take(), comm.take_calls();  // the probe is no phase's traffic
+    CommRoofline r{phase, make_series(raw), series->stats.median, 0};
+    if (r.phase_median_seconds > 0) r.fraction = r.raw.stats.median / r.phase_median_seconds;
+    out.push_back(std::move(r));
+  }
+  return out;
 }
 
 std::string console_lines(int rank, const RankResult& r) {
@@ -326,15 +362,17 @@ void run_case(const Config& config, const TimedSetup& setup, const RunContext& b
   zero->attach_gradients();
   record.memory.push_back(memory_point("with_gradients", *zero, setup.device));
   PhaseTrafficLog traffic;
-  comms.shard.take();  // nothing before the first step is a phase's
-  if (comms.replicas) comms.replicas->take();
-  record.timing = time_iterations(*zero, comms, group, config, setup.device, traffic);
+  PhaseCalls calls;
+  comms.shard.take(), comms.shard.take_calls();  // nothing before the first step is a phase's
+  if (comms.replicas) comms.replicas->take(), comms.replicas->take_calls();
+  record.timing = time_iterations(*zero, comms, group, config, setup.device, traffic, calls);
   record.traffic = traffic.records(*record.timing);
   record.memory.push_back(memory_point("after_step", *zero, setup.device));
   record.roofline = roofline_of(*zero, *record.timing, bandwidth);
-  const auto device_peak = device_peak_memory(setup.device);
+  const auto device_peak = device_peak_memory(setup.device);  // before the probe's tensors
   record.peak_memory_bytes = device_peak ? *device_peak : record.memory.back().total();
   record.peak_memory_source = device_peak ? "cuda_allocator" : "tracked_tensors";
+  record.comm_roofline = comm_roofline(calls, comms, *record.timing, config, setup.device);
   if (config.check) {
     const std::string mismatch = compare_with_unsharded(model, zero->parameters(), setup.device, config.seed,
                                                         config.warmup + config.iters, setup.optimizer,

@@ -309,7 +309,7 @@ namespace {
 
 // Every rank's record: the check passed on the averaged gradients, and the
 // total is the sum of the three phases.
-void check_grad_sync_records(const std::string& dir, const std::string& grad_sync) {
+void check_grad_sync_records(const std::string& dir, const std::string& grad_sync, std::size_t phases) {
   for (int w : {2, 3})
     for (int rank = 0; rank < w; ++rank) {
       const auto doc = load(fs::path(dir) / ("small_" + std::to_string(w) + "_" + std::to_string(rank) + ".json"));
@@ -322,7 +322,21 @@ void check_grad_sync_records(const std::string& dir, const std::string& grad_syn
         CHECK(t["total"]["samples"][i].get<double>() ==
               Approx(t["grad_sync"]["samples"][i].get<double>() + t["step"]["samples"][i].get<double>() +
                      t["sync"]["samples"][i].get<double>()));
+      // Every phase probed against its raw collectives, as many times as it was timed.
+      const auto& probes = doc["result"]["comm_roofline"];
+      REQUIRE(probes.size() == phases);
+      CHECK(probes[0]["phase"] == "grad_sync");
+      if (phases == 2) CHECK(probes[1]["phase"] == "sync");
+      for (const auto& p : probes) {
+        CHECK(p["raw"]["samples"].size() == 3);
+        CHECK(p["raw"]["median"].get<double>() > 0);
+        CHECK(p["phase_median_seconds"] == t[p["phase"].get<std::string>()]["median"]);
+        CHECK(p["fraction"].get<double>() ==
+              Approx(p["raw"]["median"].get<double>() / p["phase_median_seconds"].get<double>()));
+      }
     }
+  const auto text = run_command(std::string(ZB_ANALYZE_BIN) + " " + quote(dir));
+  CHECK_THAT(text.out, Catch::Contains("comm roofline  = grad_sync ") && Catch::Contains(" of raw ("));
 }
 
 // zero_analyze --comm: every rank's every phase measured, and equal to the prediction.
@@ -361,7 +375,7 @@ TEST_CASE("gradient reduction: each rank's own gradients reduced, then the step 
       INFO(c.partitioner << " " << c.grad_sync << " " << c.sync << " " << backend << "\nstdout: " << r.out
                          << "\nstderr: " << r.err);
       REQUIRE(r.exit_code == 0);
-      check_grad_sync_records(dir, c.grad_sync);
+      check_grad_sync_records(dir, c.grad_sync, c.phases);
       check_measured_equals_predicted(dir, c.phases);
     }
   }

@@ -1,0 +1,41 @@
+#include "collective_probe.hpp"
+
+namespace zb {
+
+CollectiveReplay::CollectiveReplay(const std::vector<RecordedCall>& calls, int group_size, const at::Device& device) {
+  for (const RecordedCall& rc : calls) {
+    const auto options = at::TensorOptions().dtype(rc.dtype).device(device);
+    Call call{rc, {}};
+    const int64_t n = rc.elements.empty() ? 0 : rc.elements.front();
+    switch (rc.collective) {
+      case Collective::kBroadcast:
+        for (int64_t e : rc.elements) call.tensors.push_back(at::zeros({e}, options));
+        break;
+      case Collective::kAllGather:  // recorded by its input
+        call.tensors = {at::zeros({n * group_size}, options), at::zeros({n}, options)};
+        break;
+      case Collective::kReduceScatter:  // recorded by its input
+        call.tensors = {at::zeros({n / group_size}, options), at::zeros({n}, options)};
+        break;
+      case Collective::kAllReduce:
+      case Collective::kReduce:
+        call.tensors = {at::zeros({n}, options)};
+        break;
+    }
+    calls_.push_back(std::move(call));
+  }
+}
+
+void CollectiveReplay::run(Communicator& comm) {
+  for (Call& c : calls_) {
+    switch (c.recorded.collective) {
+      case Collective::kBroadcast: comm.broadcast_all(c.tensors, c.recorded.roots); break;
+      case Collective::kAllGather: comm.all_gather(c.tensors[0], c.tensors[1]); break;
+      case Collective::kReduceScatter: comm.reduce_scatter_sum(c.tensors[0], c.tensors[1]); break;
+      case Collective::kAllReduce: comm.all_reduce_sum(c.tensors[0]); break;
+      case Collective::kReduce: comm.reduce_sum(c.tensors[0], c.recorded.roots.at(0)); break;
+    }
+  }
+}
+
+}  // namespace zb
