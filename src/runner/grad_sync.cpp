@@ -17,15 +17,29 @@ using Collective = std::function<void(at::Tensor&)>;
 // elements the first time a bucket holds two gradients: a reduction whose
 // buckets are all single gradients never needs one), reduced, and (where
 // `lands`) unpacked and divided by `divisor` (not at all when 1).
+// The members as one flat tensor when they already are one: contiguous, of
+// one dtype, back to back in one storage (gradients laid out in the order the
+// reduction buckets them, as DDP's gradient_as_bucket_view); else undefined.
+at::Tensor adjacent_view(at::TensorList members) {
+  const at::Tensor& first = members.front();
+  int64_t next = first.storage_offset(), n = 0;
+  for (const at::Tensor& g : members) {
+    if (!g.is_contiguous() || g.scalar_type() != first.scalar_type() || !g.storage().is_alias_of(first.storage()) ||
+        g.storage_offset() != next)
+      return {};
+    next += g.numel(), n += g.numel();
+  }
+  return first.as_strided({n}, {1}, first.storage_offset());
+}
+
 void reduce_bucket(const std::vector<at::Tensor>& grads, std::size_t first, std::size_t last, at::Tensor& bucket,
                    int64_t bucket_size, const Collective& collective, bool lands, int divisor) {
-  if (last - first == 1) {
-    at::Tensor g = grads[first];
-    collective(g);
-    if (lands && divisor != 1) g.div_(divisor);
+  const at::TensorList members = at::TensorList(grads).slice(first, last - first);
+  if (at::Tensor flat = last - first == 1 ? grads[first] : adjacent_view(members); flat.defined()) {
+    collective(flat);  // in place: nothing to pack or unpack
+    if (lands && divisor != 1) flat.div_(divisor);
     return;
   }
-  const at::TensorList members = at::TensorList(grads).slice(first, last - first);
   int64_t n = 0;
   for (const at::Tensor& g : members) n += g.numel();
   if (!bucket.defined() || bucket.numel() < n || bucket.scalar_type() != members.front().scalar_type())

@@ -33,6 +33,7 @@ class TensorZeroState : public ZeroState {
 
  protected:
   std::vector<at::Tensor> owned_gradients() const override { return rank_tensors(rank_, true); }
+  std::vector<int> gradient_order() const override;  // reduce to owners: owner by owner, plan order
 
  private:
   // kBucket: each owner's parameters become views of one flat bucket, in
@@ -126,6 +127,13 @@ TensorZeroState::TensorZeroState(const ZeroSetup& s)
     }
     set_bucket_optimizers(s.optimizer, buckets);
   }
+}
+
+std::vector<int> TensorZeroState::gradient_order() const {
+  if (grad_sync_ != GradSync::kReduceScatter) return ZeroState::gradient_order();
+  std::vector<int> order;
+  for (const std::vector<int>& owned : owned_by_rank_) order.insert(order.end(), owned.begin(), owned.end());
+  return order;
 }
 
 void TensorZeroState::make_parameters_bucket_views(int world_size) {
@@ -369,14 +377,30 @@ void ZeroState::step_and_sync_overlapped(Communicator&, Stopwatch&) {
 // one, each rank its own, kept to be restored before each reduction.
 void ZeroState::attach_gradients() {
   const at::ScalarType dtype = scalar_type(precision_.grads);
-  for (int p = 0; p < static_cast<int>(params_.size()); ++p) {
-    if (grad_sync_ == GradSync::kNone) {
+  if (grad_sync_ == GradSync::kNone) {
+    for (int p = 0; p < static_cast<int>(params_.size()); ++p)
       params_[p].mutable_grad() = synthetic_gradient(model_.params[p], p, seed_, device_, dtype);
-      continue;
-    }
-    rank_grads_.push_back(rank_gradient(model_.params[p], p, seed_, world_rank_, device_, dtype));
-    params_[p].mutable_grad() = rank_grads_.back().clone();
+    return;
   }
+  int64_t total = 0;
+  for (int p = 0; p < static_cast<int>(params_.size()); ++p) {
+    rank_grads_.push_back(rank_gradient(model_.params[p], p, seed_, world_rank_, device_, dtype));
+    total += params_[p].numel();
+  }
+  const at::Tensor storage = at::empty({total}, grad_options());  // every gradient, in reduction order
+  int64_t offset = 0;
+  for (int p : gradient_order()) {
+    at::Tensor view = storage.narrow(0, offset, params_[p].numel()).view(params_[p].sizes());
+    view.copy_(rank_grads_[p]);
+    params_[p].mutable_grad() = view;
+    offset += params_[p].numel();
+  }
+}
+
+std::vector<int> ZeroState::gradient_order() const {
+  std::vector<int> order;
+  for (int p = static_cast<int>(params_.size()) - 1; p >= 0; --p) order.push_back(p);
+  return order;
 }
 
 void ZeroState::restore_rank_gradients() {

@@ -80,6 +80,11 @@ class ZeroState {
   // divides by the group size.
   void all_reduce_gradients(Communicator& comm);
   virtual int64_t extra_gradient_bytes() const { return 0; }
+  // The parameters in the order the gradient reduction buckets them (reverse
+  // registration, as backward produces them and DDP reduces them); the
+  // gradients are laid out back to back in this order, so that a bucket is a
+  // slice of them and reduces in place.
+  virtual std::vector<int> gradient_order() const;
   const ModelSpec& model_;
   uint64_t seed_;
   int rank_ = 0;
@@ -90,7 +95,7 @@ class ZeroState {
   GradSync grad_sync_ = GradSync::kNone;
   int64_t grad_bucket_elems_ = 0;
   std::vector<at::Tensor> rank_grads_;  // under a GradSync: this rank's own gradients, kept to restore
-  at::Tensor grad_bucket_;              // all-reduce: the flat buffer several small gradients share
+  at::Tensor grad_bucket_;              // all-reduce: the flat buffer several small gradients share (when not adjacent)
   std::vector<at::Tensor> params_;
   std::vector<std::unique_ptr<ShardOptimizer>> optimizers_;  // one, or one per --overlap bucket
   int64_t step_bytes_ = 0;
