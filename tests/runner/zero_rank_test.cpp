@@ -100,6 +100,32 @@ TEST_CASE("memory at three points: no gradients or state at creation, state for 
   }
 }
 
+TEST_CASE("gradients lie back to back in reduction order, so buckets reduce in place without a buffer") {
+  const ModelSpec m = small_model();  // 128 + 16 + 64 + 1 elements
+  const Plan plan = make_plan(find_partitioner("lpt"), m, 1, PlanOptions{});
+  for (GradSync grad_sync : {GradSync::kAllReduce, GradSync::kReduceScatter}) {
+    INFO(grad_sync_choices().name(grad_sync));
+    const auto zero = make_zero_state({m, plan, Granularity::kWholeTensors, 0, cpu, 0, SyncMode::kPerParam, {},
+                                       grad_sync, 1000});
+    zero->attach_gradients();
+    // all-reduce: reverse registration; reduce to owners: the owner's tensors in plan order
+    std::vector<int> order;
+    if (grad_sync == GradSync::kAllReduce) order = {3, 2, 1, 0};
+    else
+      for (const Shard& s : plan.ranks[0]) order.push_back(s.param);
+    int64_t offset = zero->parameters()[order.front()].grad().storage_offset();
+    for (int p : order) {
+      const at::Tensor g = zero->parameters()[p].grad();
+      CHECK(g.storage().is_alias_of(zero->parameters()[order.front()].grad().storage()));
+      CHECK(g.storage_offset() == offset);
+      offset += g.numel();
+    }
+    LoopbackCommunicator world_of_one;
+    zero->reduce_gradients(world_of_one);
+    CHECK(zero->memory().buffers == 4 * 209);  // this rank's own gradients, kept to restore; no bucket
+  }
+}
+
 TEST_CASE("the unsharded baseline (none) steps every tensor and has nothing to sync") {
   const ModelSpec m = small_model();
   const Plan plan = make_plan(find_partitioner("none"), m, 3, PlanOptions{});
