@@ -2,6 +2,7 @@
 
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <chrono>
 
 #include "src/common/errors.hpp"
@@ -60,12 +61,20 @@ class FlatZeroState : public ZeroState {
   void step_and_sync_overlapped(Communicator& comm, Stopwatch& stepping) override;
 
  protected:
-  int64_t buffer_bytes() const override { return bytes_of({flat_, gathered_, grad_gathered_}); }
+  // gathered_ less the parameters that live in it (counted as parameters)
+  int64_t buffer_bytes() const override {
+    return bytes_of({flat_, gathered_, grad_gathered_}) - viewed_elements_ * gathered_.element_size();
+  }
   int64_t extra_gradient_bytes() const override { return bytes_of({flat_.grad()}); }
   std::vector<at::Tensor> owned_gradients() const override { return {flat_.grad()}; }
 
  private:
   void copy_owned_gradients();  // this rank's slices of every gradient into the flat gradient
+  // Parameters whose shards lie back to back in the gathered layout (every
+  // one under flat, whose slots cut one concatenation) become views of
+  // gathered_, so that the all-gather lands in them (DeepSpeed's and
+  // Megatron's flat buffers); the others are copied out after it.
+  void make_parameters_gathered_views();
   // Calls fn(shard, pos) for each of rank r's shards, pos being where it lies in
   // r's slot (the flat buffer's layout); returns the slot elements they fill.
   template <typename Fn>
@@ -86,6 +95,8 @@ class FlatZeroState : public ZeroState {
   at::Tensor flat_, gathered_, grad_gathered_;  // flat_: this rank's slot of working parameters
   int64_t chunk_ = 0;                           // --overlap: elements per step bucket
   std::vector<at::Tensor> chunks_;              // --overlap: views of flat_, one per bucket
+  std::vector<bool> viewed_;                    // parameter -> a view of gathered_ (nothing to copy out)
+  int64_t viewed_elements_ = 0;
 };
 
 // Every rank owns every tensor (plain DDP): nothing to sync.
@@ -223,7 +234,11 @@ FlatZeroState::FlatZeroState(const ZeroSetup& s)
   });
   flat_.set_requires_grad(true);
   gathered_ = at::empty({slot_ * s.plan.world_size()}, param_options());
-  if (precision_.grads != precision_.params) grad_gathered_ = at::empty({slot_ * s.plan.world_size()}, grad_options());
+  viewed_.assign(params_.size(), false);
+  if (!s.overlap) make_parameters_gathered_views();  // --overlap gathers chunk-major: copied out
+  // The reduce-scatter's input needs a buffer of its own when gathered_ holds parameters or another dtype.
+  if (precision_.grads != precision_.params || (viewed_elements_ > 0 && grad_sync_ == GradSync::kReduceScatter))
+    grad_gathered_ = at::empty({slot_ * s.plan.world_size()}, grad_options());
   if (!s.overlap) {
     set_optimizer(s.optimizer, {flat_});
     return;
@@ -235,6 +250,28 @@ FlatZeroState::FlatZeroState(const ZeroSetup& s)
     buckets.push_back({chunks_.back()});
   }
   set_bucket_optimizers(s.optimizer, buckets);
+}
+
+void FlatZeroState::make_parameters_gathered_views() {
+  struct Piece {
+    int64_t offset, length, at;  // in the parameter; where it lies in gathered_
+  };
+  std::vector<std::vector<Piece>> pieces(params_.size());
+  for (int r = 0; r < plan_.world_size(); ++r)
+    for_each_in_slot(r, [&](const Shard& s, int64_t pos) { pieces[s.param].push_back({s.offset, s.length, r * slot_ + pos}); });
+  for (std::size_t p = 0; p < params_.size(); ++p) {
+    auto& list = pieces[p];
+    std::sort(list.begin(), list.end(), [](const Piece& a, const Piece& b) { return a.offset < b.offset; });
+    bool adjacent = !list.empty() && params_[p].numel() > 0;
+    for (std::size_t i = 1; adjacent && i < list.size(); ++i)
+      adjacent = list[i].at == list[i - 1].at + list[i - 1].length;
+    if (!adjacent) continue;
+    at::Tensor view = gathered_.narrow(0, list.front().at, params_[p].numel()).view(params_[p].sizes());
+    view.copy_(params_[p].detach());
+    params_[p].set_data(view);
+    viewed_[p] = true;
+    viewed_elements_ += params_[p].numel();
+  }
 }
 
 // The flat gradient holds this rank's slices of every parameter's gradient.
@@ -285,10 +322,11 @@ void FlatZeroState::sync(Communicator& comm) {
   const auto start = Clock::now();
   comm.all_gather(gathered_, flat_.detach());
   collective_seconds_ = seconds_since(start);
+  if (std::all_of(viewed_.begin(), viewed_.end(), [](bool v) { return v; })) return;  // nothing to copy out
   for (int r = 0; r < plan_.world_size(); ++r) {
     const at::Tensor slot = gathered_.narrow(0, r * slot_, slot_);
     for_each_in_slot(r, [&](const Shard& shard, int64_t pos) {
-      shard_of(params_[shard.param].detach(), shard).copy_(slot.narrow(0, pos, shard.length));
+      if (!viewed_[shard.param]) shard_of(params_[shard.param].detach(), shard).copy_(slot.narrow(0, pos, shard.length));
     });
   }
 }

@@ -153,6 +153,22 @@ TEST_CASE("a range plan's flat step over one rank equals the single-process Adam
   }
 }
 
+TEST_CASE("a flat plan's parameters are views of the gathered buffer: the all-gather lands in them") {
+  const ModelSpec m = small_model();  // 209 elements; flat at W = 1: a slot of 210
+  const Plan plan = make_plan(find_partitioner("flat"), m, 1, PlanOptions{});
+  const auto zero = make_zero_state({m, plan, Granularity::kRanges, 0, cpu, 0, SyncMode::kPerParam, {}});
+  const auto& params = zero->parameters();
+  int64_t offset = 0;
+  for (const at::Tensor& p : params) {
+    CHECK(p.storage().is_alias_of(params.front().storage()));
+    CHECK(p.storage_offset() == offset);
+    CHECK(torch::equal(p, initial_parameter(m.params[&p - &params.front()], &p - &params.front(), 0, cpu)));
+    offset += p.numel();
+  }
+  CHECK(zero->memory().parameters == 4 * 209);
+  CHECK(zero->memory().buffers == 4 * 210 + 4 * 1);  // this rank's slot, and the gathered buffer's padding
+}
+
 TEST_CASE("range shards are refused by the whole-tensor runner, naming the tensor") {
   const ModelSpec m = small_model();
   Plan plan;
