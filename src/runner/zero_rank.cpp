@@ -96,6 +96,8 @@ class FlatZeroState : public ZeroState {
   int64_t chunk_ = 0;                           // --overlap: elements per step bucket
   std::vector<at::Tensor> chunks_;              // --overlap: views of flat_, one per bucket
   std::vector<bool> viewed_;                    // parameter -> a view of gathered_ (nothing to copy out)
+  std::vector<int64_t> gathered_at_;            // where a viewed parameter starts in gathered_
+  bool grads_in_layout_ = false;                // the gradients are views of the reduce-scatter's input
   int64_t viewed_elements_ = 0;
 };
 
@@ -235,6 +237,7 @@ FlatZeroState::FlatZeroState(const ZeroSetup& s)
   flat_.set_requires_grad(true);
   gathered_ = at::empty({slot_ * s.plan.world_size()}, param_options());
   viewed_.assign(params_.size(), false);
+  gathered_at_.assign(params_.size(), -1);
   if (!s.overlap) make_parameters_gathered_views();  // --overlap gathers chunk-major: copied out
   // The reduce-scatter's input needs a buffer of its own when gathered_ holds parameters or another dtype.
   if (precision_.grads != precision_.params || (viewed_elements_ > 0 && grad_sync_ == GradSync::kReduceScatter))
@@ -270,6 +273,7 @@ void FlatZeroState::make_parameters_gathered_views() {
     view.copy_(params_[p].detach());
     params_[p].set_data(view);
     viewed_[p] = true;
+    gathered_at_[p] = list.front().at;
     viewed_elements_ += params_[p].numel();
   }
 }
@@ -277,6 +281,22 @@ void FlatZeroState::make_parameters_gathered_views() {
 // The flat gradient holds this rank's slices of every parameter's gradient.
 void FlatZeroState::attach_gradients() {
   ZeroState::attach_gradients();
+  // Every parameter a view of gathered_ (flat): each gradient lies where the
+  // reduce-scatter reads it. (Moving only some would keep the first layout's
+  // storage alive for the rest, beyond what the memory figures count.)
+  if (grad_sync_ == GradSync::kReduceScatter && viewed_elements_ == model_.total_numel()) {
+    torch::NoGradGuard no_grad;
+    for (std::size_t p = 0; p < params_.size(); ++p) {
+      if (!viewed_[p]) {  // an empty tensor: nothing to lay out, and no hold on the first layout
+        params_[p].mutable_grad() = at::empty(params_[p].sizes(), grad_options());
+        continue;
+      }
+      at::Tensor view = grad_gathered_.narrow(0, gathered_at_[p], params_[p].numel()).view(params_[p].sizes());
+      view.copy_(params_[p].grad());
+      params_[p].mutable_grad() = view;
+    }
+    grads_in_layout_ = true;
+  }
   flat_.mutable_grad() = at::zeros({slot_}, grad_options());
   for (std::size_t c = 0; c < chunks_.size(); ++c)  // --overlap: each bucket steps from its part of it
     chunks_[c].mutable_grad() = flat_.grad().narrow(0, static_cast<int64_t>(c) * chunk_, chunks_[c].numel());
@@ -306,7 +326,8 @@ void FlatZeroState::reduce_gradients(Communicator& comm) {
   for (int r = 0; r < plan_.world_size(); ++r) {
     const at::Tensor slot = layout.narrow(0, r * slot_, slot_);
     const int64_t used = for_each_in_slot(r, [&](const Shard& shard, int64_t pos) {
-      slot.narrow(0, pos, shard.length).copy_(shard_of(params_[shard.param].grad(), shard));
+      if (!grads_in_layout_)
+        slot.narrow(0, pos, shard.length).copy_(shard_of(params_[shard.param].grad(), shard));
     });
     slot.narrow(0, used, slot_ - used).zero_();
   }
