@@ -9,11 +9,7 @@
 # results/bench/comm.md. Binding: --bind-to none (mpi_env.sh), one thread per
 # rank; W = 4 oversubscribes the 2 cores. ZB_BENCH_ITERS (default 8).
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
-source "$(dirname "${BASH_SOURCE[0]}")/mpi_env.sh"
-[ "${ZB_SKIP_BUILD:-0}" = 1 ] || zb_setup_and_build >/dev/null
-cd "$ZB_ROOT"
-B="$ZB_BUILD_DIR/zero_bench" A="$ZB_BUILD_DIR/zero_analyze"
+source "$(dirname "${BASH_SOURCE[0]}")/bench_env.sh"
 out="${ZB_BENCH_OUT:-results/bench/comm.md}" iters="${ZB_BENCH_ITERS:-8}"
 tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
 runs=()

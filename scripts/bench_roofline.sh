@@ -9,11 +9,7 @@
 #     (cost with a Muon term calibrated by --calibrate --optimizer muon).
 # ZB_SKIP=1,2,3 leaves parts out; ZB_BENCH_OUT writes the record elsewhere.
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
-source "$(dirname "${BASH_SOURCE[0]}")/mpi_env.sh"
-[ "${ZB_SKIP_BUILD:-0}" = 1 ] || zb_setup_and_build >/dev/null
-cd "$ZB_ROOT"
-B="$ZB_BUILD_DIR/zero_bench"
+source "$(dirname "${BASH_SOURCE[0]}")/bench_env.sh"
 out="${ZB_BENCH_OUT:-results/bench/roofline.md}" work="results/bench/roofline"
 mkdir -p "$work"
 skip() { [[ ",${ZB_SKIP:-}," == *",$1,"* ]]; }
