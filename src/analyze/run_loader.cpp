@@ -1,6 +1,7 @@
 #include "run_loader.hpp"
 
 #include <filesystem>
+#include <optional>
 
 #include "src/common/atomic_file.hpp"
 #include "src/common/errors.hpp"
@@ -17,25 +18,27 @@ fs::path resolve_run_dir(const std::string& run, const std::string& results_root
                    "' is a directory");
 }
 
+// A file holds the model, world size (and rank, for a rank file) its name says.
+void check_named_as(const fs::path& file, const RunContext& c, const std::string& model, int world_size,
+                    std::optional<int> rank) {
+  if (c.model == model && c.world_size == world_size && (!rank || c.rank == *rank)) return;
+  throw UsageError("'" + file.string() + "' holds model " + c.model + ", world size " + std::to_string(c.world_size) +
+                   (rank ? ", rank " + std::to_string(c.rank) : std::string()) + ", not what its name says");
+}
+
 RankResult load_rank(const fs::path& dir, const std::string& model, int world_size, int rank) {
   const fs::path file = dir / rank_file_name(model, world_size, rank);
   if (!fs::exists(file))
     throw UsageError("run '" + dir.string() + "' is missing rank file '" + file.string() + "'");
   RankResult r = rank_result_from_json_text(read_file(file.string()), file.string());
-  if (r.context.model != model || r.context.world_size != world_size || r.context.rank != rank)
-    throw UsageError("'" + file.string() + "' holds model " + r.context.model + ", world size " +
-                     std::to_string(r.context.world_size) + ", rank " + std::to_string(r.context.rank) +
-                     ", not what its name says");
+  check_named_as(file, r.context, model, world_size, rank);
   return r;
 }
 
 // A plan-only case file (schema 2 on), checked to be the case its name says.
 std::vector<RankResult> load_case_file(const fs::path& file, const std::string& model, int world_size) {
   std::vector<RankResult> ranks = case_from_json_text(read_file(file.string()), file.string());
-  const RunContext& c = ranks.front().context;
-  if (c.model != model || c.world_size != world_size)
-    throw UsageError("'" + file.string() + "' holds model " + c.model + ", world size " +
-                     std::to_string(c.world_size) + ", not what its name says");
+  check_named_as(file, ranks.front().context, model, world_size, std::nullopt);
   return ranks;
 }
 

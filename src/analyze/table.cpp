@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "svg.hpp"
+
 namespace zb {
 namespace {
 
@@ -56,11 +58,7 @@ std::string render_text(const Table& table) {
 }
 
 std::string render_html(const Table& table) {
-  const auto escape = [](const std::string& text) {
-    std::string out;
-    for (char ch : text) out += ch == '<' ? "&lt;" : ch == '>' ? "&gt;" : ch == '&' ? "&amp;" : std::string(1, ch);
-    return out;
-  };
+  using svg::escape;
   std::string out = "<table>\n";
   if (!table.title.empty()) out += "<caption>" + escape(table.title) + "</caption>\n";
   out += "<thead><tr>";

@@ -156,6 +156,12 @@ struct Schema<Roofline> {
   }
 };
 
+// A communication phase's name, as the Timings series it was timed in.
+static void check_phase_name(const std::string& phase, const JsonSource& src, const std::string& where) {
+  if (phase != "grad_sync" && phase != "grad_replicas" && phase != "sync")
+    src.fail(where + ".phase is '" + phase + "'; valid: grad_sync, grad_replicas, sync");
+}
+
 template <>
 struct Schema<CommRoofline> {
   using C = CommRoofline;
@@ -167,8 +173,7 @@ struct Schema<CommRoofline> {
     return f;
   }
   static void after_read(C& c, const JsonSource& src, const std::string& where) {
-    if (c.phase != "grad_sync" && c.phase != "grad_replicas" && c.phase != "sync")
-      src.fail(where + ".phase is '" + c.phase + "'; valid: grad_sync, grad_replicas, sync");
+    check_phase_name(c.phase, src, where);
     if (!(c.phase_median_seconds >= 0) || !(c.fraction >= 0)) src.fail(where + " holds a negative time or fraction");
   }
 };
@@ -185,8 +190,7 @@ struct Schema<PhaseTraffic> {
     return f;
   }
   static void after_read(P& p, const JsonSource& src, const std::string& where) {
-    if (p.phase != "grad_sync" && p.phase != "grad_replicas" && p.phase != "sync")
-      src.fail(where + ".phase is '" + p.phase + "'; valid: grad_sync, grad_replicas, sync");
+    check_phase_name(p.phase, src, where);
     if (p.calls < 0 || p.bytes < 0 || !(p.algbw_bytes_per_s >= 0) || !(p.busbw_bytes_per_s >= 0))
       src.fail(where + " holds a negative count, size or bandwidth");
   }

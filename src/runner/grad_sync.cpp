@@ -12,11 +12,6 @@ namespace {
 
 using Collective = std::function<void(at::Tensor&)>;
 
-// Runs `collective` over [first, last) of `grads` as one bucket: in place for
-// a single gradient, else packed into `bucket` (allocated at `bucket_size`
-// elements the first time a bucket holds two gradients: a reduction whose
-// buckets are all single gradients never needs one), reduced, and (where
-// `lands`) unpacked and divided by `divisor` (not at all when 1).
 // The members as one flat tensor when they already are one: contiguous, of
 // one dtype, back to back in one storage (gradients laid out in the order the
 // reduction buckets them, as DDP's gradient_as_bucket_view); else undefined.
@@ -32,6 +27,11 @@ at::Tensor adjacent_view(at::TensorList members) {
   return first.as_strided({n}, {1}, first.storage_offset());
 }
 
+// Runs `collective` over [first, last) of `grads` as one bucket: in place for
+// a single gradient or gradients already adjacent, else packed into `bucket`
+// (allocated at `bucket_size` elements the first time a bucket needs it: a
+// reduction whose buckets are all in place never does), reduced, and (where
+// `lands`) unpacked; divided by `divisor` where it lands (not at all when 1).
 void reduce_bucket(const std::vector<at::Tensor>& grads, std::size_t first, std::size_t last, at::Tensor& bucket,
                    int64_t bucket_size, const Collective& collective, bool lands, int divisor) {
   const at::TensorList members = at::TensorList(grads).slice(first, last - first);

@@ -241,6 +241,18 @@ GradientPhases gradient_phases(ZeroState& zero, CaseComms& comms, IterationTimer
 // Each phase's calls of the last step, to make again (collective_probe.hpp).
 using PhaseCalls = std::map<std::string, std::vector<RecordedCall>>;
 
+// What one step's `phase` handed the backend: its tally, and its calls.
+void log_phase(const std::string& phase, MeteredCommunicator& comm, PhaseTrafficLog& traffic, PhaseCalls& calls) {
+  traffic.add(phase, comm.take(), comm.size());
+  calls[phase] = comm.take_calls();
+}
+
+// What the communicator was handed outside every phase (connecting, the probe).
+void forget_traffic(MeteredCommunicator& comm) {
+  comm.take();
+  comm.take_calls();
+}
+
 // Every phase's samples, and (in `traffic`) what each phase handed the backend.
 Timings time_iterations(ZeroState& zero, CaseComms& comms, const SubWorld& group, const Config& config,
                         const at::Device& device, PhaseTrafficLog& traffic, PhaseCalls& calls) {
@@ -250,16 +262,12 @@ Timings time_iterations(ZeroState& zero, CaseComms& comms, const SubWorld& group
   std::vector<double> grad, replica, step, sync, total, collective, overhead, host_step;
   for (int i = 0; i < config.warmup + config.iters; ++i) {
     const GradientPhases g = gradient_phases(zero, comms, *grad_timer, reduce);
-    if (reduce) traffic.add("grad_sync", comms.shard.take(), comms.shard.size()), calls["grad_sync"] = comms.shard.take_calls();
-    if (g.replicas) {
-      traffic.add("grad_replicas", comms.replicas->take(), comms.replicas->size());
-      calls["grad_replicas"] = comms.replicas->take_calls();
-    }
+    if (reduce) log_phase("grad_sync", comms.shard, traffic, calls);
+    if (g.replicas) log_phase("grad_replicas", *comms.replicas, traffic, calls);
     const Iteration it = config.overlap ? overlapped_iteration(zero, comms, *timer, *stepping)
                          : serial   ? serial_iteration(zero, comms, group, *timer, *sync_timer)
                                     : concurrent_iteration(zero, comms, *timer);
-    traffic.add("sync", comms.shard.take(), comms.shard.size());
-    calls["sync"] = comms.shard.take_calls();
+    log_phase("sync", comms.shard, traffic, calls);
     if (i < config.warmup) continue;
     if (g.group) grad.push_back(*g.group);
     if (g.replicas) replica.push_back(*g.replicas);
@@ -300,7 +308,7 @@ std::vector<CommRoofline> comm_roofline(const PhaseCalls& calls, CaseComms& comm
       const double s = timed_phase(comms, *timer, [&] { replay.run(comm); });
       if (i > 0) raw.push_back(s);
     }
-    comm.take(), comm.take_calls();  // the probe is no phase's traffic
+    forget_traffic(comm);  // the probe is no phase's traffic
     CommRoofline r{phase, make_series(raw), series->stats.median, 0};
     if (r.phase_median_seconds > 0) r.fraction = r.raw.stats.median / r.phase_median_seconds;
     out.push_back(std::move(r));
@@ -363,8 +371,8 @@ void run_case(const Config& config, const TimedSetup& setup, const RunContext& b
   record.memory.push_back(memory_point("with_gradients", *zero, setup.device));
   PhaseTrafficLog traffic;
   PhaseCalls calls;
-  comms.shard.take(), comms.shard.take_calls();  // nothing before the first step is a phase's
-  if (comms.replicas) comms.replicas->take(), comms.replicas->take_calls();
+  forget_traffic(comms.shard);  // nothing before the first step is a phase's
+  if (comms.replicas) forget_traffic(*comms.replicas);
   record.timing = time_iterations(*zero, comms, group, config, setup.device, traffic, calls);
   record.traffic = traffic.records(*record.timing);
   record.memory.push_back(memory_point("after_step", *zero, setup.device));

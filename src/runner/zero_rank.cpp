@@ -19,6 +19,15 @@ double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
+// `values` moved into `buffer` at element `at`: the view of the buffer there,
+// shaped as `values` and holding them (a parameter or gradient made a view of
+// a flat buffer the collectives work on in place).
+at::Tensor view_holding(const at::Tensor& buffer, int64_t at, const at::Tensor& values) {
+  at::Tensor view = buffer.narrow(0, at, values.numel()).view(values.sizes());
+  view.copy_(values);
+  return view;
+}
+
 // The elements of `full` (a parameter or its gradient) that `shard` names.
 at::Tensor shard_of(const at::Tensor& full, const Shard& shard) {
   return full.view(-1).narrow(0, shard.offset, shard.length);
@@ -95,10 +104,12 @@ class FlatZeroState : public ZeroState {
   at::Tensor flat_, gathered_, grad_gathered_;  // flat_: this rank's slot of working parameters
   int64_t chunk_ = 0;                           // --overlap: elements per step bucket
   std::vector<at::Tensor> chunks_;              // --overlap: views of flat_, one per bucket
-  std::vector<bool> viewed_;                    // parameter -> a view of gathered_ (nothing to copy out)
-  std::vector<int64_t> gathered_at_;            // where a viewed parameter starts in gathered_
-  bool grads_in_layout_ = false;                // the gradients are views of the reduce-scatter's input
-  int64_t viewed_elements_ = 0;
+  std::vector<int64_t> gathered_at_;            // parameter -> where its view of gathered_ starts; -1: no view
+  int64_t viewed_elements_ = 0;                 // of the parameters that are views of gathered_
+  bool all_viewed_ = false;                     // every parameter a view: the sync copies nothing out
+  // Under reduce-scatter with every parameter viewed, each gradient is a view
+  // of the reduce-scatter's input (grad_gathered_) at its parameter's place.
+  bool grads_in_layout() const { return grad_sync_ == GradSync::kReduceScatter && all_viewed_; }
 };
 
 // Every rank owns every tensor (plain DDP): nothing to sync.
@@ -157,9 +168,7 @@ void TensorZeroState::make_parameters_bucket_views(int world_size) {
     at::Tensor bucket = at::empty({elements}, param_options());
     int64_t offset = 0;
     for (int p : owned_by_rank_[r]) {
-      at::Tensor view = bucket.narrow(0, offset, params_[p].numel()).view(params_[p].sizes());
-      view.copy_(params_[p].detach());
-      params_[p].set_data(view);
+      params_[p].set_data(view_holding(bucket, offset, params_[p].detach()));
       offset += params_[p].numel();
     }
     buckets_.push_back(std::move(bucket));
@@ -236,7 +245,6 @@ FlatZeroState::FlatZeroState(const ZeroSetup& s)
   });
   flat_.set_requires_grad(true);
   gathered_ = at::empty({slot_ * s.plan.world_size()}, param_options());
-  viewed_.assign(params_.size(), false);
   gathered_at_.assign(params_.size(), -1);
   if (!s.overlap) make_parameters_gathered_views();  // --overlap gathers chunk-major: copied out
   // The reduce-scatter's input needs a buffer of its own when gathered_ holds parameters or another dtype.
@@ -269,13 +277,11 @@ void FlatZeroState::make_parameters_gathered_views() {
     for (std::size_t i = 1; adjacent && i < list.size(); ++i)
       adjacent = list[i].at == list[i - 1].at + list[i - 1].length;
     if (!adjacent) continue;
-    at::Tensor view = gathered_.narrow(0, list.front().at, params_[p].numel()).view(params_[p].sizes());
-    view.copy_(params_[p].detach());
-    params_[p].set_data(view);
-    viewed_[p] = true;
+    params_[p].set_data(view_holding(gathered_, list.front().at, params_[p].detach()));
     gathered_at_[p] = list.front().at;
     viewed_elements_ += params_[p].numel();
   }
+  all_viewed_ = viewed_elements_ == model_.total_numel();  // empty tensors need no copying out either
 }
 
 // The flat gradient holds this rank's slices of every parameter's gradient.
@@ -284,18 +290,12 @@ void FlatZeroState::attach_gradients() {
   // Every parameter a view of gathered_ (flat): each gradient lies where the
   // reduce-scatter reads it. (Moving only some would keep the first layout's
   // storage alive for the rest, beyond what the memory figures count.)
-  if (grad_sync_ == GradSync::kReduceScatter && viewed_elements_ == model_.total_numel()) {
+  if (grads_in_layout()) {
     torch::NoGradGuard no_grad;
-    for (std::size_t p = 0; p < params_.size(); ++p) {
-      if (!viewed_[p]) {  // an empty tensor: nothing to lay out, and no hold on the first layout
-        params_[p].mutable_grad() = at::empty(params_[p].sizes(), grad_options());
-        continue;
-      }
-      at::Tensor view = grad_gathered_.narrow(0, gathered_at_[p], params_[p].numel()).view(params_[p].sizes());
-      view.copy_(params_[p].grad());
-      params_[p].mutable_grad() = view;
-    }
-    grads_in_layout_ = true;
+    for (std::size_t p = 0; p < params_.size(); ++p)
+      params_[p].mutable_grad() = gathered_at_[p] < 0  // an empty tensor: no hold on the first layout
+                                      ? at::empty(params_[p].sizes(), grad_options())
+                                      : view_holding(grad_gathered_, gathered_at_[p], params_[p].grad());
   }
   flat_.mutable_grad() = at::zeros({slot_}, grad_options());
   for (std::size_t c = 0; c < chunks_.size(); ++c)  // --overlap: each bucket steps from its part of it
@@ -326,8 +326,7 @@ void FlatZeroState::reduce_gradients(Communicator& comm) {
   for (int r = 0; r < plan_.world_size(); ++r) {
     const at::Tensor slot = layout.narrow(0, r * slot_, slot_);
     const int64_t used = for_each_in_slot(r, [&](const Shard& shard, int64_t pos) {
-      if (!grads_in_layout_)
-        slot.narrow(0, pos, shard.length).copy_(shard_of(params_[shard.param].grad(), shard));
+      if (!grads_in_layout()) slot.narrow(0, pos, shard.length).copy_(shard_of(params_[shard.param].grad(), shard));
     });
     slot.narrow(0, used, slot_ - used).zero_();
   }
@@ -343,11 +342,11 @@ void FlatZeroState::sync(Communicator& comm) {
   const auto start = Clock::now();
   comm.all_gather(gathered_, flat_.detach());
   collective_seconds_ = seconds_since(start);
-  if (std::all_of(viewed_.begin(), viewed_.end(), [](bool v) { return v; })) return;  // nothing to copy out
+  if (all_viewed_) return;  // nothing to copy out
   for (int r = 0; r < plan_.world_size(); ++r) {
     const at::Tensor slot = gathered_.narrow(0, r * slot_, slot_);
     for_each_in_slot(r, [&](const Shard& shard, int64_t pos) {
-      if (!viewed_[shard.param]) shard_of(params_[shard.param].detach(), shard).copy_(slot.narrow(0, pos, shard.length));
+      if (gathered_at_[shard.param] < 0) shard_of(params_[shard.param].detach(), shard).copy_(slot.narrow(0, pos, shard.length));
     });
   }
 }
@@ -449,9 +448,7 @@ void ZeroState::attach_gradients() {
   const at::Tensor storage = at::empty({total}, grad_options());  // every gradient, in reduction order
   int64_t offset = 0;
   for (int p : gradient_order()) {
-    at::Tensor view = storage.narrow(0, offset, params_[p].numel()).view(params_[p].sizes());
-    view.copy_(rank_grads_[p]);
-    params_[p].mutable_grad() = view;
+    params_[p].mutable_grad() = view_holding(storage, offset, rank_grads_[p]);
     offset += params_[p].numel();
   }
 }
