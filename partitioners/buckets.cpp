@@ -1,7 +1,9 @@
 // buckets: Megatron-LM's distributed optimizer. Walk the parameters in
 // reverse order, start each at a multiple of 64 elements, close a bucket once
 // it holds --bucket-elems, pad each bucket to a multiple of lcm(W, 128), and
-// split every bucket into W equal contiguous slices.
+// split every bucket into W equal contiguous slices. Each bucket is a segment
+// of the slot layout: its W slices, rank by rank, are the bucket, so one
+// all-gather per bucket lands every parameter in place.
 #include <numeric>
 
 #include "partitioners.hpp"
@@ -34,15 +36,27 @@ Plan partition_buckets(const ModelSpec& model, int world_size, const PlanOptions
   }
   if (position > bucket_start) close_bucket();
 
+  std::vector<int64_t> span_start(model.size(), 0);
+  for (const ParamSpan& s : spans) span_start[s.param] = s.start;
   Plan plan;
   plan.ranks.resize(world_size);
+  plan.layout.positions.resize(world_size);
   for (const Bucket& b : buckets) {
     const int64_t slice = (b.end - b.start) / world_size;
-    for (int r = 0; r < world_size; ++r)
-      cut_spans(spans, b.start + r * slice, b.start + (r + 1) * slice, plan.ranks[r]);
+    for (int r = 0; r < world_size; ++r) {
+      const int64_t lo = b.start + r * slice;
+      const std::size_t first = plan.ranks[r].size();
+      cut_spans(spans, lo, lo + slice, plan.ranks[r]);
+      for (std::size_t i = first; i < plan.ranks[r].size(); ++i) {  // where it lies in the bucket, gaps kept
+        const Shard& shard = plan.ranks[r][i];
+        plan.layout.positions[r].push_back(plan.slot_elems + span_start[shard.param] + shard.offset - lo);
+      }
+    }
+    plan.layout.segments.push_back(slice);
     plan.slot_elems += slice;
   }
   assign_empty_tensors(plan, model);
+  plan.layout.positions[0].resize(plan.ranks[0].size(), 0);  // the empty tensors: no elements, anywhere
   return plan;
 }
 

@@ -36,6 +36,19 @@ int Plan::tensors_split(std::size_t param_count) const {
   return static_cast<int>(std::count_if(owners.begin(), owners.end(), [](int n) { return n > 1; }));
 }
 
+std::vector<int64_t> Plan::slot_positions(int rank) const {
+  if (!layout.positions.empty()) return layout.positions.at(rank);
+  std::vector<int64_t> out;
+  int64_t pos = 0;
+  for (const Shard& s : ranks.at(rank)) out.push_back(pos), pos += s.length;
+  return out;
+}
+
+std::vector<int64_t> Plan::slot_segments() const {
+  if (!layout.segments.empty()) return layout.segments;
+  return {slot_elems};
+}
+
 Shard whole_tensor(const ModelSpec& model, int param) {
   return Shard{param, 0, model.params[param].numel()};
 }

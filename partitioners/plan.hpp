@@ -39,12 +39,23 @@ struct RowChunks {
   int tensors_split = 0;
 };
 
+// Where a range plan's shards lie in their rank's slot. Empty (flat, dim0,
+// hybrid): back to back from 0, and the slot is one segment. Buckets set it:
+// each bucket's slice of a rank's slot is a segment, its shards where they lie
+// in the bucket (alignment gaps included), so that segment s of every rank,
+// rank by rank, is bucket s itself (Megatron-LM's per-bucket all-gather).
+struct SlotLayout {
+  std::vector<std::vector<int64_t>> positions;  // positions[r][i]: where ranks[r][i] starts in r's slot
+  std::vector<int64_t> segments;                // elements of each segment, in slot order; they sum to the slot
+};
+
 struct Plan {
   std::vector<std::vector<Shard>> ranks;  // ranks[r] = shards owned by rank r (empty lists when row_chunks is set)
   std::optional<RowChunks> row_chunks;    // dim0 without a shard list (plan-only, --shard-list none)
   // Range plans: elements of each rank's equal-size slot in the all-gather
   // (real elements + padding); 0 for whole-tensor plans.
   int64_t slot_elems = 0;
+  SlotLayout layout;
   PlanInfo info;
 
   int world_size() const { return static_cast<int>(ranks.size()); }
@@ -53,6 +64,10 @@ struct Plan {
   std::vector<int64_t> numel_per_rank() const;
   int64_t padding(int rank) const { return slot_elems > 0 ? slot_elems - rank_numel(rank) : 0; }
   int tensors_split(std::size_t param_count) const;  // parameters owned by more than one rank
+  // Where each of ranks[r]'s shards starts in r's slot (layout.positions, or back to back).
+  std::vector<int64_t> slot_positions(int rank) const;
+  // Segment lengths in slot order: layout.segments, or the whole slot as one.
+  std::vector<int64_t> slot_segments() const;
 };
 
 // The per-rank step cost a·numel + b·tensors + c (seconds), plus for Muon

@@ -66,6 +66,42 @@ void validate_row_chunks(const RowChunks& rc, int world_size, const ModelSpec& m
                    std::to_string(model.total_numel()));
 }
 
+// Range plans' slot layout: each rank's shards inside its slot, in slot order
+// without overlap, none crossing a segment's end; the segments fill the slot.
+void validate_layout(const Plan& plan, const ModelSpec& model, const std::string& prefix) {
+  const SlotLayout& layout = plan.layout;
+  if (!layout.positions.empty() && layout.positions.size() != plan.ranks.size())
+    throw RunError(prefix + "slot positions for " + std::to_string(layout.positions.size()) + " ranks, but it has " +
+                   std::to_string(plan.ranks.size()));
+  int64_t segments_total = 0;
+  for (int64_t n : plan.slot_segments()) {
+    if (n <= 0 && !layout.segments.empty()) throw RunError(prefix + "a slot segment of " + std::to_string(n) + " elements");
+    segments_total += n;
+  }
+  if (segments_total != plan.slot_elems)
+    throw RunError(prefix + "its slot segments hold " + std::to_string(segments_total) + " elements, but the slot " +
+                   std::to_string(plan.slot_elems));
+  for (int rank = 0; rank < plan.world_size(); ++rank) {
+    if (!layout.positions.empty() && layout.positions[rank].size() != plan.ranks[rank].size())
+      throw RunError(prefix + "rank " + std::to_string(rank) + " has " + std::to_string(plan.ranks[rank].size()) +
+                     " shards but " + std::to_string(layout.positions[rank].size()) + " slot positions");
+    const std::vector<int64_t> at = plan.slot_positions(rank), segments = plan.slot_segments();
+    int64_t free_from = 0, segment_end = segments.front();
+    std::size_t segment = 0;
+    for (std::size_t i = 0; i < at.size(); ++i) {
+      const Shard& s = plan.ranks[rank][i];
+      if (s.length == 0) continue;
+      while (segment + 1 < segments.size() && at[i] >= segment_end) segment_end += segments[++segment];
+      if (at[i] < free_from || at[i] + s.length > segment_end)
+        throw RunError(prefix + describe(model, s.param) + ": rank " + std::to_string(rank) + "'s shard at slot [" +
+                       std::to_string(at[i]) + ", " + std::to_string(at[i] + s.length) + ") " +
+                       (at[i] < free_from ? "overlaps the one before it" : "crosses the end of its segment or slot (" +
+                                                                               std::to_string(segment_end) + ")"));
+      free_from = at[i] + s.length;
+    }
+  }
+}
+
 }  // namespace
 
 void validate(const Plan& plan, const ModelSpec& model, const std::string& partitioner) {
@@ -109,6 +145,7 @@ void validate(const Plan& plan, const ModelSpec& model, const std::string& parti
   }
   for (int p = 0; p < n; ++p)
     if (shard_count[p] == 0) throw RunError(prefix + describe(model, p) + " is owned by no rank");
+  if (plan.slot_elems > 0 || !plan.layout.positions.empty()) validate_layout(plan, model, prefix);
 }
 
 }  // namespace zb

@@ -79,18 +79,27 @@ class FlatZeroState : public ZeroState {
 
  private:
   void copy_owned_gradients();  // this rank's slices of every gradient into the flat gradient
+  void lay_out_slots();         // positions_, the segments and gaps_ from the plan
   // Parameters whose shards lie back to back in the gathered layout (every
   // one under flat, whose slots cut one concatenation) become views of
   // gathered_, so that the all-gather lands in them (DeepSpeed's and
   // Megatron's flat buffers); the others are copied out after it.
   void make_parameters_gathered_views();
   // Calls fn(shard, pos) for each of rank r's shards, pos being where it lies in
-  // r's slot (the flat buffer's layout); returns the slot elements they fill.
+  // r's slot (the flat buffer's layout: the plan's slot positions).
   template <typename Fn>
-  int64_t for_each_in_slot(int r, Fn fn) const {
-    int64_t pos = 0;
-    for (const Shard& shard : plan_.ranks[r]) fn(shard, pos), pos += shard.length;
-    return pos;
+  void for_each_in_slot(int r, Fn fn) const {
+    for (std::size_t i = 0; i < plan_.ranks[r].size(); ++i) fn(plan_.ranks[r][i], positions_[r][i]);
+  }
+  // Where slot position `pos` of rank r lies in the gathered layout: segment by
+  // segment (one all-gather each), every rank's part of a segment in rank order.
+  int64_t gathered_index(int r, int64_t pos) const;
+  // Segment s of every rank's slot, rank by rank, in `buffer` (gathered layout).
+  at::Tensor gathered_segment(const at::Tensor& buffer, std::size_t s) const {
+    return buffer.narrow(0, plan_.world_size() * segment_starts_[s], plan_.world_size() * segment_lengths_[s]);
+  }
+  at::Tensor slot_segment(const at::Tensor& slot, std::size_t s) const {
+    return slot.narrow(0, segment_starts_[s], segment_lengths_[s]);
   }
   // The reduce-scatter's input, every rank's slot laid out as the all-gather's:
   // gathered_ itself when gradients and parameters share a dtype.
@@ -101,6 +110,9 @@ class FlatZeroState : public ZeroState {
   int64_t overlapped_index(int r, int64_t pos) const;
   const Plan& plan_;
   int64_t slot_;
+  std::vector<std::vector<int64_t>> positions_;  // rank -> where each of its shards starts in its slot
+  std::vector<int64_t> segment_starts_, segment_lengths_;  // the slot's segments (Megatron's buckets; else one)
+  std::vector<std::vector<std::pair<int64_t, int64_t>>> gaps_;  // rank -> (pos, length) its shards leave unfilled
   at::Tensor flat_, gathered_, grad_gathered_;  // flat_: this rank's slot of working parameters
   int64_t chunk_ = 0;                           // --overlap: elements per step bucket
   std::vector<at::Tensor> chunks_;              // --overlap: views of flat_, one per bucket
@@ -235,6 +247,7 @@ FlatZeroState::FlatZeroState(const ZeroSetup& s)
   if (slot_ < s.plan.rank_numel(s.rank))
     throw RunError("range plan's slot (" + std::to_string(slot_) + " elements) is smaller than rank " +
                    std::to_string(s.rank) + "'s shards");
+  lay_out_slots();
   if (s.optimizer.optimizer == OptimizerKind::kMuon)
     throw UsageError("--optimizer muon orthogonalises whole matrices; a range plan splits them. Use a "
                      "whole-tensor partitioner (greedy, lpt, optimal, cost, ...)");
@@ -263,13 +276,41 @@ FlatZeroState::FlatZeroState(const ZeroSetup& s)
   set_bucket_optimizers(s.optimizer, buckets);
 }
 
+void FlatZeroState::lay_out_slots() {
+  int64_t start = 0;
+  for (int64_t length : plan_.slot_segments()) {
+    segment_starts_.push_back(start), segment_lengths_.push_back(length);
+    start += length;
+  }
+  for (int r = 0; r < plan_.world_size(); ++r) {
+    positions_.push_back(plan_.slot_positions(r));
+    std::vector<std::pair<int64_t, int64_t>> filled;
+    for_each_in_slot(r, [&](const Shard& shard, int64_t pos) { filled.push_back({pos, shard.length}); });
+    std::sort(filled.begin(), filled.end());
+    for (int64_t end : segment_starts_) filled.push_back({end, 0});  // gaps end at every segment's start...
+    filled.push_back({slot_, 0});                                      // ...and at the slot's end
+    std::sort(filled.begin(), filled.end());
+    gaps_.emplace_back();
+    int64_t free_from = 0;
+    for (const auto& [pos, length] : filled) {
+      if (pos > free_from) gaps_.back().push_back({free_from, pos - free_from});
+      free_from = std::max(free_from, pos + length);
+    }
+  }
+}
+
+int64_t FlatZeroState::gathered_index(int r, int64_t pos) const {
+  const std::size_t s = std::upper_bound(segment_starts_.begin(), segment_starts_.end(), pos) - segment_starts_.begin() - 1;
+  return plan_.world_size() * segment_starts_[s] + r * segment_lengths_[s] + (pos - segment_starts_[s]);
+}
+
 void FlatZeroState::make_parameters_gathered_views() {
   struct Piece {
     int64_t offset, length, at;  // in the parameter; where it lies in gathered_
   };
   std::vector<std::vector<Piece>> pieces(params_.size());
   for (int r = 0; r < plan_.world_size(); ++r)
-    for_each_in_slot(r, [&](const Shard& s, int64_t pos) { pieces[s.param].push_back({s.offset, s.length, r * slot_ + pos}); });
+    for_each_in_slot(r, [&](const Shard& s, int64_t pos) { pieces[s.param].push_back({s.offset, s.length, gathered_index(r, pos)}); });
   for (std::size_t p = 0; p < params_.size(); ++p) {
     auto& list = pieces[p];
     std::sort(list.begin(), list.end(), [](const Piece& a, const Piece& b) { return a.offset < b.offset; });
@@ -324,15 +365,17 @@ void FlatZeroState::reduce_gradients(Communicator& comm) {
   torch::NoGradGuard no_grad;
   const at::Tensor layout = grad_layout();
   for (int r = 0; r < plan_.world_size(); ++r) {
-    const at::Tensor slot = layout.narrow(0, r * slot_, slot_);
-    const int64_t used = for_each_in_slot(r, [&](const Shard& shard, int64_t pos) {
-      if (!grads_in_layout()) slot.narrow(0, pos, shard.length).copy_(shard_of(params_[shard.param].grad(), shard));
+    for_each_in_slot(r, [&](const Shard& shard, int64_t pos) {
+      if (!grads_in_layout())
+        layout.narrow(0, gathered_index(r, pos), shard.length).copy_(shard_of(params_[shard.param].grad(), shard));
     });
-    slot.narrow(0, used, slot_ - used).zero_();
+    for (const auto& [pos, length] : gaps_[r]) layout.narrow(0, gathered_index(r, pos), length).zero_();
   }
-  at::Tensor flat_grad = flat_.mutable_grad();
-  comm.reduce_scatter_sum(flat_grad, layout);
-  if (in_group_divisor() != 1) flat_grad.div_(in_group_divisor());
+  for (std::size_t s = 0; s < segment_starts_.size(); ++s) {  // one reduce-scatter per segment (bucket)
+    at::Tensor mine = slot_segment(flat_.mutable_grad(), s);
+    comm.reduce_scatter_sum(mine, gathered_segment(layout, s));
+  }
+  if (in_group_divisor() != 1) flat_.mutable_grad().div_(in_group_divisor());
 }
 
 at::Tensor FlatZeroState::grad_layout() { return grad_gathered_.defined() ? grad_gathered_ : gathered_; }
@@ -340,15 +383,17 @@ at::Tensor FlatZeroState::grad_layout() { return grad_gathered_.defined() ? grad
 void FlatZeroState::sync(Communicator& comm) {
   torch::NoGradGuard no_grad;
   const auto start = Clock::now();
-  comm.all_gather(gathered_, flat_.detach());
+  for (std::size_t s = 0; s < segment_starts_.size(); ++s) {  // one all-gather per segment (bucket)
+    at::Tensor out = gathered_segment(gathered_, s);
+    comm.all_gather(out, slot_segment(flat_.detach(), s));
+  }
   collective_seconds_ = seconds_since(start);
   if (all_viewed_) return;  // nothing to copy out
-  for (int r = 0; r < plan_.world_size(); ++r) {
-    const at::Tensor slot = gathered_.narrow(0, r * slot_, slot_);
+  for (int r = 0; r < plan_.world_size(); ++r)
     for_each_in_slot(r, [&](const Shard& shard, int64_t pos) {
-      if (gathered_at_[shard.param] < 0) shard_of(params_[shard.param].detach(), shard).copy_(slot.narrow(0, pos, shard.length));
+      if (gathered_at_[shard.param] < 0)
+        shard_of(params_[shard.param].detach(), shard).copy_(gathered_.narrow(0, gathered_index(r, pos), shard.length));
     });
-  }
 }
 
 int64_t FlatZeroState::overlapped_index(int r, int64_t pos) const {

@@ -54,6 +54,36 @@ TEST_CASE("buckets walk in reverse, align starts to 64, pad buckets to lcm(W,128
   CHECK(same_shard(two.ranks[0][1], {0, 0, 64}));
 }
 
+TEST_CASE("buckets lay each bucket out as a slot segment: rank by rank, the segment is the bucket itself") {
+  const ModelSpec m = shapes({{100}, {30}, {7, 9}, {0}, {1}});
+  PlanOptions small_buckets;
+  small_buckets.bucket_elems = 90;  // reverse: p4, p3 (empty) and p2 end at 127, closing bucket one; p1, p0 the second
+  for (int w : {1, 2, 3, 5}) {
+    INFO("W=" << w);
+    const Plan plan = plan_of("buckets", m, w, small_buckets);
+    REQUIRE(plan.layout.segments.size() == 2);
+    // Megatron's buffer: each parameter at a multiple of 64 in reverse order, the buckets back to back,
+    // each padded to a multiple of lcm(W, 128).
+    const int64_t second = w == 3 ? 384 : w == 5 ? 640 : 128;
+    CHECK(plan.layout.segments[0] * w == second);
+    const std::vector<int64_t> megatron_start = {second + 64, second, 64, 64, 0};
+    std::vector<int64_t> seen(m.size(), 0);
+    for (int r = 0; r < w; ++r) {
+      const std::vector<int64_t> at = plan.slot_positions(r);
+      for (std::size_t i = 0; i < at.size(); ++i) {
+        const Shard& s = plan.ranks[r][i];
+        if (s.length == 0) continue;
+        const int seg = at[i] < plan.layout.segments[0] ? 0 : 1;
+        const int64_t seg_start = seg == 0 ? 0 : plan.layout.segments[0];
+        const int64_t gathered = w * seg_start + r * plan.layout.segments[seg] + at[i] - seg_start;
+        CHECK(gathered == megatron_start[s.param] + s.offset);
+        seen[s.param] += s.length;
+      }
+    }
+    CHECK(seen == std::vector<int64_t>{100, 30, 63, 0, 1});
+  }
+}
+
 TEST_CASE("dim0 chunks every tensor in ceil(d0/W) rows, and trailing ranks get short or no chunks") {
   const ModelSpec m = shapes({{5, 2}, {2}, {}});
   const Plan plan = plan_of("dim0", m, 3);  // p0: rows 2,2,1; p1: rows 1,1,-; scalar: rank 0

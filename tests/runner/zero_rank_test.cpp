@@ -25,11 +25,12 @@ class LoopbackCommunicator : public Communicator {
   LoopbackCommunicator() : Communicator(0, 1) {}
   std::string backend() const override { return "loopback"; }
   void broadcast_all(std::vector<at::Tensor>&, const std::vector<int>&) override {}
-  void all_gather(at::Tensor& out, const at::Tensor& in) override { out.copy_(in); }
+  void all_gather(at::Tensor& out, const at::Tensor& in) override { out.copy_(in), ++all_gathers; }
   void all_reduce_sum(at::Tensor&) override {}  // the sum over one rank
-  void reduce_scatter_sum(at::Tensor& out, const at::Tensor& in) override { out.copy_(in); }
+  void reduce_scatter_sum(at::Tensor& out, const at::Tensor& in) override { out.copy_(in), ++reduce_scatters; }
   void reduce_sum(at::Tensor&, int) override {}
   void barrier() override {}
+  int all_gathers = 0, reduce_scatters = 0;
 };
 }  // namespace
 
@@ -167,6 +168,40 @@ TEST_CASE("a flat plan's parameters are views of the gathered buffer: the all-ga
   }
   CHECK(zero->memory().parameters == 4 * 209);
   CHECK(zero->memory().buffers == 4 * 210 + 4 * 1);  // this rank's slot, and the gathered buffer's padding
+}
+
+TEST_CASE("a buckets plan's parameters and gradients lie where Megatron's buffer puts them: one collective a bucket") {
+  const ModelSpec m = small_model();  // 128 + 16 + 64 + 1 elements
+  PlanOptions options;
+  options.bucket_elems = 100;  // reverse: scale at 0, b.weight at 64 close [0, 128); a.bias at 128, a.weight at 192: [128, 384)
+  const Plan plan = make_plan(find_partitioner("buckets"), m, 1, options);
+  REQUIRE(plan.slot_elems == 384);
+  const std::vector<int64_t> megatron_start = {192, 128, 64, 0};
+  for (GradSync grad_sync : {GradSync::kNone, GradSync::kReduceScatter}) {
+    INFO(grad_sync_choices().name(grad_sync));
+    const auto zero = make_zero_state({m, plan, Granularity::kRanges, 0, cpu, 5, SyncMode::kPerParam, {}, grad_sync});
+    zero->attach_gradients();
+    const auto& params = zero->parameters();
+    for (std::size_t p = 0; p < params.size(); ++p) {
+      INFO(m.params[p].name);
+      CHECK(params[p].storage().is_alias_of(params.front().storage()));
+      CHECK(params[p].storage_offset() == megatron_start[p]);
+      CHECK(torch::equal(params[p], initial_parameter(m.params[p], p, 5, cpu)));
+      if (grad_sync == GradSync::kNone) continue;
+      CHECK(params[p].grad().storage().is_alias_of(params.front().grad().storage()));  // where the reduce-scatter reads
+      CHECK(params[p].grad().storage_offset() == megatron_start[p]);
+    }
+    LoopbackCommunicator world_of_one;
+    zero->reduce_gradients(world_of_one);
+    CHECK(world_of_one.reduce_scatters == (grad_sync == GradSync::kNone ? 0 : 2));
+    zero->step();
+    zero->sync(world_of_one);
+    CHECK(world_of_one.all_gathers == 2);
+    if (grad_sync == GradSync::kNone) {
+      CHECK(compare_with_unsharded(m, zero->parameters(), cpu, 5, 1) == "");
+      CHECK(zero->memory().buffers == 4 * 384 + 4 * (384 - 209));  // the slot, and the gathered buffer's gaps
+    }
+  }
 }
 
 TEST_CASE("range shards are refused by the whole-tensor runner, naming the tensor") {
