@@ -70,9 +70,11 @@ class FlatZeroState : public ZeroState {
   void step_and_sync_overlapped(Communicator& comm, Stopwatch& stepping) override;
 
  protected:
-  // gathered_ less the parameters that live in it (counted as parameters)
+  // gathered_ and grad_gathered_ less the parameters and gradients that live
+  // in them (counted as parameters and gradients)
   int64_t buffer_bytes() const override {
-    return bytes_of({flat_, gathered_, grad_gathered_}) - viewed_elements_ * gathered_.element_size();
+    return bytes_of({flat_, gathered_, grad_gathered_}) - viewed_elements_ * gathered_.element_size() -
+           (grads_viewed() ? viewed_elements_ * grad_gathered_.element_size() : 0);
   }
   int64_t extra_gradient_bytes() const override { return bytes_of({flat_.grad()}); }
   std::vector<at::Tensor> owned_gradients() const override { return {flat_.grad()}; }
@@ -119,9 +121,11 @@ class FlatZeroState : public ZeroState {
   std::vector<int64_t> gathered_at_;            // parameter -> where its view of gathered_ starts; -1: no view
   int64_t viewed_elements_ = 0;                 // of the parameters that are views of gathered_
   bool all_viewed_ = false;                     // every parameter a view: the sync copies nothing out
-  // Under reduce-scatter with every parameter viewed, each gradient is a view
-  // of the reduce-scatter's input (grad_gathered_) at its parameter's place.
-  bool grads_in_layout() const { return grad_sync_ == GradSync::kReduceScatter && all_viewed_; }
+  // Under reduce-scatter, the gradient of every parameter that is a view of
+  // gathered_ is a view of the reduce-scatter's input (grad_gathered_) at the
+  // same place, so that only the others' pieces are packed into it.
+  bool grads_viewed() const { return grad_sync_ == GradSync::kReduceScatter && viewed_elements_ > 0; }
+  bool grad_in_layout(int p) const { return grads_viewed() && gathered_at_[p] >= 0; }
 };
 
 // Every rank owns every tensor (plain DDP): nothing to sync.
@@ -328,15 +332,13 @@ void FlatZeroState::make_parameters_gathered_views() {
 // The flat gradient holds this rank's slices of every parameter's gradient.
 void FlatZeroState::attach_gradients() {
   ZeroState::attach_gradients();
-  // Every parameter a view of gathered_ (flat): each gradient lies where the
-  // reduce-scatter reads it. (Moving only some would keep the first layout's
-  // storage alive for the rest, beyond what the memory figures count.)
-  if (grads_in_layout()) {
+  // Each viewed parameter's gradient lies where the reduce-scatter reads it;
+  // the others get storage of their own, so that the first layout's is freed.
+  if (grads_viewed()) {
     torch::NoGradGuard no_grad;
     for (std::size_t p = 0; p < params_.size(); ++p)
-      params_[p].mutable_grad() = gathered_at_[p] < 0  // an empty tensor: no hold on the first layout
-                                      ? at::empty(params_[p].sizes(), grad_options())
-                                      : view_holding(grad_gathered_, gathered_at_[p], params_[p].grad());
+      params_[p].mutable_grad() = grad_in_layout(p) ? view_holding(grad_gathered_, gathered_at_[p], params_[p].grad())
+                                                    : params_[p].grad().clone();
   }
   flat_.mutable_grad() = at::zeros({slot_}, grad_options());
   for (std::size_t c = 0; c < chunks_.size(); ++c)  // --overlap: each bucket steps from its part of it
@@ -366,7 +368,7 @@ void FlatZeroState::reduce_gradients(Communicator& comm) {
   const at::Tensor layout = grad_layout();
   for (int r = 0; r < plan_.world_size(); ++r) {
     for_each_in_slot(r, [&](const Shard& shard, int64_t pos) {
-      if (!grads_in_layout())
+      if (!grad_in_layout(shard.param))
         layout.narrow(0, gathered_index(r, pos), shard.length).copy_(shard_of(params_[shard.param].grad(), shard));
     });
     for (const auto& [pos, length] : gaps_[r]) layout.narrow(0, gathered_index(r, pos), length).zero_();

@@ -170,6 +170,32 @@ TEST_CASE("a flat plan's parameters are views of the gathered buffer: the all-ga
   CHECK(zero->memory().buffers == 4 * 210 + 4 * 1);  // this rank's slot, and the gathered buffer's padding
 }
 
+TEST_CASE("gradients that are views of the reduce-scatter's input are counted once, as gradients") {
+  const ModelSpec m = small_model();  // 209 elements
+  for (const char* name : {"flat", "hybrid", "dim0"}) {
+    INFO(name);
+    const Plan plan = make_plan(find_partitioner(name), m, 2, PlanOptions{});
+    const auto zero = make_zero_state({m, plan, Granularity::kRanges, 0, cpu, 0, SyncMode::kPerParam, {},
+                                       GradSync::kReduceScatter});
+    zero->attach_gradients();
+    const auto& params = zero->parameters();
+    int64_t viewed = 0;  // elements whose parameter lives in the gathered buffer: its gradient, in the layout
+    const auto is_view = [](const at::Tensor& t) { return t.storage().nbytes() > t.nbytes(); };  // of a larger buffer
+    for (const at::Tensor& p : params) {
+      INFO(m.params[&p - &params.front()].name);
+      CHECK(is_view(p) == is_view(p.grad()));  // the others' gradients hold storage of their own
+      viewed += is_view(p) ? p.numel() : 0;
+    }
+    if (std::string(name) != "dim0") CHECK(viewed > 0);
+    const int64_t slot = plan.slot_elems;
+    const MemoryBreakdown mem = zero->memory();
+    CHECK(mem.parameters == 4 * 209);
+    CHECK(mem.gradients == 4 * 209 + 4 * slot);  // every gradient, and the flat gradient of this rank's slot
+    // the slot; gathered and reduce-scatter input less what lives in them; this rank's own gradients, kept
+    CHECK(mem.buffers == 4 * slot + 2 * 4 * (2 * slot - viewed) + 4 * 209);
+  }
+}
+
 TEST_CASE("a buckets plan's parameters and gradients lie where Megatron's buffer puts them: one collective a bucket") {
   const ModelSpec m = small_model();  // 128 + 16 + 64 + 1 elements
   PlanOptions options;
