@@ -73,8 +73,9 @@ void validate_layout(const Plan& plan, const ModelSpec& model, const std::string
   if (!layout.positions.empty() && layout.positions.size() != plan.ranks.size())
     throw RunError(prefix + "slot positions for " + std::to_string(layout.positions.size()) + " ranks, but it has " +
                    std::to_string(plan.ranks.size()));
+  const std::vector<int64_t> segments = plan.slot_segments();
   int64_t segments_total = 0;
-  for (int64_t n : plan.slot_segments()) {
+  for (int64_t n : segments) {
     if (n <= 0 && !layout.segments.empty()) throw RunError(prefix + "a slot segment of " + std::to_string(n) + " elements");
     segments_total += n;
   }
@@ -85,7 +86,7 @@ void validate_layout(const Plan& plan, const ModelSpec& model, const std::string
     if (!layout.positions.empty() && layout.positions[rank].size() != plan.ranks[rank].size())
       throw RunError(prefix + "rank " + std::to_string(rank) + " has " + std::to_string(plan.ranks[rank].size()) +
                      " shards but " + std::to_string(layout.positions[rank].size()) + " slot positions");
-    const std::vector<int64_t> at = plan.slot_positions(rank), segments = plan.slot_segments();
+    const std::vector<int64_t> at = plan.slot_positions(rank);
     int64_t free_from = 0, segment_end = segments.front();
     std::size_t segment = 0;
     for (std::size_t i = 0; i < at.size(); ++i) {

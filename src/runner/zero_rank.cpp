@@ -290,7 +290,6 @@ void FlatZeroState::lay_out_slots() {
     positions_.push_back(plan_.slot_positions(r));
     std::vector<std::pair<int64_t, int64_t>> filled;
     for_each_in_slot(r, [&](const Shard& shard, int64_t pos) { filled.push_back({pos, shard.length}); });
-    std::sort(filled.begin(), filled.end());
     for (int64_t end : segment_starts_) filled.push_back({end, 0});  // gaps end at every segment's start...
     filled.push_back({slot_, 0});                                      // ...and at the slot's end
     std::sort(filled.begin(), filled.end());
