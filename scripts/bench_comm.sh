@@ -9,7 +9,7 @@
 # collective; bucket sync no slower than per-param. ZB_BENCH_ROUNDS rounds
 # (default 3), interleaved: round 1 of every configuration, then round 2, ...;
 # a phase's fraction is the median of its rounds' fractions (each from one
-# run: the probe follows that run's timed iterations). Records
+# run, whose probe iterations alternate with its timed ones). Records
 # results/bench/comm.md. Binding: --bind-to none (mpi_env.sh), one thread per
 # rank; W = 4 oversubscribes the 2 cores. ZB_BENCH_ITERS (default 8).
 set -euo pipefail
@@ -52,9 +52,9 @@ for path in sys.argv[1:]:
 print("fraction = the raw replay's median / the phase's median (sync: on the slowest-stepping rank; gradient")
 print("phases: on the slowest rank in them), the median of the rounds' fractions, their range beside it; times:")
 print("medians over the rounds; raw busbw: the phase's bytes over the raw median, nccl-tests' factors.")
-print("A sync above 1: the slowest-stepping rank reaches the sync last, its peers already inside the collective,")
-print("while the raw replay starts every rank together from a barrier. Within a run the probe follows the timed")
-print("iterations (not interleaved with them); the rounds interleave the runs.")
+print("The probe (placement in_place): every timed iteration is followed by a probe iteration, whose windows hold")
+print("the raw replays in the phases' own places (the gradient replay after the gradients are restored, the sync")
+print("replay right after the step), the phases themselves running untimed after each window.")
 print()
 print("| backend | plan | sync | model | W | phase | collective | phase (s) | raw (s) | fraction | rounds' range | raw busbw GB/s |")
 print("|---|---|---|---|---:|---|---|---:|---:|---:|---|---:|")

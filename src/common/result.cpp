@@ -169,11 +169,13 @@ struct Schema<CommRoofline> {
     static const std::vector<Field<C>> f = {
         member("phase", &C::phase, Need::kRequired), member("raw", &C::raw, Need::kRequired),
         member("phase_median_seconds", &C::phase_median_seconds, Need::kRequired),
-        member("fraction", &C::fraction, Need::kRequired)};
+        member("fraction", &C::fraction, Need::kRequired), member("placement", &C::placement)};
     return f;
   }
   static void after_read(C& c, const JsonSource& src, const std::string& where) {
     check_phase_name(c.phase, src, where);
+    if (c.placement && *c.placement != "in_place" && *c.placement != "after")
+      src.fail(where + ".placement is '" + *c.placement + "'; valid: in_place, after");
     if (!(c.phase_median_seconds >= 0) || !(c.fraction >= 0)) src.fail(where + " holds a negative time or fraction");
   }
 };

@@ -127,6 +127,10 @@ struct CommRoofline {
   std::string phase;  // grad_sync | grad_replicas | sync
   TimingSeries raw;
   double phase_median_seconds = 0, fraction = 0;
+  // Where the raw samples were taken: "in_place" (in the phase's own place on
+  // probe iterations, alternating with the timed ones) or "after" (once the
+  // timed iterations were done). Absent in older runs.
+  std::optional<std::string> placement;
 };
 
 struct RankResult {

@@ -39,3 +39,37 @@ void CollectiveReplay::run(Communicator& comm) {
 }
 
 }  // namespace zb
+
+namespace zb {
+
+PhaseReplays::Replayed& PhaseReplays::entry(const std::string& phase) {
+  for (Replayed& r : phases_)
+    if (r.phase == phase) return r;
+  phases_.push_back({phase, nullptr, {}});
+  return phases_.back();
+}
+
+CollectiveReplay& PhaseReplays::replay_for(const std::string& phase, const std::vector<RecordedCall>& calls,
+                                           int group_size) {
+  Replayed& r = entry(phase);
+  if (!r.replay) r.replay = std::make_unique<CollectiveReplay>(calls, group_size, device_);
+  return *r.replay;
+}
+
+void PhaseReplays::add_sample(const std::string& phase, double seconds) { entry(phase).raw.push_back(seconds); }
+
+void PhaseReplays::release(const std::string& phase) { entry(phase).replay.reset(); }
+
+std::vector<CommRoofline> PhaseReplays::rooflines(const Timings& timings) const {
+  std::vector<CommRoofline> out;
+  for (const Replayed& r : phases_) {
+    const TimingSeries* series = phase_series(timings, r.phase);
+    if (!series || r.raw.empty()) continue;
+    CommRoofline c{r.phase, make_series(r.raw), series->stats.median, 0, placement_};
+    if (c.phase_median_seconds > 0) c.fraction = c.raw.stats.median / c.phase_median_seconds;
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+}  // namespace zb

@@ -8,9 +8,12 @@
 #pragma once
 #include <ATen/ATen.h>
 
+#include <memory>
+#include <string>
 #include <vector>
 
 #include "src/comm/metered_communicator.hpp"
+#include "src/common/result.hpp"
 
 namespace zb {
 
@@ -25,6 +28,32 @@ class CollectiveReplay {
     std::vector<at::Tensor> tensors;  // broadcast: one per tensor; all-gather, reduce-scatter: {out, in}; else {t}
   };
   std::vector<Call> calls_;
+};
+
+// Each phase's raw samples: its calls of one step replayed (CollectiveReplay)
+// in the phase's own timer window, either in the phase's place on probe
+// iterations ("in_place": the machine in the state the phase meets it) or
+// after the timed iterations ("after").
+class PhaseReplays {
+ public:
+  PhaseReplays(const at::Device& device, std::string placement) : device_(device), placement_(std::move(placement)) {}
+  // `phase`'s replay, made from `calls` the first time (later calls must be the same).
+  CollectiveReplay& replay_for(const std::string& phase, const std::vector<RecordedCall>& calls, int group_size);
+  void add_sample(const std::string& phase, double seconds);
+  void release(const std::string& phase);  // its tensors; the samples stay
+  // One entry per phase with samples, against that phase's series in `timings`.
+  std::vector<CommRoofline> rooflines(const Timings& timings) const;
+
+ private:
+  struct Replayed {
+    std::string phase;
+    std::unique_ptr<CollectiveReplay> replay;
+    std::vector<double> raw;
+  };
+  Replayed& entry(const std::string& phase);
+  at::Device device_;
+  std::string placement_;
+  std::vector<Replayed> phases_;  // in the order first replayed
 };
 
 }  // namespace zb

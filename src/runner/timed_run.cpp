@@ -69,6 +69,8 @@ void check_fits(const ModelSpec& model, int w, const TimedSetup& s, const Config
   if (s.partitioner->granularity == Granularity::kRanges) bytes += (p + grad) * share + (p + grad) * g * share;
   if (config.check) bytes += (p + grad + 8 + 8 * mixed) * total;  // the reference: a whole unsharded model
   if (config.grad_sync != GradSync::kNone) bytes += 2 * grad * total;  // own gradients kept to restore, a bucket
+  if (!s.device.is_cuda())  // the collective probe's tensors, alive beside the state (probe iterations)
+    bytes += (p + grad * (config.grad_sync != GradSync::kNone)) * (total + share);
   const double available = static_cast<double>(available_bytes_per_rank(s.device, world.local_size));
   if (bytes > available)
     throw UsageError("model " + model.name + " at world size " + std::to_string(w) + " needs about " + gib(bytes) +
@@ -153,8 +155,12 @@ struct Iteration {
   std::optional<double> host_step;  // CUDA: the step on the host clock, device synchronised on both ends
 };
 
+// What a sync window runs: the sync itself, or on a probe iteration the raw
+// replay of its collectives (phase_slot below).
+using SyncWork = std::function<void()>;
+
 // Every rank steps at once, then syncs: one timer window.
-Iteration concurrent_iteration(ZeroState& zero, CaseComms& comms, IterationTimer& timer) {
+Iteration concurrent_iteration(ZeroState& zero, CaseComms& comms, IterationTimer& timer, const SyncWork& sync) {
   comms.barrier();
   timer.begin();
   const auto step_start = Clock::now();
@@ -162,12 +168,12 @@ Iteration concurrent_iteration(ZeroState& zero, CaseComms& comms, IterationTimer
   const auto step_end = Clock::now();
   timer.step_done();
   const auto sync_start = Clock::now();
-  zero.sync(comms.shard);
+  sync();
   const auto sync_end = Clock::now();
   timer.end();
   const double inside = std::chrono::duration<double>((step_end - step_start) + (sync_end - sync_start)).count();
-  const double step = timer.step_seconds(), sync = timer.sync_seconds();
-  return {step, sync, step + sync - inside, timer.host_step_seconds()};
+  const double step = timer.step_seconds(), sync_s = timer.sync_seconds();
+  return {step, sync_s, step + sync_s - inside, timer.host_step_seconds()};
 }
 
 // --overlap: one window, the step and sync interleaved bucket by bucket; the
@@ -189,7 +195,7 @@ Iteration overlapped_iteration(ZeroState& zero, CaseComms& comms, IterationTimer
 // others wait in the group's sleeping barrier, not the backend's (which may
 // poll), and the timer's end() waits for the device before the next turn.
 Iteration serial_iteration(ZeroState& zero, CaseComms& comms, const SubWorld& group, IterationTimer& step_timer,
-                           IterationTimer& sync_timer) {
+                           IterationTimer& sync_timer, const SyncWork& sync) {
   double inside = 0;
   for (int turn = 0; turn < group.size(); ++turn) {
     group.barrier();
@@ -205,11 +211,11 @@ Iteration serial_iteration(ZeroState& zero, CaseComms& comms, const SubWorld& gr
   sync_timer.begin();
   sync_timer.step_done();
   const auto start = Clock::now();
-  zero.sync(comms.shard);
+  sync();
   inside += std::chrono::duration<double>(Clock::now() - start).count();
   sync_timer.end();
-  const double step = step_timer.step_seconds(), sync = sync_timer.sync_seconds();
-  return {step, sync, step + sync - inside, step_timer.host_step_seconds()};
+  const double step = step_timer.step_seconds(), sync_s = sync_timer.sync_seconds();
+  return {step, sync_s, step + sync_s - inside, step_timer.host_step_seconds()};
 }
 
 // One communication phase, every rank at once, in its own timer window.
@@ -223,23 +229,67 @@ double timed_phase(CaseComms& comms, IterationTimer& timer, const Phase& phase) 
   return timer.step_seconds();
 }
 
-// --grad-sync: this rank's own gradients put back (as backward leaves them;
-// untimed), then the reduction in the shard group and, with replicas, the
-// all-reduce across them, each in its own window.
-struct GradientPhases {
-  std::optional<double> group, replicas;
-};
-GradientPhases gradient_phases(ZeroState& zero, CaseComms& comms, IterationTimer& timer, bool reduce) {
-  if (!reduce) return {};
-  zero.restore_rank_gradients();
-  GradientPhases g;
-  g.group = timed_phase(comms, timer, [&] { zero.reduce_gradients(comms.shard); });
-  if (comms.replicas) g.replicas = timed_phase(comms, timer, [&] { zero.reduce_replicas(*comms.replicas); });
-  return g;
+// What the communicator was handed outside every phase (connecting, the probe).
+void forget_traffic(MeteredCommunicator& comm) {
+  comm.take();
+  comm.take_calls();
 }
 
 // Each phase's calls of the last step, to make again (collective_probe.hpp).
 using PhaseCalls = std::map<std::string, std::vector<RecordedCall>>;
+
+// A phase's window on one iteration. On a probe iteration (`probe` set, the
+// phase's calls known from an earlier step), the window holds the phase's raw
+// replay instead, in the phase's own place (after the gradients are restored,
+// after the step), and the phase itself runs once the window is closed,
+// untimed, so that the state moves on as on any iteration.
+class PhaseSlot {
+ public:
+  PhaseSlot(const char* phase, MeteredCommunicator& comm, std::function<void()> real, PhaseReplays* probe,
+            const PhaseCalls& calls)
+      : phase_(phase), comm_(comm), real_(std::move(real)), probe_(probe) {
+    const auto found = calls.find(phase);
+    if (!probe_ || found == calls.end() || found->second.empty()) probe_ = nullptr;
+    else replay_ = &probe_->replay_for(phase, found->second, comm.size());
+  }
+  void operator()() const { replay_ ? replay_->run(comm_) : real_(); }  // the window's work
+  // The window's seconds: the phase's sample, or (returning nullopt) the replay's.
+  std::optional<double> close(double seconds, bool kept) const {
+    if (!replay_) return seconds;
+    if (kept) probe_->add_sample(phase_, seconds);
+    forget_traffic(comm_);  // the replay is no phase's traffic
+    real_();
+    return std::nullopt;
+  }
+
+ private:
+  const char* phase_;
+  MeteredCommunicator& comm_;
+  std::function<void()> real_;
+  PhaseReplays* probe_;
+  CollectiveReplay* replay_ = nullptr;
+};
+
+// --grad-sync: this rank's own gradients put back (as backward leaves them;
+// untimed), then the reduction in the shard group and, with replicas, the
+// all-reduce across them, each in its own window (on a probe iteration, their
+// replays: no samples of the phases).
+struct GradientPhases {
+  std::optional<double> group, replicas;
+};
+GradientPhases gradient_phases(ZeroState& zero, CaseComms& comms, IterationTimer& timer, bool reduce,
+                               PhaseReplays* probe, const PhaseCalls& calls, bool kept) {
+  if (!reduce) return {};
+  zero.restore_rank_gradients();
+  GradientPhases g;
+  const PhaseSlot group("grad_sync", comms.shard, [&] { zero.reduce_gradients(comms.shard); }, probe, calls);
+  g.group = group.close(timed_phase(comms, timer, group), kept);
+  if (!comms.replicas) return g;
+  const PhaseSlot replicas("grad_replicas", *comms.replicas, [&] { zero.reduce_replicas(*comms.replicas); }, probe,
+                           calls);
+  g.replicas = replicas.close(timed_phase(comms, timer, replicas), kept);
+  return g;
+}
 
 // What one step's `phase` handed the backend: its tally, and its calls.
 void log_phase(const std::string& phase, MeteredCommunicator& comm, PhaseTrafficLog& traffic, PhaseCalls& calls) {
@@ -247,28 +297,34 @@ void log_phase(const std::string& phase, MeteredCommunicator& comm, PhaseTraffic
   calls[phase] = comm.take_calls();
 }
 
-// What the communicator was handed outside every phase (connecting, the probe).
-void forget_traffic(MeteredCommunicator& comm) {
-  comm.take();
-  comm.take_calls();
-}
+// How many iterations a case runs: the warm-up and timed ones and, when
+// probing in place, a probe iteration after each.
+int iterations_run(const Config& config, bool probing) { return (config.warmup + config.iters) * (probing ? 2 : 1); }
 
-// Every phase's samples, and (in `traffic`) what each phase handed the backend.
+// Every phase's samples, and (in `traffic`) what each phase handed the
+// backend. With `probe`, every other iteration is a probe iteration, whose
+// windows hold the phases' raw replays (PhaseSlot) and give no phase samples;
+// the exposed sync of --overlap has no raw counterpart and is not probed.
 Timings time_iterations(ZeroState& zero, CaseComms& comms, const SubWorld& group, const Config& config,
-                        const at::Device& device, PhaseTrafficLog& traffic, PhaseCalls& calls) {
+                        const at::Device& device, PhaseTrafficLog& traffic, PhaseCalls& calls, PhaseReplays* probe) {
   auto timer = make_timer(device), sync_timer = make_timer(device), grad_timer = make_timer(device);
   auto stepping = make_stopwatch(device);
   const bool serial = config.step_timing == StepTiming::kSerial, reduce = config.grad_sync != GradSync::kNone;
   std::vector<double> grad, replica, step, sync, total, collective, overhead, host_step;
-  for (int i = 0; i < config.warmup + config.iters; ++i) {
-    const GradientPhases g = gradient_phases(zero, comms, *grad_timer, reduce);
+  for (int i = 0; i < iterations_run(config, probe); ++i) {
+    const bool probing = probe && i % 2 == 1, kept = (probe ? i / 2 : i) >= config.warmup;
+    PhaseReplays* const slots = probing ? probe : nullptr;
+    const GradientPhases g = gradient_phases(zero, comms, *grad_timer, reduce, slots, calls, kept);
     if (reduce) log_phase("grad_sync", comms.shard, traffic, calls);
-    if (g.replicas) log_phase("grad_replicas", *comms.replicas, traffic, calls);
+    if (comms.replicas && reduce) log_phase("grad_replicas", *comms.replicas, traffic, calls);
+    const PhaseSlot sync_slot("sync", comms.shard, [&] { zero.sync(comms.shard); }, config.overlap ? nullptr : slots,
+                              calls);
     const Iteration it = config.overlap ? overlapped_iteration(zero, comms, *timer, *stepping)
-                         : serial   ? serial_iteration(zero, comms, group, *timer, *sync_timer)
-                                    : concurrent_iteration(zero, comms, *timer);
+                         : serial   ? serial_iteration(zero, comms, group, *timer, *sync_timer, sync_slot)
+                                    : concurrent_iteration(zero, comms, *timer, sync_slot);
+    if (!config.overlap) sync_slot.close(it.sync, kept);
     log_phase("sync", comms.shard, traffic, calls);
-    if (i < config.warmup) continue;
+    if (!kept || probing) continue;
     if (g.group) grad.push_back(*g.group);
     if (g.replicas) replica.push_back(*g.replicas);
     step.push_back(it.step);
@@ -289,31 +345,28 @@ Timings time_iterations(ZeroState& zero, CaseComms& comms, const SubWorld& group
   return t;
 }
 
-// Each communication phase's calls made again on fresh tensors, on the same
-// group, in the same timer windows, as many times as the phase was timed
-// (after one untimed round); the exposed sync of --overlap has no raw
-// counterpart and is left out.
-std::vector<CommRoofline> comm_roofline(const PhaseCalls& calls, CaseComms& comms, const Timings& timings,
-                                        const Config& config, const at::Device& device) {
-  std::vector<CommRoofline> out;
+// The raw rounds after the timed iterations (CUDA: so that the replay's
+// tensors stay out of the allocator's peak), phase by phase, each phase's
+// tensors freed before the next's, each round after a barrier in a window of
+// its own: one untimed round, then as many as the phase was timed.
+void replay_after(PhaseReplays& replays, const PhaseCalls& calls, CaseComms& comms, const Config& config,
+                  const at::Device& device) {
   auto timer = make_timer(device);
-  for (const char* phase : {"grad_sync", "grad_replicas", "sync"}) {
+  std::vector<std::pair<const char*, MeteredCommunicator*>> phases;
+  if (config.grad_sync != GradSync::kNone) phases.emplace_back("grad_sync", &comms.shard);
+  if (config.grad_sync != GradSync::kNone && comms.replicas) phases.emplace_back("grad_replicas", comms.replicas);
+  if (!config.overlap) phases.emplace_back("sync", &comms.shard);
+  for (const auto& [phase, comm] : phases) {
     const auto found = calls.find(phase);
-    const TimingSeries* series = phase_series(timings, phase);
-    if (found == calls.end() || found->second.empty() || !series || (config.overlap && series == &timings.sync)) continue;
-    MeteredCommunicator& comm = std::string(phase) == "grad_replicas" ? *comms.replicas : comms.shard;
-    CollectiveReplay replay(found->second, comm.size(), device);
-    std::vector<double> raw;
+    if (found == calls.end() || found->second.empty()) continue;
+    CollectiveReplay& replay = replays.replay_for(phase, found->second, comm->size());
     for (int i = 0; i < 1 + config.iters; ++i) {
-      const double s = timed_phase(comms, *timer, [&] { replay.run(comm); });
-      if (i > 0) raw.push_back(s);
+      const double s = timed_phase(comms, *timer, [&] { replay.run(*comm); });
+      if (i > 0) replays.add_sample(phase, s);
     }
-    forget_traffic(comm);  // the probe is no phase's traffic
-    CommRoofline r{phase, make_series(raw), series->stats.median, 0};
-    if (r.phase_median_seconds > 0) r.fraction = r.raw.stats.median / r.phase_median_seconds;
-    out.push_back(std::move(r));
+    replays.release(phase);
+    forget_traffic(*comm);
   }
-  return out;
 }
 
 std::string console_lines(int rank, const RankResult& r) {
@@ -373,17 +426,21 @@ void run_case(const Config& config, const TimedSetup& setup, const RunContext& b
   PhaseCalls calls;
   forget_traffic(comms.shard);  // nothing before the first step is a phase's
   if (comms.replicas) forget_traffic(*comms.replicas);
-  record.timing = time_iterations(*zero, comms, group, config, setup.device, traffic, calls);
+  const bool in_place = !setup.device.is_cuda();  // see replay_after
+  PhaseReplays replays(setup.device, in_place ? "in_place" : "after");
+  record.timing =
+      time_iterations(*zero, comms, group, config, setup.device, traffic, calls, in_place ? &replays : nullptr);
   record.traffic = traffic.records(*record.timing);
   record.memory.push_back(memory_point("after_step", *zero, setup.device));
   record.roofline = roofline_of(*zero, *record.timing, bandwidth);
   const auto device_peak = device_peak_memory(setup.device);  // before the probe's tensors
   record.peak_memory_bytes = device_peak ? *device_peak : record.memory.back().total();
   record.peak_memory_source = device_peak ? "cuda_allocator" : "tracked_tensors";
-  record.comm_roofline = comm_roofline(calls, comms, *record.timing, config, setup.device);
+  if (!in_place) replay_after(replays, calls, comms, config, setup.device);
+  record.comm_roofline = replays.rooflines(*record.timing);
   if (config.check) {
     const std::string mismatch = compare_with_unsharded(model, zero->parameters(), setup.device, config.seed,
-                                                        config.warmup + config.iters, setup.optimizer,
+                                                        iterations_run(config, in_place), setup.optimizer,
                                                         config.grad_sync == GradSync::kNone ? 0 : group.size());
     if (!mismatch.empty()) throw RunError("--check failed on rank " + std::to_string(group.rank()) + ": " + mismatch);
     record.check = "passed: all parameters bitwise equal to a single-process " + *base.optimizer + " (" +

@@ -122,6 +122,18 @@ TEST_CASE("readers reject absurd values in result files, naming the file and the
   CHECK_THAT(error_of([&] { rank_result_from_json_text(with_traffic("sync", 8, "gather"), "r.json"); }),
              Catch::Contains("unknown collective 'gather'; valid: broadcast, all-gather, all-reduce, reduce-scatter, reduce"));
   CHECK(rank_result_from_json_text(with_traffic("sync", 8, "all-gather"), "r.json").traffic->at(0).bytes == 8);
+  const auto with_probe = [&](const char* placement) {
+    return edited([&](auto& d) {
+      d["result"]["comm_roofline"] = {{{"phase", "sync"},
+                                       {"raw", d["result"]["timing"]["step"]},
+                                       {"phase_median_seconds", 0.5},
+                                       {"fraction", 0.9},
+                                       {"placement", placement}}};
+    });
+  };
+  CHECK_THAT(error_of([&] { rank_result_from_json_text(with_probe("between"), "r.json"); }),
+             Catch::Contains("result.comm_roofline[0].placement is 'between'; valid: in_place, after"));
+  CHECK(rank_result_from_json_text(with_probe("in_place"), "r.json").comm_roofline->at(0).placement == "in_place");
   CHECK_THAT(error_of([] { rank_result_from_json_text(R"({"context": {"schema": "zero-bench/1", "x": 1e999}})", "r.json"); }),
              Catch::Contains("'r.json': malformed JSON"));
   ExpInfo info{"run", "greedy", "plan-only", {0}, {"ResNet50"}, "t"};

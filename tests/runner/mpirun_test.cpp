@@ -358,6 +358,7 @@ void check_grad_sync_records(const std::string& dir, const std::string& grad_syn
       if (phases == 2) CHECK(probes[1]["phase"] == "sync");
       for (const auto& p : probes) {
         CHECK(p["raw"]["samples"].size() == 3);
+        CHECK(p["placement"] == "in_place");  // CPU: in the phase's own place, on probe iterations
         CHECK(p["raw"]["median"].get<double>() > 0);
         CHECK(p["phase_median_seconds"] == t[p["phase"].get<std::string>()]["median"]);
         CHECK(p["fraction"].get<double>() ==
