@@ -84,7 +84,8 @@ std::string traffic_text(const CaseReport& c) {
   return out.empty() ? "" : "traffic        = " + out + "\n";
 }
 
-// "comm roofline  = grad_sync 0.86 of raw (0.1242 vs raw 0.1071 s, raw bus 1.234 GB/s, rank 0); sync ..."
+// "comm roofline  = grad_sync 0.86 of raw (0.1242 vs raw 0.1071 s, raw reduce bus 1.234 GB/s, rank 0); sync ...;
+// raw probed in place"
 std::string comm_roofline_text(const CaseReport& c) {
   std::string out;
   for (const CaseCommRoofline& x : c.comm_roofline) {
@@ -99,6 +100,8 @@ std::string comm_roofline_text(const CaseReport& c) {
     }
     out += ", rank " + std::to_string(x.rank) + ")";
   }
+  if (!out.empty() && c.comm_roofline.front().placement)
+    out += *c.comm_roofline.front().placement == "in_place" ? "; raw probed in place" : "; raw probed after the run";
   return out.empty() ? "" : "comm roofline  = " + out + "\n";
 }
 

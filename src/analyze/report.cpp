@@ -103,8 +103,8 @@ void add_comm_roofline(CaseReport& c, const LoadedCase& loaded) {
     const int rank = rank_timing_phase_alone(c, loaded, first.phase);
     const CommRoofline* x = probed(loaded.ranks[rank], first.phase);
     if (!x) continue;
-    CaseCommRoofline out{first.phase, rank, x->raw.stats.median, x->phase_median_seconds, x->fraction, std::nullopt,
-                         std::nullopt};
+    CaseCommRoofline out{first.phase, rank, x->raw.stats.median, x->phase_median_seconds, x->fraction,
+                         std::nullopt, std::nullopt, x->placement};
     std::vector<const CaseTraffic*> collectives;
     for (const CaseTraffic& t : c.traffic)
       if (t.phase == first.phase) collectives.push_back(&t);

@@ -40,6 +40,7 @@ struct CaseCommRoofline {
   double raw_seconds = 0, phase_seconds = 0, fraction = 0;
   std::optional<Collective> collective;  // the phase's one collective, if one
   std::optional<PhaseBandwidth> raw;      // its bandwidth in the raw replay
+  std::optional<std::string> placement;   // "in_place" | "after"; absent in older runs
 };
 
 struct CaseReport {

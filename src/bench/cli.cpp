@@ -81,7 +81,10 @@ void add_timed_options(CLI::App& app, Config& c, std::optional<Dtype>& grad_dtyp
   auto* timed = "timed runs (under mpirun)";
   add_choice(app, "-b,--backend", c.backend, backend_choices(), "default: nccl on CUDA, gloo on CPU")->group(timed);
   add_choice(app, "--device", c.device, device_choices(), "auto: CUDA when libtorch sees a GPU (default)")->group(timed);
-  app.add_option("-n,--iters", c.iters, "timed iterations per (world size, model) (default 30)")->group(timed);
+  app.add_option("-n,--iters", c.iters,
+                 "timed iterations per (world size, model) (default 30); on the CPU each is followed by a probe "
+                 "iteration")
+      ->group(timed);
   app.add_option("-w,--warmup", c.warmup, "discarded warm-up iterations before them (default 1)")->group(timed);
   add_choice(app, "--sync", c.sync, sync_choices(),
              "per-param: one broadcast per parameter (default); bucket: one flat bucket per owner rank")->group(timed);

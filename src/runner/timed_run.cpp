@@ -69,7 +69,7 @@ void check_fits(const ModelSpec& model, int w, const TimedSetup& s, const Config
   if (s.partitioner->granularity == Granularity::kRanges) bytes += (p + grad) * share + (p + grad) * g * share;
   if (config.check) bytes += (p + grad + 8 + 8 * mixed) * total;  // the reference: a whole unsharded model
   if (config.grad_sync != GradSync::kNone) bytes += 2 * grad * total;  // own gradients kept to restore, a bucket
-  if (!s.device.is_cuda())  // the collective probe's tensors, alive beside the state (probe iterations)
+  if (!s.device.is_cuda() && w > 1)  // the collective probe's tensors, alive beside the state (probe iterations)
     bytes += (p + grad * (config.grad_sync != GradSync::kNone)) * (total + share);
   const double available = static_cast<double>(available_bytes_per_rank(s.device, world.local_size));
   if (bytes > available)
@@ -156,7 +156,7 @@ struct Iteration {
 };
 
 // What a sync window runs: the sync itself, or on a probe iteration the raw
-// replay of its collectives (phase_slot below).
+// replay of its collectives (PhaseSlot, below).
 using SyncWork = std::function<void()>;
 
 // Every rank steps at once, then syncs: one timer window.
@@ -426,7 +426,7 @@ void run_case(const Config& config, const TimedSetup& setup, const RunContext& b
   PhaseCalls calls;
   forget_traffic(comms.shard);  // nothing before the first step is a phase's
   if (comms.replicas) forget_traffic(*comms.replicas);
-  const bool in_place = !setup.device.is_cuda();  // see replay_after
+  const bool in_place = !setup.device.is_cuda() && group.size() > 1;  // see replay_after; alone, nothing to probe
   PhaseReplays replays(setup.device, in_place ? "in_place" : "after");
   record.timing =
       time_iterations(*zero, comms, group, config, setup.device, traffic, calls, in_place ? &replays : nullptr);
@@ -457,8 +457,9 @@ void run_case(const Config& config, const TimedSetup& setup, const RunContext& b
   for (const auto& l : lines) std::cout << l;
   const double case_s = std::chrono::duration<double>(Clock::now() - case_start).count();
   const double total_s = std::chrono::duration<double>(Clock::now() - started).count();
-  std::printf("[progress] world_size=%d model=%s: %d warm-up + %d timed iterations, %.1f s (elapsed %.1f s)%s\n",
-              group.size(), model.name.c_str(), config.warmup, config.iters, case_s, total_s,
+  std::printf("[progress] world_size=%d model=%s: %d warm-up + %d timed iterations%s, %.1f s (elapsed %.1f s)%s\n",
+              group.size(), model.name.c_str(), config.warmup, config.iters,
+              in_place ? " (each with a probe iteration after it)" : "", case_s, total_s,
               config.check ? ", --check passed on every rank" : "");
   std::fflush(stdout);
 }

@@ -366,7 +366,8 @@ void check_grad_sync_records(const std::string& dir, const std::string& grad_syn
       }
     }
   const auto text = run_command(std::string(ZB_ANALYZE_BIN) + " " + quote(dir));
-  CHECK_THAT(text.out, Catch::Contains("comm roofline  = grad_sync ") && Catch::Contains(" of raw ("));
+  CHECK_THAT(text.out, Catch::Contains("comm roofline  = grad_sync ") && Catch::Contains(" of raw (") &&
+                           Catch::Contains("; raw probed in place\n"));
 }
 
 // zero_analyze --comm: every rank's every phase measured, and equal to the prediction.
