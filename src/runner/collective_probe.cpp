@@ -38,10 +38,6 @@ void CollectiveReplay::run(Communicator& comm) {
   }
 }
 
-}  // namespace zb
-
-namespace zb {
-
 PhaseReplays::Replayed& PhaseReplays::entry(const std::string& phase) {
   for (Replayed& r : phases_)
     if (r.phase == phase) return r;

@@ -56,6 +56,11 @@ std::string gib(double bytes) {
   return buf;
 }
 
+// Whether a case probes its collectives in place (on probe iterations, PhaseSlot)
+// rather than after its timed iterations (replay_after): on the CPU, when
+// there is anyone to communicate with.
+bool probes_in_place(const at::Device& device, int world_size) { return !device.is_cuda() && world_size > 1; }
+
 // Says so, before allocating, when a model cannot fit: every rank holds all
 // parameters and gradients plus Adam state (and fp32 masters and gradient
 // copies when mixed) for about its share of its shard group.
@@ -69,7 +74,7 @@ void check_fits(const ModelSpec& model, int w, const TimedSetup& s, const Config
   if (s.partitioner->granularity == Granularity::kRanges) bytes += (p + grad) * share + (p + grad) * g * share;
   if (config.check) bytes += (p + grad + 8 + 8 * mixed) * total;  // the reference: a whole unsharded model
   if (config.grad_sync != GradSync::kNone) bytes += 2 * grad * total;  // own gradients kept to restore, a bucket
-  if (!s.device.is_cuda() && w > 1)  // the collective probe's tensors, alive beside the state (probe iterations)
+  if (probes_in_place(s.device, w))  // the collective probe's tensors, alive beside the state
     bytes += (p + grad * (config.grad_sync != GradSync::kNone)) * (total + share);
   const double available = static_cast<double>(available_bytes_per_rank(s.device, world.local_size));
   if (bytes > available)
@@ -249,8 +254,8 @@ class PhaseSlot {
             const PhaseCalls& calls)
       : phase_(phase), comm_(comm), real_(std::move(real)), probe_(probe) {
     const auto found = calls.find(phase);
-    if (!probe_ || found == calls.end() || found->second.empty()) probe_ = nullptr;
-    else replay_ = &probe_->replay_for(phase, found->second, comm.size());
+    if (probe_ && found != calls.end() && !found->second.empty())
+      replay_ = &probe_->replay_for(phase, found->second, comm.size());
   }
   void operator()() const { replay_ ? replay_->run(comm_) : real_(); }  // the window's work
   // The window's seconds: the phase's sample, or (returning nullopt) the replay's.
@@ -352,20 +357,17 @@ Timings time_iterations(ZeroState& zero, CaseComms& comms, const SubWorld& group
 void replay_after(PhaseReplays& replays, const PhaseCalls& calls, CaseComms& comms, const Config& config,
                   const at::Device& device) {
   auto timer = make_timer(device);
-  std::vector<std::pair<const char*, MeteredCommunicator*>> phases;
-  if (config.grad_sync != GradSync::kNone) phases.emplace_back("grad_sync", &comms.shard);
-  if (config.grad_sync != GradSync::kNone && comms.replicas) phases.emplace_back("grad_replicas", comms.replicas);
-  if (!config.overlap) phases.emplace_back("sync", &comms.shard);
-  for (const auto& [phase, comm] : phases) {
+  for (const std::string phase : {"grad_sync", "grad_replicas", "sync"}) {
     const auto found = calls.find(phase);
-    if (found == calls.end() || found->second.empty()) continue;
-    CollectiveReplay& replay = replays.replay_for(phase, found->second, comm->size());
+    if (found == calls.end() || found->second.empty() || (config.overlap && phase == "sync")) continue;
+    MeteredCommunicator& comm = phase == "grad_replicas" ? *comms.replicas : comms.shard;
+    CollectiveReplay& replay = replays.replay_for(phase, found->second, comm.size());
     for (int i = 0; i < 1 + config.iters; ++i) {
-      const double s = timed_phase(comms, *timer, [&] { replay.run(*comm); });
+      const double s = timed_phase(comms, *timer, [&] { replay.run(comm); });
       if (i > 0) replays.add_sample(phase, s);
     }
     replays.release(phase);
-    forget_traffic(*comm);
+    forget_traffic(comm);
   }
 }
 
@@ -426,7 +428,7 @@ void run_case(const Config& config, const TimedSetup& setup, const RunContext& b
   PhaseCalls calls;
   forget_traffic(comms.shard);  // nothing before the first step is a phase's
   if (comms.replicas) forget_traffic(*comms.replicas);
-  const bool in_place = !setup.device.is_cuda() && group.size() > 1;  // see replay_after; alone, nothing to probe
+  const bool in_place = probes_in_place(setup.device, group.size());
   PhaseReplays replays(setup.device, in_place ? "in_place" : "after");
   record.timing =
       time_iterations(*zero, comms, group, config, setup.device, traffic, calls, in_place ? &replays : nullptr);
