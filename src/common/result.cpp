@@ -47,6 +47,7 @@ struct Schema<RunContext> {
         member("optimizer", &C::optimizer), member("optimizer_impl", &C::optimizer_impl),
         member("threads", &C::threads), member("step_timing", &C::step_timing),
         member("grad_sync", &C::grad_sync), member("grad_bucket_mb", &C::grad_bucket_mb),
+        member("grad_average", &C::grad_average),
         member("precision", &C::precision), member("grad_dtype", &C::grad_dtype),
         member("shard_group", &C::shard_group), member("replicas", &C::replicas), member("overlap", &C::overlap),
         member("cpu_affinity", &C::cpu_affinity), member("versions", &C::versions)};
@@ -59,6 +60,8 @@ struct Schema<RunContext> {
     } catch (const UsageError& e) {
       src.fail(where + ": " + e.what());
     }
+    if (c.grad_average && *c.grad_average != "grad_sync" && *c.grad_average != "step")
+      src.fail(where + ".grad_average is '" + *c.grad_average + "'; valid: grad_sync, step");
     if (c.shard_group.has_value() != c.replicas.has_value())
       src.fail(where + " has one of shard_group and replicas without the other");
     if (c.shard_group && (*c.shard_group < 1 || *c.replicas < 1 || *c.shard_group * *c.replicas != c.world_size))

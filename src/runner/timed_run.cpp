@@ -421,6 +421,8 @@ void run_case(const Config& config, const TimedSetup& setup, const RunContext& b
   const auto zero = make_zero_state(zero_setup);
   const CaseFacts facts = case_facts(model, plan, setup.partitioner->granularity, config, group.size());
   RankResult record = rank_record(base, model, plan, group.rank(), facts);
+  if (config.grad_sync != GradSync::kNone && group.size() > 1)
+    record.context.grad_average = zero->step_divides_gradients() ? "step" : "grad_sync";
   record.memory.push_back(memory_point("after_creation", *zero, setup.device));
   zero->attach_gradients();
   record.memory.push_back(memory_point("with_gradients", *zero, setup.device));

@@ -461,11 +461,15 @@ void ZeroState::set_optimizer(const OptimizerSettings& settings, const std::vect
 
 void ZeroState::set_bucket_optimizers(const OptimizerSettings& settings,
                                       const std::vector<std::vector<at::Tensor>>& buckets) {
+  OptimizerSettings stepping = settings;
+  if (grad_sync_ != GradSync::kNone && world_ > 1 && folds_gradient_division(settings, device_))
+    stepping.grad_divisor = world_;  // the reductions sum; the step divides
+  step_divisor_ = stepping.grad_divisor;
   step_bytes_ = 0;
   optimizers_.clear();
   for (const auto& bucket : buckets) {
-    step_bytes_ += zb::step_bytes(settings, bucket);
-    optimizers_.push_back(make_optimizer(settings, bucket));
+    step_bytes_ += zb::step_bytes(stepping, bucket);
+    optimizers_.push_back(make_optimizer(stepping, bucket));
   }
 }
 
@@ -518,7 +522,7 @@ void ZeroState::all_reduce_gradients(Communicator& comm) {
 
 void ZeroState::reduce_replicas(Communicator& replicas) {
   if (grad_sync_ == GradSync::kNone || replicas_ == 1) return;
-  all_reduce_average(owned_gradients(), replicas, grad_bucket_, grad_bucket_elems_, world_);
+  all_reduce_average(owned_gradients(), replicas, grad_bucket_, grad_bucket_elems_, replicas_divisor());
 }
 
 MemoryBreakdown ZeroState::memory() const {

@@ -39,7 +39,8 @@ class ZeroState {
   virtual void attach_gradients();            // the synthetic gradients, as after backward()
   // Reduces the gradients across the group as the setup's GradSync says
   // (grad_sync.cpp): each rank ends with the average of every rank's gradients
-  // for what it steps. Nothing to do for GradSync::kNone.
+  // for what it steps, or their sum where the step divides it
+  // (step_divides_gradients). Nothing to do for GradSync::kNone.
   virtual void reduce_gradients(Communicator& comm) = 0;
   // With replicas: all-reduces the gradients this rank steps across the
   // ranks that hold the same shard in the other groups, completing the
@@ -61,6 +62,10 @@ class ZeroState {
   int64_t step_bytes() const { return step_bytes_; }  // bytes one step moves (optimizer_traffic.hpp)
   const std::vector<at::Tensor>& parameters() const { return params_; }
   double last_collective_seconds() const { return collective_seconds_; }
+  // Whether the optimizer's step divides the summed gradients by W as it
+  // reads them (folds_gradient_division: the fused CPU pass), leaving the
+  // gradient reduction a plain sum; else the reduction divides.
+  bool step_divides_gradients() const { return step_divisor_ > 1; }
 
  protected:
   explicit ZeroState(const ZeroSetup& setup);
@@ -71,8 +76,10 @@ class ZeroState {
   virtual int64_t buffer_bytes() const { return 0; }
   virtual std::vector<at::Tensor> owned_gradients() const = 0;  // what this rank steps from
   // The divisor of the in-group reduction: W without replicas; 1 (a sum) with
-  // them, divided by W once reduce_replicas has summed across the replicas.
-  int in_group_divisor() const { return replicas_ > 1 ? 1 : world_; }
+  // them, divided by W once reduce_replicas has summed across the replicas;
+  // 1 in both when the step divides.
+  int in_group_divisor() const { return replicas_ > 1 || step_divides_gradients() ? 1 : world_; }
+  int replicas_divisor() const { return step_divides_gradients() ? 1 : world_; }
   at::TensorOptions param_options() const;  // the working parameters' dtype, on the device
   at::TensorOptions grad_options() const;
   // All-reduces every parameter's gradient in buckets of grad_bucket_elems, in
@@ -99,6 +106,7 @@ class ZeroState {
   std::vector<at::Tensor> params_;
   std::vector<std::unique_ptr<ShardOptimizer>> optimizers_;  // one, or one per --overlap bucket
   int64_t step_bytes_ = 0;
+  int step_divisor_ = 1;  // W where the step divides the summed gradients (set_bucket_optimizers)
   double collective_seconds_ = 0;
 };
 

@@ -134,6 +134,12 @@ TEST_CASE("readers reject absurd values in result files, naming the file and the
   CHECK_THAT(error_of([&] { rank_result_from_json_text(with_probe("between"), "r.json"); }),
              Catch::Contains("result.comm_roofline[0].placement is 'between'; valid: in_place, after"));
   CHECK(rank_result_from_json_text(with_probe("in_place"), "r.json").comm_roofline->at(0).placement == "in_place");
+  const auto with_average = [&](const char* where) {
+    return edited([&](auto& d) { d["context"]["grad_average"] = where; });
+  };
+  CHECK_THAT(error_of([&] { rank_result_from_json_text(with_average("optimizer"), "r.json"); }),
+             Catch::Contains("context.grad_average is 'optimizer'; valid: grad_sync, step"));
+  CHECK(rank_result_from_json_text(with_average("step"), "r.json").context.grad_average == "step");
   CHECK_THAT(error_of([] { rank_result_from_json_text(R"({"context": {"schema": "zero-bench/1", "x": 1e999}})", "r.json"); }),
              Catch::Contains("'r.json': malformed JSON"));
   ExpInfo info{"run", "greedy", "plan-only", {0}, {"ResNet50"}, "t"};
@@ -150,6 +156,7 @@ TEST_CASE("every field the writer writes, the reader reads back: written again, 
   r.context.optimizer_impl = "fused";
   r.context.threads = 2;
   r.context.step_timing = "serial";
+  r.context.grad_average = "step";
   r.context.cpu_affinity = "0-1";
   r.context.versions = {{"libtorch", "2.14.1"}, {"mpi", "Open MPI v4.1.4"}};
   r.padding_elements = 3;

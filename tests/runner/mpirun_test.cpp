@@ -338,13 +338,16 @@ namespace {
 
 // Every rank's record: the check passed on the averaged gradients, and the
 // total is the sum of the three phases.
-void check_grad_sync_records(const std::string& dir, const std::string& grad_sync, std::size_t phases) {
+// `grad_average`: where the division by W happened (the reduction, or the fused CPU step).
+void check_grad_sync_records(const std::string& dir, const std::string& grad_sync, std::size_t phases,
+                             const std::string& grad_average) {
   for (int w : {2, 3})
     for (int rank = 0; rank < w; ++rank) {
       const auto doc = load(fs::path(dir) / ("small_" + std::to_string(w) + "_" + std::to_string(rank) + ".json"));
       CHECK_THAT(doc["result"]["check"].get<std::string>(),
                  Catch::EndsWith("stepping the average of " + std::to_string(w) + " ranks' gradients"));
       CHECK(doc["context"]["grad_sync"] == grad_sync);
+      CHECK(doc["context"]["grad_average"] == grad_average);
       const auto& t = doc["result"]["timing"];
       REQUIRE(t["grad_sync"]["samples"].size() == 3);
       for (int i = 0; i < 3; ++i)
@@ -393,20 +396,23 @@ TEST_CASE("gradient reduction: each rank's own gradients reduced, then the step 
   struct Case {
     const char *partitioner, *grad_sync, *sync;
     std::size_t phases;
+    const char* impl = "torch";  // fused: the reduction sums, the step divides (still bitwise)
   };
   for (const char* backend : {"gloo", "mpi"}) {
     for (const Case& c : {Case{"lpt", "all-reduce", "per-param", 2}, Case{"lpt", "reduce-scatter", "bucket", 2},
                           Case{"flat", "all-reduce", "per-param", 2}, Case{"flat", "reduce-scatter", "per-param", 2},
-                          Case{"none", "all-reduce", "per-param", 1}}) {
+                          Case{"none", "all-reduce", "per-param", 1}, Case{"lpt", "reduce-scatter", "per-param", 2, "fused"},
+                          Case{"flat", "reduce-scatter", "per-param", 2, "fused"}}) {
       zbtest::TempDir tmp;
       const std::string dir = (tmp.path() / "run").string();
       const auto r = mpirun(3, std::string(c.partitioner) + " 2 3 --device cpu -b " + backend + " --grad-sync " +
-                                   c.grad_sync + " --sync " + c.sync + " --grad-bucket-mb 0.001 -w 1 -n 3 --check " +
+                                   c.grad_sync + " --sync " + c.sync + " --optimizer-impl " + c.impl +
+                                   " --grad-bucket-mb 0.001 -w 1 -n 3 --check " +
                                    "--model-file " + small_model_file(tmp) + " -o " + quote(dir));
-      INFO(c.partitioner << " " << c.grad_sync << " " << c.sync << " " << backend << "\nstdout: " << r.out
+      INFO(c.partitioner << " " << c.grad_sync << " " << c.sync << " " << c.impl << " " << backend << "\nstdout: " << r.out
                          << "\nstderr: " << r.err);
       REQUIRE(r.exit_code == 0);
-      check_grad_sync_records(dir, c.grad_sync, c.phases);
+      check_grad_sync_records(dir, c.grad_sync, c.phases, c.impl == std::string("fused") ? "step" : "grad_sync");
       check_measured_equals_predicted(dir, c.phases);
     }
   }

@@ -135,3 +135,57 @@ TEST_CASE("muon steps a model with empty matrices (shape [0, 4] and [3, 0, 2]) w
   CHECK(params[0].numel() == 0);
   CHECK((params[2].detach() - before).abs().max().item<double>() > 0);  // the real matrix still moved
 }
+
+namespace {
+// Three steps from gradients that are 1.7 times the seed's (a sum, not a
+// multiple of the divisor): either divided by `divisor` first (in the
+// gradient's dtype, as a reduction lands them) or handed to the step whole
+// with grad_divisor = `divisor`.
+std::vector<at::Tensor> step_summed(const ModelSpec& m, OptimizerSettings s, int divisor, bool divide_first) {
+  const at::ScalarType grad_dtype = scalar_type(s.precision.grads);
+  std::vector<at::Tensor> params = seeded_parameters(m, cpu, 11, true, scalar_type(s.precision.params), grad_dtype);
+  for (auto& p : params) {
+    const at::Tensor sum = (p.grad().to(at::kFloat) * 1.7).to(grad_dtype);
+    p.mutable_grad() = divide_first ? sum.div(divisor) : sum;
+  }
+  s.grad_divisor = divide_first ? 1 : divisor;
+  const auto optimizer = make_optimizer(s, params);
+  for (int i = 0; i < 3; ++i) optimizer->step();
+  return params;
+}
+}  // namespace
+
+TEST_CASE("the fused CPU step with grad_divisor equals dividing the gradients first, bitwise") {
+  const ModelSpec m = mixed_model();
+  for (const char* kind : {"adam", "adamw", "sgd"})
+    for (const auto& [params, grads] : {std::pair{Dtype::kFp32, Dtype::kFp32}, std::pair{Dtype::kBf16, Dtype::kBf16},
+                                        std::pair{Dtype::kBf16, Dtype::kFp32}})
+      for (int divisor : {2, 3}) {
+        OptimizerSettings s;
+        s.optimizer = optimizer_choices().parse(kind);
+        s.optimizer_impl = OptimizerImpl::kFused;
+        s.precision = Precision{params, grads};
+        INFO(kind << ", params " << precision_choices().name(params) << ", gradients "
+                  << precision_choices().name(grads) << ", divisor " << divisor);
+        REQUIRE(folds_gradient_division(s, cpu));
+        const auto divided_first = step_summed(m, s, divisor, true);
+        CHECK(max_abs_diff(step_summed(m, s, divisor, false), divided_first) == 0.0);
+        CHECK(max_abs_diff(step_summed(m, s, 1, false), divided_first) > 0.0);  // the division did matter
+      }
+}
+
+TEST_CASE("grad_divisor given to an optimizer that cannot fold it is refused, naming the optimizer") {
+  const ModelSpec m = mixed_model();
+  for (const char* impl : {"torch", "foreach"}) {
+    OptimizerSettings s;
+    s.optimizer_impl = optimizer_impl_choices().parse(impl);
+    s.grad_divisor = 2;
+    CHECK_FALSE(folds_gradient_division(s, cpu));
+    std::vector<at::Tensor> params = seeded_parameters(m, cpu, 11);
+    CHECK_THROWS_WITH(make_optimizer(s, params), Catch::Contains(std::string(impl) + ", adam"));
+  }
+  OptimizerSettings muon;
+  muon.optimizer = OptimizerKind::kMuon;
+  muon.optimizer_impl = OptimizerImpl::kFused;
+  CHECK_FALSE(folds_gradient_division(muon, cpu));
+}

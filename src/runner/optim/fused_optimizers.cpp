@@ -6,6 +6,10 @@
 // rounding (one multiply by 1/sqrt(bias2) instead of a divide, no FMA).
 // Mixed precision on the CPU (make_fused_mixed_cpu): the same pass reads a
 // bf16 (or fp32) gradient and also writes the bf16 parameter (precision.hpp).
+// With grad_divisor d > 1 (the gradients a sum over d ranks), the pass
+// divides each gradient element by d as it reads it: the bits dividing the
+// gradient tensor first would give (fp32: g / d; bf16: g / d in fp32,
+// rounded to bf16, as ATen's bf16 division), with no pass of its own.
 #include <ATen/Parallel.h>
 
 #include <cmath>
@@ -41,6 +45,17 @@ inline uint16_t to_bf16_bits(float f) {
   return f != f ? uint16_t{0x7FC0} : rounded;
 }
 
+// The gradient element as the step uses it: divided by d when kDivide
+// (rounded back to bf16 first for a bf16 gradient), else as it is.
+template <bool kDivide>
+inline float gradient(float g, float d) {
+  return kDivide ? g / d : g;
+}
+template <bool kDivide>
+inline float gradient(uint16_t g, float d) {
+  return kDivide ? widen(to_bf16_bits(widen(g) / d)) : widen(g);
+}
+
 struct AdamCoefficients {
   float beta1, one_minus_beta1, beta2, one_minus_beta2, decay, step_size, inv_sqrt_bias2, eps;
 };
@@ -58,12 +73,12 @@ struct AdamCoefficients {
 // G: the gradient's element (float, or uint16_t for bf16 bits); `out`, when
 // kWriteBf16, receives the updated parameter rounded to bf16 (the mixed-
 // precision step's working copy, written in the same pass).
-template <typename G, bool kWriteBf16>
+template <typename G, bool kWriteBf16, bool kDivide>
 ZB_VECTOR_CLONES void adam_span(float* __restrict p, const G* __restrict g, float* __restrict m, float* __restrict v,
-               uint16_t* __restrict out, int64_t n, const AdamCoefficients c) {
+               uint16_t* __restrict out, int64_t n, const AdamCoefficients c, float d) {
 #pragma omp simd
   for (int64_t i = 0; i < n; ++i) {
-    const float gi = widen(g[i]);
+    const float gi = gradient<kDivide>(g[i], d);
     const float mi = c.beta1 * m[i] + c.one_minus_beta1 * gi;
     const float vi = c.beta2 * v[i] + c.one_minus_beta2 * (gi * gi);
     m[i] = mi;
@@ -74,13 +89,13 @@ ZB_VECTOR_CLONES void adam_span(float* __restrict p, const G* __restrict g, floa
   }
 }
 
-template <typename G, bool kWriteBf16>
+template <typename G, bool kWriteBf16, bool kDivide>
 ZB_VECTOR_CLONES void sgd_span(float* __restrict p, const G* __restrict g, float* __restrict buf, uint16_t* __restrict out, int64_t n,
-              float momentum, float lr, bool first) {
+              float momentum, float lr, bool first, float d) {
   if (first) {
 #pragma omp simd
     for (int64_t i = 0; i < n; ++i) {
-      const float gi = widen(g[i]);
+      const float gi = gradient<kDivide>(g[i], d);
       buf[i] = gi;
       const float pi = p[i] - lr * gi;
       p[i] = pi;
@@ -90,7 +105,7 @@ ZB_VECTOR_CLONES void sgd_span(float* __restrict p, const G* __restrict g, float
   }
 #pragma omp simd
   for (int64_t i = 0; i < n; ++i) {
-    const float b = momentum * buf[i] + widen(g[i]);
+    const float b = momentum * buf[i] + gradient<kDivide>(g[i], d);
     buf[i] = b;
     const float pi = p[i] - lr * b;
     p[i] = pi;
@@ -106,6 +121,14 @@ void require_cpu(const at::Tensor& t, const char* what, std::initializer_list<at
   if (!dtype_ok || !t.device().is_cpu() || !t.is_contiguous())
     throw RunError(std::string("fused CPU optimizer needs contiguous CPU tensors (fp32, or bf16 where mixed); a ") +
                    what + " is not");
+}
+
+// body(write, divide) with the two flags as std::bool_constant, so that each
+// loop is built for the combination it runs.
+template <typename Body>
+void with_flags(bool write, bool divide, const Body& body) {
+  if (write) divide ? body(std::true_type{}, std::true_type{}) : body(std::true_type{}, std::false_type{});
+  else divide ? body(std::false_type{}, std::true_type{}) : body(std::false_type{}, std::false_type{});
 }
 
 // Each tensor split into chunks run by ATen's thread pool (inline with one thread).
@@ -132,6 +155,7 @@ class FusedCpu : public ShardOptimizer {
 
  private:
   bool mixed() const { return !working_.empty(); }
+  bool dividing() const { return s_.grad_divisor != 1; }
   const at::Tensor& grad_of(std::size_t t) const { return mixed() ? working_[t].grad() : params_[t].grad(); }
   // Calls body(g, out) with the gradient as float* or uint16_t* (bf16 bits), and out the bf16 bits to write (or null).
   template <typename Body>
@@ -141,6 +165,7 @@ class FusedCpu : public ShardOptimizer {
   OptimizerSettings s_;
   std::vector<at::Tensor> params_, working_, first_, second_;  // first: exp_avg or momentum; second: exp_avg_sq
   int64_t steps_ = 0;
+  const float divisor_ = static_cast<float>(s_.grad_divisor);
 };
 
 template <typename Body>
@@ -183,8 +208,10 @@ void FusedCpu::adam_step() {
     with_pointers(t, [&](const auto* g, uint16_t* out) {
       using G = std::remove_const_t<std::remove_pointer_t<decltype(g)>>;
       for_each_chunk(params_[t].numel(), [&](int64_t at, int64_t n) {
-        if (out) adam_span<G, true>(p + at, g + at, m + at, v + at, out + at, n, c);
-        else adam_span<G, false>(p + at, g + at, m + at, v + at, nullptr, n, c);
+        with_flags(out != nullptr, dividing(), [&](auto write, auto divide) {
+          adam_span<G, decltype(write)::value, decltype(divide)::value>(p + at, g + at, m + at, v + at,
+                                                                        out ? out + at : nullptr, n, c, divisor_);
+        });
       });
     });
   }
@@ -199,8 +226,11 @@ void FusedCpu::sgd_step() {
     with_pointers(t, [&](const auto* g, uint16_t* out) {
       using G = std::remove_const_t<std::remove_pointer_t<decltype(g)>>;
       for_each_chunk(params_[t].numel(), [&](int64_t at, int64_t n) {
-        if (out) sgd_span<G, true>(p + at, g + at, buf + at, out + at, n, momentum, lr, first);
-        else sgd_span<G, false>(p + at, g + at, buf + at, nullptr, n, momentum, lr, first);
+        with_flags(out != nullptr, dividing(), [&](auto write, auto divide) {
+          sgd_span<G, decltype(write)::value, decltype(divide)::value>(p + at, g + at, buf + at,
+                                                                       out ? out + at : nullptr, n, momentum, lr,
+                                                                       first, divisor_);
+        });
       });
     });
   }

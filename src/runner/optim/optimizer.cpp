@@ -18,10 +18,12 @@ std::vector<at::Tensor> grads_of(const std::vector<at::Tensor>& params) {
   return grads;
 }
 
+bool folds_gradient_division(const OptimizerSettings& s, const at::Device& device) {
+  return s.optimizer_impl == OptimizerImpl::kFused && s.optimizer != OptimizerKind::kMuon && device.is_cpu();
+}
+
 MasterPath master_path(const OptimizerSettings& s, const at::Device& device) {
-  return s.optimizer_impl == OptimizerImpl::kFused && s.optimizer != OptimizerKind::kMuon && device.is_cpu()
-             ? MasterPath::kOnePass
-             : MasterPath::kCast;
+  return folds_gradient_division(s, device) ? MasterPath::kOnePass : MasterPath::kCast;
 }
 
 int64_t step_bytes(const OptimizerSettings& s, const std::vector<at::Tensor>& tensors) {
@@ -32,6 +34,10 @@ int64_t step_bytes(const OptimizerSettings& s, const std::vector<at::Tensor>& te
 }
 
 std::unique_ptr<ShardOptimizer> make_optimizer(const OptimizerSettings& s, std::vector<at::Tensor> params) {
+  if (s.grad_divisor != 1 && !params.empty() && !folds_gradient_division(s, params.front().device()))
+    throw RunError("make_optimizer: grad_divisor " + std::to_string(s.grad_divisor) + " given to an optimizer (" +
+                   optimizer_impl_choices().name(s.optimizer_impl) + ", " + optimizer_choices().name(s.optimizer) +
+                   ", " + params.front().device().str() + ") that does not fold the division into its step");
   if (s.precision.mixed()) return make_mixed_precision(s, std::move(params));
   if (s.optimizer == OptimizerKind::kMuon) return make_muon(s, std::move(params));
   switch (s.optimizer_impl) {

@@ -37,6 +37,12 @@ struct OptimizerSettings {
   double muon_lr = 0.02, muon_momentum = 0.95;
   int muon_ns_steps = 5;
   Precision precision;  // fp32, or bf16 working parameters over fp32 masters
+  // The gradients hold a sum over this many ranks: the step divides each one
+  // by it as it reads it (the average's division folded into the step's
+  // pass, as torch's fused Adam applies grad_scale and DeepSpeed its
+  // combined scale), the same IEEE division as dividing the gradients first.
+  // Only where folds_gradient_division() says so; elsewhere 1.
+  int grad_divisor = 1;
 };
 
 class ShardOptimizer {
@@ -52,6 +58,9 @@ class ShardOptimizer {
 std::string optimizer_unavailable_reason(const OptimizerSettings& settings, const at::Device& device);
 // Throws UsageError for an optimizer/implementation/device combination that is not offered.
 std::unique_ptr<ShardOptimizer> make_optimizer(const OptimizerSettings& settings, std::vector<at::Tensor> params);
+// Whether the step of these settings on `device` can take grad_divisor > 1:
+// the fused CPU pass (fp32, or mixed in one pass), adam, adamw or sgd.
+bool folds_gradient_division(const OptimizerSettings& settings, const at::Device& device);
 // How a mixed-precision step of these settings reaches its masters on `device`.
 MasterPath master_path(const OptimizerSettings& settings, const at::Device& device);
 // Bytes one step of `settings` moves over `tensors` (precision.hpp's table).
