@@ -5,7 +5,8 @@
 # --sync per-param and --sync bucket and for two range plans (flat: one
 # all-gather; buckets: Megatron's, one all-gather per bucket), ResNet50 and
 # BERT, W = 2 and 4, gradients reduce-scattered (reduce to the owners for
-# whole tensors). Target of issue 19: every phase >= 0.90 of its raw
+# whole tensors), --optimizer-impl fused (the reductions sum, the step divides:
+# grad_average "step"). Target of issue 19: every phase >= 0.90 of its raw
 # collective; bucket sync no slower than per-param. ZB_BENCH_ROUNDS rounds
 # (default 3), interleaved: round 1 of every configuration, then round 2, ...;
 # a phase's fraction is the median of its rounds' fractions (each from one
@@ -23,7 +24,7 @@ for round in $(seq 1 "$rounds"); do
       read -r partitioner sync <<<"$layout"
       name="${backend}_${partitioner}_${sync}"
       zb_mpirun 4 "$B" "$partitioner" 2 4 --models ResNet50,BERT --device cpu -b "$backend" --threads 1 \
-        --sync "$sync" --grad-sync reduce-scatter -n "$iters" -w 2 -o "$tmp/$round/$name" >/dev/null
+        --sync "$sync" --grad-sync reduce-scatter --optimizer-impl fused -n "$iters" -w 2 -o "$tmp/$round/$name" >/dev/null
       runs+=("$tmp/$round/$name")
     done
   done
@@ -34,6 +35,7 @@ echo "# Communication phases against their raw collectives: scripts/bench_comm.s
 echo
 echo "$(hostname), $(nproc) cores, $(date -u +%Y-%m-%dT%H:%M:%SZ), git $(git rev-parse --short HEAD 2>/dev/null || echo unknown);"
 echo "--bind-to none, one thread per rank, $iters timed iterations after 2 warm-up, --grad-sync reduce-scatter,"
+echo "--optimizer-impl fused (grad_average: step, the reductions sum and the fused step divides by W),"
 echo "$rounds rounds interleaved (every configuration once per round)."
 echo
 python3 - "$tmp"/round*.json <<'PY'
