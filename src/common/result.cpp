@@ -15,6 +15,17 @@ using nlohmann::ordered_json;
 
 // --- the schema: one table per record type (order = the order written) ----
 
+// A string field that takes one of a few values: else "<where>.<field> is 'x'; valid: a, b".
+static void check_one_of(const std::string& value, std::initializer_list<const char*> valid, const JsonSource& src,
+                         const std::string& where_field) {
+  std::string list;
+  for (const char* v : valid) {
+    if (value == v) return;
+    list += (list.empty() ? "" : ", ") + std::string(v);
+  }
+  src.fail(where_field + " is '" + value + "'; valid: " + list);
+}
+
 // context.schema and exp_info's schema: written as kSchema; a reader refuses a major version it does not know.
 template <typename S>
 Field<S> schema_tag() {
@@ -60,8 +71,7 @@ struct Schema<RunContext> {
     } catch (const UsageError& e) {
       src.fail(where + ": " + e.what());
     }
-    if (c.grad_average && *c.grad_average != "grad_sync" && *c.grad_average != "step")
-      src.fail(where + ".grad_average is '" + *c.grad_average + "'; valid: grad_sync, step");
+    if (c.grad_average) check_one_of(*c.grad_average, {"grad_sync", "step"}, src, where + ".grad_average");
     if (c.shard_group.has_value() != c.replicas.has_value())
       src.fail(where + " has one of shard_group and replicas without the other");
     if (c.shard_group && (*c.shard_group < 1 || *c.replicas < 1 || *c.shard_group * *c.replicas != c.world_size))
@@ -161,8 +171,7 @@ struct Schema<Roofline> {
 
 // A communication phase's name, as the Timings series it was timed in.
 static void check_phase_name(const std::string& phase, const JsonSource& src, const std::string& where) {
-  if (phase != "grad_sync" && phase != "grad_replicas" && phase != "sync")
-    src.fail(where + ".phase is '" + phase + "'; valid: grad_sync, grad_replicas, sync");
+  check_one_of(phase, {"grad_sync", "grad_replicas", "sync"}, src, where + ".phase");
 }
 
 template <>
@@ -177,8 +186,7 @@ struct Schema<CommRoofline> {
   }
   static void after_read(C& c, const JsonSource& src, const std::string& where) {
     check_phase_name(c.phase, src, where);
-    if (c.placement && *c.placement != "in_place" && *c.placement != "after")
-      src.fail(where + ".placement is '" + *c.placement + "'; valid: in_place, after");
+    if (c.placement) check_one_of(*c.placement, {"in_place", "after"}, src, where + ".placement");
     if (!(c.phase_median_seconds >= 0) || !(c.fraction >= 0)) src.fail(where + " holds a negative time or fraction");
   }
 };
