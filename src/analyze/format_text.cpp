@@ -38,18 +38,35 @@ std::string affinity_text(const CaseReport& c) {
   return out + "\n";
 }
 
+// "host pages     = huge, --huge-pages on (kernel THP madvise): up to 340.5 MiB per rank on huge pages"
+// ("4 KiB, --huge-pages off": libtorch's default pages).
+std::string host_pages_text(const CaseReport& c) {
+  if (!c.huge_pages) return "";
+  std::string out = "host pages     = " + std::string(*c.huge_pages == "on" ? "huge" : "4 KiB") + ", --huge-pages " +
+                    *c.huge_pages + " (kernel THP " + c.kernel_thp.value_or("unknown") + ")";
+  const auto& bytes = c.anon_huge_page_bytes_per_rank;
+  if (bytes.empty()) return out + "\n";
+  char buf[96];
+  std::snprintf(buf, sizeof buf, ": up to %.1f MiB per rank on huge pages\n",
+                static_cast<double>(*std::max_element(bytes.begin(), bytes.end())) / (1024.0 * 1024));
+  return out + buf;
+}
+
 // "phases         = all-reduce: grad sync 0.324 + step 0.127 + sync 0.205 = 0.656 s (rank 1, the largest total)"
-// (with replicas: "grad sync 0.324 + replicas 0.100 + step ...").
+// (with replicas: "grad sync 0.324 + replicas 0.100 + step ..."; "reduce-scatter (sum, the step divides by W)"
+// where the fused step divided the gradients, grad_average "step").
 std::string phases_text(const CaseReport& c) {
   if (!c.slowest_total_rank || !c.step_mean_per_rank || !c.sync_mean_per_rank) return "";
   const int k = *c.slowest_total_rank;
   char replicas[64] = "";
   if (c.grad_replicas_mean_per_rank)
     std::snprintf(replicas, sizeof replicas, " + replicas %.3f", (*c.grad_replicas_mean_per_rank)[k]);
-  char buf[320];
+  const std::string reduction =
+      c.grad_sync.value_or("?") + (c.grad_average == "step" ? " (sum, the step divides by W)" : "");
+  char buf[360];
   std::snprintf(buf, sizeof buf,
                 "phases         = %s: grad sync %.3f%s + step %.3f + %s %.3f = %.3f s (rank %d, the largest total)\n",
-                c.grad_sync.value_or("?").c_str(), (*c.grad_sync_mean_per_rank)[k], replicas,
+                reduction.c_str(), (*c.grad_sync_mean_per_rank)[k], replicas,
                 (*c.step_mean_per_rank)[k], c.overlap ? "exposed sync" : "sync", (*c.sync_mean_per_rank)[k],
                 (*c.total_mean_per_rank)[k], k);
   return buf;
@@ -139,7 +156,7 @@ std::string bounds_text(const CaseReport& c) {
     roofline = buf;
   }
   return layout_text(c) + bounds + optimal + roofline + phases_text(c) + traffic_text(c) + comm_roofline_text(c) +
-         affinity_text(c);
+         affinity_text(c) + host_pages_text(c);
 }
 
 }  // namespace

@@ -153,6 +153,9 @@ void add_layout(CaseReport& c, const RunContext& ctx) {
   c.replicas = ctx.replicas.value_or(1);
   c.overlap = ctx.overlap.value_or(false);
   c.backend = ctx.backend;
+  c.grad_average = ctx.grad_average;
+  c.huge_pages = ctx.huge_pages;
+  c.kernel_thp = ctx.kernel_thp;
 }
 
 CaseReport report_case(const LoadedCase& loaded) {
@@ -170,8 +173,10 @@ CaseReport report_case(const LoadedCase& loaded) {
   add_bounds(c, loaded.ranks.front());
   add_comm_roofline(c, loaded);
   add_roofline(c, loaded);
-  for (const auto& r : loaded.ranks)
+  for (const auto& r : loaded.ranks) {
     if (r.context.cpu_affinity) c.cpu_affinity_per_rank.push_back(*r.context.cpu_affinity);
+    if (r.context.anon_huge_page_bytes) c.anon_huge_page_bytes_per_rank.push_back(*r.context.anon_huge_page_bytes);
+  }
   return c;
 }
 

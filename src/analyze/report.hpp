@@ -75,6 +75,7 @@ struct CaseReport {
   // --grad-sync runs: the reduction, each rank's mean grad_sync and mean total
   // (grad_sync + step + sync), and the rank whose total is the largest.
   std::optional<std::string> grad_sync;
+  std::optional<std::string> grad_average;  // where the average's division by W happened: grad_sync | step
   std::optional<std::vector<double>> grad_sync_mean_per_rank, total_mean_per_rank;
   std::optional<std::vector<double>> grad_replicas_mean_per_rank;  // with replicas: their all-reduce
   std::optional<int> slowest_total_rank;
@@ -90,6 +91,10 @@ struct CaseReport {
   int phase_ranks(const std::string& phase) const { return phase == "grad_replicas" ? replicas : shard_group; }
   // Timed runs: each rank's allowed CPUs (mpirun's binding), in rank order.
   std::vector<std::string> cpu_affinity_per_rank;
+  // Timed runs: --huge-pages, the kernel's THP mode, and each rank's memory on
+  // huge pages after its timed iterations (in rank order; records that have it).
+  std::optional<std::string> huge_pages, kernel_thp;
+  std::vector<int64_t> anon_huge_page_bytes_per_rank;
 };
 
 struct RunReport {

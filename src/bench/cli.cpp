@@ -126,6 +126,10 @@ void add_timed_options(CLI::App& app, Config& c, std::optional<Dtype>& grad_dtyp
                "it is stepped, while the next bucket steps (Megatron's overlap_param_gather); 'sync' then records "
                "the exposed sync time, the total minus the step (range plans, or whole tensors with --sync "
                "per-param)")->group(timed);
+  add_choice(app, "--huge-pages", c.huge_pages, huge_pages_choices(),
+             "off (default: libtorch's 4 KiB pages) | on: host tensors of 2 MiB or more page-aligned on transparent "
+             "huge pages (libtorch's THP_MEM_ALLOC_ENABLE; refused where the kernel gives none); records say which, "
+             "and how much memory huge pages back")->group(timed);
   app.add_option("--shard-group", c.shard_group,
                  "shard within consecutive groups of G ranks and replicate across the W/G groups (HSDP, MiCS): "
                  "the plan is for G ranks; gradients are reduced in the group, the owned shard all-reduced across "

@@ -61,7 +61,9 @@ struct Schema<RunContext> {
         member("grad_average", &C::grad_average),
         member("precision", &C::precision), member("grad_dtype", &C::grad_dtype),
         member("shard_group", &C::shard_group), member("replicas", &C::replicas), member("overlap", &C::overlap),
-        member("cpu_affinity", &C::cpu_affinity), member("versions", &C::versions)};
+        member("cpu_affinity", &C::cpu_affinity), member("huge_pages", &C::huge_pages),
+        member("kernel_thp", &C::kernel_thp), member("anon_huge_page_bytes", &C::anon_huge_page_bytes),
+        member("versions", &C::versions)};
     return f;
   }
   static void after_read(C& c, const JsonSource& src, const std::string& where) {
@@ -72,6 +74,10 @@ struct Schema<RunContext> {
       src.fail(where + ": " + e.what());
     }
     if (c.grad_average) check_one_of(*c.grad_average, {"grad_sync", "step"}, src, where + ".grad_average");
+    if (c.huge_pages) check_one_of(*c.huge_pages, {"off", "on"}, src, where + ".huge_pages");
+    if (c.kernel_thp) check_one_of(*c.kernel_thp, {"always", "madvise", "never"}, src, where + ".kernel_thp");
+    if (c.anon_huge_page_bytes && *c.anon_huge_page_bytes < 0)
+      src.fail(where + ".anon_huge_page_bytes is " + std::to_string(*c.anon_huge_page_bytes) + ", below 0");
     if (c.shard_group.has_value() != c.replicas.has_value())
       src.fail(where + " has one of shard_group and replicas without the other");
     if (c.shard_group && (*c.shard_group < 1 || *c.replicas < 1 || *c.shard_group * *c.replicas != c.world_size))

@@ -51,6 +51,11 @@ struct RunContext {
   // Timed runs: the CPUs this rank may run on (sched_getaffinity), e.g. "0-1"
   // or "3": mpirun's binding, which moves CPU timing (README).
   std::optional<std::string> cpu_affinity;
+  // Timed runs: --huge-pages ("off" | "on"), the kernel's transparent huge page
+  // mode ("always" | "madvise" | "never", where readable), and this rank's
+  // anonymous memory on huge pages after the case's timed iterations.
+  std::optional<std::string> huge_pages, kernel_thp;
+  std::optional<int64_t> anon_huge_page_bytes;
   std::map<std::string, std::string> versions;  // libtorch, cuda, nccl, mpi (when known)
 };
 

@@ -48,4 +48,9 @@ const Choices<PlanFiles>& plan_files_choices() {
   return c;
 }
 
+const Choices<HugePages>& huge_pages_choices() {
+  static const Choices<HugePages> c{"--huge-pages", {{"off", HugePages::kOff}, {"on", HugePages::kOn}}};
+  return c;
+}
+
 }  // namespace zb

@@ -13,6 +13,7 @@ enum class StepTiming { kConcurrent, kSerial };
 enum class OptimizerImpl { kTorch, kForeach, kFused };
 enum class ShardList { kFull, kNone };
 enum class PlanFiles { kCase, kRank };
+enum class HugePages { kOff, kOn };
 
 const Choices<DeviceChoice>& device_choices();
 const Choices<Backend>& backend_choices();
@@ -22,5 +23,6 @@ const Choices<StepTiming>& step_timing_choices();
 const Choices<OptimizerImpl>& optimizer_impl_choices();
 const Choices<ShardList>& shard_list_choices();
 const Choices<PlanFiles>& plan_files_choices();
+const Choices<HugePages>& huge_pages_choices();
 
 }  // namespace zb

@@ -22,6 +22,7 @@
 #include "src/common/errors.hpp"
 #include "src/common/optimizer_traffic.hpp"
 #include "device.hpp"
+#include "host_pages.hpp"
 #include "optim/optimizer.hpp"
 
 namespace zb {
@@ -246,6 +247,7 @@ int run_calibration(const Config& config) {
   const World& world = mpi.world();
   at::Device device(at::kCPU);
   const auto failure = agree_on_failure([&] {
+    apply_huge_pages(config.huge_pages);  // before the first CPU tensor
     at::set_num_threads(config.threads);
     device = choose_device(config.device, world.local_rank);
     check_cost_model_path(config);

@@ -25,6 +25,7 @@
 #include "bandwidth_probe.hpp"
 #include "collective_probe.hpp"
 #include "device.hpp"
+#include "host_pages.hpp"
 #include "phase_traffic.hpp"
 #include "reference_check.hpp"
 #include "watchdog.hpp"
@@ -391,6 +392,8 @@ RunContext timed_context(const Config& config, const TimedSetup& setup, const Wo
   if (config.grad_sync != GradSync::kNone || config.overlap) base.grad_bucket_mb = config.grad_bucket_mb;
   if (config.overlap) base.overlap = true;
   base.cpu_affinity = cpu_affinity_text();
+  base.huge_pages = huge_pages_choices().name(config.huge_pages);
+  base.kernel_thp = kernel_thp_mode();
   base.versions = library_versions();
   return base;
 }
@@ -436,6 +439,7 @@ void run_case(const Config& config, const TimedSetup& setup, const RunContext& b
       time_iterations(*zero, comms, group, config, setup.device, traffic, calls, in_place ? &replays : nullptr);
   record.traffic = traffic.records(*record.timing);
   record.memory.push_back(memory_point("after_step", *zero, setup.device));
+  record.context.anon_huge_page_bytes = anon_huge_page_bytes();
   record.roofline = roofline_of(*zero, *record.timing, bandwidth);
   const auto device_peak = device_peak_memory(setup.device);  // before the probe's tensors
   record.peak_memory_bytes = device_peak ? *device_peak : record.memory.back().total();
@@ -542,6 +546,7 @@ int run_timed(const Config& config) {
   const World& world = mpi.world();
   TimedSetup setup;
   auto failure = agree_on_failure([&] {
+    apply_huge_pages(config.huge_pages);  // before the first CPU tensor
     at::set_num_threads(config.threads);
     setup = check_request(config, world);
   });

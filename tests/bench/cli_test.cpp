@@ -122,6 +122,7 @@ TEST_CASE("each option with a fixed set of values is parsed at the command line,
                      "unknown --optimizer-impl 'apex'; valid: torch, foreach, fused");
   expect_usage_error("--plan-only greedy 2 --shard-list some" + out, "unknown --shard-list 'some'; valid: full, none");
   expect_usage_error("--plan-only greedy 2 --adam fused" + out, "--adam is now --optimizer-impl");
+  expect_usage_error("--plan-only greedy 2 --huge-pages 2M" + out, "unknown --huge-pages '2M'; valid: off, on");
   CHECK_FALSE(std::filesystem::exists(tmp.path() / "run"));
 }
 
@@ -130,7 +131,7 @@ TEST_CASE("--help lists the valid values of each such option") {
   REQUIRE(r.exit_code == 0);
   for (const char* values : {"auto|cuda|cpu", "nccl|gloo|mpi", "per-param|bucket", "concurrent|serial",
                              "none|all-reduce|reduce-scatter",
-                             "adam|adamw|sgd|muon", "torch|foreach|fused", "full|none"})
+                             "adam|adamw|sgd|muon", "torch|foreach|fused", "full|none", "off|on"})
     CHECK_THAT(r.out, Catch::Contains(values));
   CHECK_THAT(r.out, Catch::Contains("--optimizer-impl"));
   CHECK_THAT(r.out, !Catch::Contains("--adam"));

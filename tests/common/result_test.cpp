@@ -140,6 +140,12 @@ TEST_CASE("readers reject absurd values in result files, naming the file and the
   CHECK_THAT(error_of([&] { rank_result_from_json_text(with_average("optimizer"), "r.json"); }),
              Catch::Contains("context.grad_average is 'optimizer'; valid: grad_sync, step"));
   CHECK(rank_result_from_json_text(with_average("step"), "r.json").context.grad_average == "step");
+  CHECK_THAT(error_of([&] { rank_result_from_json_text(edited([](auto& d) { d["context"]["huge_pages"] = "yes"; }), "r.json"); }),
+             Catch::Contains("context.huge_pages is 'yes'; valid: off, on"));
+  CHECK_THAT(error_of([&] { rank_result_from_json_text(edited([](auto& d) { d["context"]["kernel_thp"] = "[madvise]"; }), "r.json"); }),
+             Catch::Contains("context.kernel_thp is '[madvise]'; valid: always, madvise, never"));
+  CHECK_THAT(error_of([&] { rank_result_from_json_text(edited([](auto& d) { d["context"]["anon_huge_page_bytes"] = -4096; }), "r.json"); }),
+             Catch::Contains("context.anon_huge_page_bytes is -4096, below 0"));
   CHECK_THAT(error_of([] { rank_result_from_json_text(R"({"context": {"schema": "zero-bench/1", "x": 1e999}})", "r.json"); }),
              Catch::Contains("'r.json': malformed JSON"));
   ExpInfo info{"run", "greedy", "plan-only", {0}, {"ResNet50"}, "t"};
@@ -158,6 +164,9 @@ TEST_CASE("every field the writer writes, the reader reads back: written again, 
   r.context.step_timing = "serial";
   r.context.grad_average = "step";
   r.context.cpu_affinity = "0-1";
+  r.context.huge_pages = "on";
+  r.context.kernel_thp = "madvise";
+  r.context.anon_huge_page_bytes = 356515840;
   r.context.versions = {{"libtorch", "2.14.1"}, {"mpi", "Open MPI v4.1.4"}};
   r.padding_elements = 3;
   r.predicted_step_seconds = 0.25;

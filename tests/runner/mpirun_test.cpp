@@ -3,6 +3,7 @@
 #include "support/catch.hpp"
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -313,6 +314,38 @@ TEST_CASE("each rank records the CPUs mpirun bound it to, and zero_analyze shows
       CHECK(affinity[0] == affinity[1]);
       CHECK_THAT(analyzed.out, Catch::Contains("cpu affinity   = every rank: " + affinity[0]));
     }
+  }
+}
+
+TEST_CASE("with --huge-pages on the large host tensors lie on huge pages, and the records and zero_analyze say so") {
+  zbtest::TempDir tmp;
+  zbtest::write_text(tmp.path() / "wide.json", R"([{"name": "a", "shape": [2048, 1024]}, {"name": "b", "shape": [1024, 2048]},
+    {"name": "c", "shape": [64]}])");  // 8 MiB tensors: 2 MiB pages fit
+  std::ifstream setting("/sys/kernel/mm/transparent_hugepage/enabled");
+  std::string kernel;
+  std::getline(setting, kernel);
+  for (const std::string choice : {"off", "on"}) {
+    const std::string dir = tmp.str() + "/run_" + choice;
+    const auto r = mpirun(2, "lpt 2 --device cpu -b mpi -w 0 -n 2 --check --huge-pages " + choice + " --model-file " +
+                                 quote((tmp.path() / "wide.json").string()) + " -o " + quote(dir));
+    INFO(choice << " (kernel: " << kernel << ")\nstderr: " << r.err);
+    if (choice == "on" && (kernel.empty() || kernel.find("[never]") != std::string::npos)) {
+      CHECK(r.exit_code == 2);
+      CHECK_THAT(r.err, Catch::Contains("--huge-pages on: this kernel gives no transparent huge pages"));
+      continue;
+    }
+    REQUIRE(r.exit_code == 0);
+    for (int rank = 0; rank < 2; ++rank) {
+      const auto context = load(fs::path(dir) / ("wide_2_" + std::to_string(rank) + ".json"))["context"];
+      CHECK(context["huge_pages"] == choice);
+      const int64_t huge = context["anon_huge_page_bytes"];
+      if (choice == "on") CHECK(huge >= (2 << 20));
+      if (choice == "off" && kernel.find("[madvise]") != std::string::npos) CHECK(huge == 0);
+    }
+    const auto analyzed = run_command(std::string(ZB_ANALYZE_BIN) + " " + quote(dir));
+    REQUIRE(analyzed.exit_code == 0);
+    CHECK_THAT(analyzed.out, Catch::Contains("host pages     = " + std::string(choice == "on" ? "huge" : "4 KiB") +
+                                             ", --huge-pages " + choice + " (kernel THP "));
   }
 }
 
