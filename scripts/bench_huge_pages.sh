@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# What --huge-pages on buys and costs: the same runs with libtorch's 4 KiB host
+# pages (off) and with transparent huge pages (on), interleaved (every
+# configuration off then on, once per round), on gloo and mpi (CPU), for whole
+# tensors (lpt, reduce to the owners + broadcasts) and one range plan (flat:
+# reduce-scatter + all-gather), ResNet50 and BERT, W = 2 and 4, --grad-sync
+# reduce-scatter, --optimizer-impl fused. For each phase of the rank with the
+# largest total: the mean times off and on, their ratio per round (median and
+# range), and the phase's fraction of its raw collective (the collective probe,
+# which runs on the same kind of pages as the phase). Records
+# results/bench/huge_pages.md. Binding: --bind-to none, one thread per rank;
+# W = 4 oversubscribes the 2 cores. ZB_BENCH_ROUNDS (default 2), ZB_BENCH_ITERS
+# (default 8).
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/bench_env.sh"
+out="${ZB_BENCH_OUT:-results/bench/huge_pages.md}" iters="${ZB_BENCH_ITERS:-8}" rounds="${ZB_BENCH_ROUNDS:-2}"
+tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
+for round in $(seq 1 "$rounds"); do
+  runs=()
+  for backend in gloo mpi; do
+    for partitioner in lpt flat; do
+      for pages in off on; do
+        name="${backend}_${partitioner}_${pages}"
+        zb_mpirun 4 "$B" "$partitioner" 2 4 --models ResNet50,BERT --device cpu -b "$backend" --threads 1 \
+          --grad-sync reduce-scatter --optimizer-impl fused --huge-pages "$pages" -n "$iters" -w 2 \
+          -o "$tmp/$round/$name" >/dev/null
+        runs+=("$tmp/$round/$name")
+      done
+    done
+  done
+  "$A" "${runs[@]}" --format json >"$tmp/round$round.json"
+done
+{
+echo "# Host pages: 4 KiB (--huge-pages off) against transparent huge pages (on): scripts/bench_huge_pages.sh"
+echo
+echo "$(hostname), $(nproc) cores, kernel THP $(sed 's/.*\[\(.*\)\].*/\1/' /sys/kernel/mm/transparent_hugepage/enabled),"
+echo "$(date -u +%Y-%m-%dT%H:%M:%SZ), git $(git rev-parse --short HEAD 2>/dev/null || echo unknown); --bind-to none, one thread"
+echo "per rank, $iters timed iterations after 2 warm-up, --grad-sync reduce-scatter, --optimizer-impl fused,"
+echo "$rounds rounds interleaved (each configuration off, then on)."
+echo
+python3 - "$tmp"/round*.json <<'PY'
+import json, statistics, sys
+from collections import defaultdict
+med = statistics.median
+cases = defaultdict(lambda: {"off": [], "on": []})  # (backend, plan, model, W) -> pages -> one case a round
+for path in sys.argv[1:]:
+    for r in json.load(open(path))["runs"]:
+        backend, plan, pages = r["run"].split("_")
+        for c in r["cases"]:
+            cases[(backend, plan, c["model"], c["world_size"])][pages].append(c)
+
+def phase_seconds(c, phase):
+    k = c["slowest_total_rank"]
+    key = {"grad_sync": "grad_sync_mean_per_rank", "step": "step_mean_per_rank", "sync": "sync_mean_per_rank",
+           "total": "total_mean_per_rank"}[phase]
+    return c[key][k]
+
+def fraction(c, phase):
+    return next((x["fraction"] for x in c.get("comm_roofline", []) if x["phase"] == phase), None)
+
+print("times: each phase's mean on the rank with the largest total (zero_analyze's phases line), the median over")
+print("the rounds; on / off: each round's ratio, median and range (below 1: huge pages are faster); of raw: the")
+print("phase's fraction of its raw collective, median over the rounds.")
+print()
+print("| backend | plan | model | W | phase | off (s) | on (s) | on / off | rounds' range | of raw off | of raw on |")
+print("|---|---|---|---:|---|---:|---:|---:|---|---:|---:|")
+totals = []
+for (backend, plan, model, w), runs in sorted(cases.items()):
+    off, on = runs["off"], runs["on"]
+    for phase in ("grad_sync", "step", "sync", "total"):
+        ratios = [phase_seconds(b, phase) / phase_seconds(a, phase) for a, b in zip(off, on)]
+        fr = [[fraction(c, phase) for c in side] for side in (off, on)]
+        cells = [f"{med(x):.2f}" if all(v is not None for v in x) else "" for x in fr]
+        print(f"| {backend} | {plan} | {model} | {w} | {phase} | {med(phase_seconds(c, phase) for c in off):.4f} | "
+              f"{med(phase_seconds(c, phase) for c in on):.4f} | {med(ratios):.2f} | "
+              f"{min(ratios):.2f}-{max(ratios):.2f} | {cells[0]} | {cells[1]} |")
+        if phase == "total":
+            totals.append((med(ratios), f"{backend} {plan} {model} W={w}"))
+print()
+faster = sum(r < 1 for r, _ in totals)
+print(f"whole step (grad sync + step + sync) faster with huge pages in {faster} of {len(totals)} cases; "
+      f"on / off from {min(totals)[0]:.2f} ({min(totals)[1]}) to {max(totals)[0]:.2f} ({max(totals)[1]})")
+PY
+} | tee "$out.tmp"
+mv "$out.tmp" "$out"
