@@ -12,10 +12,14 @@
 # a phase's fraction is the median of its rounds' fractions (each from one
 # run, whose probe iterations alternate with its timed ones). Records
 # results/bench/comm.md. Binding: --bind-to none (mpi_env.sh), one thread per
-# rank; W = 4 oversubscribes the 2 cores. ZB_BENCH_ITERS (default 8).
+# rank; W = 4 oversubscribes the 2 cores. ZB_BENCH_ITERS (default 8). Host pages:
+# --huge-pages ZB_BENCH_HUGE_PAGES (default on: the faster layout for the syncs on
+# both backends and for gloo's range plans, results/bench/huge_pages.md; the probe's
+# tensors lie on the same kind of pages as the phase's).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/bench_env.sh"
 out="${ZB_BENCH_OUT:-results/bench/comm.md}" iters="${ZB_BENCH_ITERS:-8}" rounds="${ZB_BENCH_ROUNDS:-3}"
+pages="${ZB_BENCH_HUGE_PAGES:-on}"
 tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
 for round in $(seq 1 "$rounds"); do
   runs=()
@@ -24,7 +28,7 @@ for round in $(seq 1 "$rounds"); do
       read -r partitioner sync <<<"$layout"
       name="${backend}_${partitioner}_${sync}"
       zb_mpirun 4 "$B" "$partitioner" 2 4 --models ResNet50,BERT --device cpu -b "$backend" --threads 1 \
-        --sync "$sync" --grad-sync reduce-scatter --optimizer-impl fused -n "$iters" -w 2 -o "$tmp/$round/$name" >/dev/null
+        --sync "$sync" --grad-sync reduce-scatter --optimizer-impl fused --huge-pages "$pages" -n "$iters" -w 2 -o "$tmp/$round/$name" >/dev/null
       runs+=("$tmp/$round/$name")
     done
   done
@@ -36,6 +40,7 @@ echo
 echo "$(hostname), $(nproc) cores, $(date -u +%Y-%m-%dT%H:%M:%SZ), git $(git rev-parse --short HEAD 2>/dev/null || echo unknown);"
 echo "--bind-to none, one thread per rank, $iters timed iterations after 2 warm-up, --grad-sync reduce-scatter,"
 echo "--optimizer-impl fused (grad_average: step, the reductions sum and the fused step divides by W),"
+echo "--huge-pages $pages (host tensors of 2 MiB or more on $([ "$pages" = on ] && echo "transparent huge pages" || echo "4 KiB pages")),"
 echo "$rounds rounds interleaved (every configuration once per round)."
 echo
 python3 - "$tmp"/round*.json <<'PY'
