@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Open MPI's broadcast from buffers laid out four ways (scripts/mpi_pages/
-# bcast_layouts.c, no libtorch): BERT's tensors one MPI_Bcast each, 2 ranks,
+# bcast_layouts.c, no libtorch): BERT's tensors one MPI_Ibcast each, 2 ranks,
 # --bind-to none, the layouts interleaved round by round. The question it
 # answers: does the parameters' layout (each tensor its own 4 KiB-page mapping,
 # as libtorch's allocator leaves them) slow the sync by itself, and do huge
