@@ -1,7 +1,6 @@
 #include "host_pages.hpp"
 
 #include <ATen/ATen.h>
-#include <unistd.h>
 
 #include <cstdint>
 #include <cstdlib>
