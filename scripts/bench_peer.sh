@@ -3,10 +3,12 @@
 # in results/bench/peer.md (the whole-step issue's fidelity targets):
 #  - the peer (scripts/peer/zero_redundancy_peer.py): gloo, CPU, one thread per
 #    rank, Adam lr 0.01, time.time() around opt.step() as the seed does, and a
-#    DDP-style bucketed gradient all-reduce before it for the whole step;
+#    DDP-style bucketed gradient all-reduce before it for the whole step; twice
+#    a round, on torch's default 4 KiB pages and with THP_MEM_ALLOC_ENABLE=1;
 #  - zero_bench's matching runs (lpt: the peer's own partition, largest tensor
 #    first onto the least loaded rank) and faster configurations
-#    (scripts/peer/peer_table.py lists them);
+#    (scripts/peer/peer_table.py lists them), the fast ones also with
+#    --huge-pages on, each compared with the peer on the same pages;
 # ResNet50 and BERT at W = 2, in interleaved rounds at one binding (ZB_BIND_TO,
 # default none). Installs torchvision and transformers into the project's venv
 # (pinned; they build the peer's real modules). ZB_BENCH_ROUNDS (default 3),
@@ -25,14 +27,18 @@ work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 mapfile -t configs < <("$py" -c 'import sys; sys.path.insert(0, "scripts/peer"); import peer_table
 for name, args, _ in peer_table.OURS: print(name + "|" + args)')
+mapfile -t peers < <("$py" -c 'import sys; sys.path.insert(0, "scripts/peer"); import peer_table
+for name, thp, _ in peer_table.PEERS: print(name + "|" + thp)')
 export MASTER_ADDR=127.0.0.1
 for round in $(seq 1 "$rounds"); do
   for model in $models; do
-    MASTER_PORT="$("$py" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
-    export MASTER_PORT
-    zb_mpirun 2 -x MASTER_ADDR -x MASTER_PORT "$py" scripts/peer/zero_redundancy_peer.py --model "$model" \
-      --warmup 2 --iters "$iters" --out "$work/r${round}_${model}_peer.json" >"$work/peer.log" 2>&1 ||
-      { cat "$work/peer.log" >&2; exit 1; }
+    for peer in "${peers[@]}"; do
+      MASTER_PORT="$("$py" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+      export MASTER_PORT
+      THP_MEM_ALLOC_ENABLE="${peer#*|}" zb_mpirun 2 -x MASTER_ADDR -x MASTER_PORT -x THP_MEM_ALLOC_ENABLE "$py" \
+        scripts/peer/zero_redundancy_peer.py --model "$model" --warmup 2 --iters "$iters" \
+        --out "$work/r${round}_${model}_${peer%%|*}.json" >"$work/peer.log" 2>&1 || { cat "$work/peer.log" >&2; exit 1; }
+    done
     for config in "${configs[@]}"; do
       name="${config%%|*}" args="${config#*|}"
       # shellcheck disable=SC2086  # args is a list of flags

@@ -15,6 +15,10 @@ zero_bench's --grad-sync), put back before every iteration. Per iteration:
   step        time.time() around opt.step(), as the seed does; inside it,
               the local Adam step (opt.optim.step, timed by a wrapper) and
               the rest, its broadcasts ("sync").
+Host pages: whatever THP_MEM_ALLOC_ENABLE says (torch's CPU allocator reads
+it at the first tensor); each rank records its memory on huge pages after the
+timed iterations (AnonHugePages, /proc/self/smaps_rollup), so a run on huge
+pages can be told from one that only asked for them.
 Rank 0 writes every rank's samples to --out as JSON.
 """
 import argparse
@@ -69,6 +73,14 @@ def all_reduce_gradients(params, world):
         reduce_bucket(bucket, world)
 
 
+def anon_huge_page_bytes():
+    with open("/proc/self/smaps_rollup") as f:
+        for line in f:
+            if line.startswith("AnonHugePages:"):
+                return int(line.split()[1]) * 1024
+    raise SystemExit("zero_redundancy_peer: no AnonHugePages line in /proc/self/smaps_rollup")
+
+
 def timed(fn):
     start = time.time()
     fn()
@@ -115,14 +127,15 @@ def main():
     owned = sum(p.numel() for g in opt.optim.param_groups for p in g["params"])
     local_step = local[args.warmup:]
     mine = {"rank": rank, "owned_elements": owned, "all_reduce": all_reduce, "step": step, "local_step": local_step,
-            "sync": [s - l for s, l in zip(step, local_step)]}
+            "sync": [s - l for s, l in zip(step, local_step)], "anon_huge_page_bytes": anon_huge_page_bytes()}
     ranks = [None] * world
     dist.all_gather_object(ranks, mine)
     if rank == 0:
         doc = {"peer": "torch.distributed.optim.ZeroRedundancyOptimizer", "torch": torch.__version__,
                "model": args.model, "elements": sum(p.numel() for p in params), "world_size": world,
                "backend": "gloo", "optimizer": "torch.optim.Adam(lr=0.01)", "threads": 1,
-               "warmup": args.warmup, "ranks": ranks}
+               "warmup": args.warmup,
+               "thp_mem_alloc_enable": os.environ.get("THP_MEM_ALLOC_ENABLE", ""), "ranks": ranks}
         tmp = args.out + ".tmp"
         with open(tmp, "w") as f:
             json.dump(doc, f, indent=1)
