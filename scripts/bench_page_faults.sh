@@ -40,7 +40,7 @@ run() {  # run BACKEND PAGES ITERS: prints "rank0_faults rank1_faults thp_faults
       read -r s0 s1 sthp <<<"$(run "$backend" "$pages" "$short")"
       read -r l0 l1 lthp <<<"$(run "$backend" "$pages" "$long")"
       n=$((long - short))
-      python3 -c "import sys; n=$n; print(f'| $backend | $pages | {($l0-$s0)/n:.0f} / {($l1-$s1)/n:.0f} | {($lthp-$sthp)/n:.0f} | {($lthp-$sthp)/n*2:.0f} |')"
+      python3 -c "n = $n; print(f'| $backend | $pages | {($l0-$s0)/n:.0f} / {($l1-$s1)/n:.0f} | {($lthp-$sthp)/n:.0f} | {($lthp-$sthp)/n*2:.0f} |')"
     done
   done
 } | tee "$out.tmp"
