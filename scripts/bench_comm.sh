@@ -12,7 +12,10 @@
 # a phase's fraction is the median of its rounds' fractions (each from one
 # run, whose probe iterations alternate with its timed ones). Records
 # results/bench/comm.md. Binding: --bind-to none (mpi_env.sh), one thread per
-# rank; W = 4 oversubscribes the 2 cores. ZB_BENCH_ITERS (default 8). Host pages:
+# rank; W = 4 oversubscribes the 2 cores. --step-timing serial: the ranks step
+# in turn, so every window (the sync's too) opens after a barrier and holds the
+# phase alone, not a rank's wait for slower steppers; zero_analyze then takes
+# each iteration's slowest rank on both sides (its comm roofline). ZB_BENCH_ITERS (default 8). Host pages:
 # --huge-pages ZB_BENCH_HUGE_PAGES (default on: the faster layout for the syncs on
 # both backends and for gloo's range plans, results/bench/huge_pages.md; the probe's
 # tensors lie on the same kind of pages as the phase's).
@@ -28,7 +31,7 @@ for round in $(seq 1 "$rounds"); do
       read -r partitioner sync <<<"$layout"
       name="${backend}_${partitioner}_${sync}"
       zb_mpirun 4 "$B" "$partitioner" 2 4 --models ResNet50,BERT --device cpu -b "$backend" --threads 1 \
-        --sync "$sync" --grad-sync reduce-scatter --optimizer-impl fused --huge-pages "$pages" -n "$iters" -w 2 -o "$tmp/$round/$name" >/dev/null
+        --sync "$sync" --step-timing serial --grad-sync reduce-scatter --optimizer-impl fused --huge-pages "$pages" -n "$iters" -w 2 -o "$tmp/$round/$name" >/dev/null
       runs+=("$tmp/$round/$name")
     done
   done
@@ -38,7 +41,7 @@ done
 echo "# Communication phases against their raw collectives: scripts/bench_comm.sh"
 echo
 echo "$(hostname), $(nproc) cores, $(date -u +%Y-%m-%dT%H:%M:%SZ), git $(git rev-parse --short HEAD 2>/dev/null || echo unknown);"
-echo "--bind-to none, one thread per rank, $iters timed iterations after 2 warm-up, --grad-sync reduce-scatter,"
+echo "--bind-to none, one thread per rank, $iters timed iterations after 2 warm-up, --step-timing serial, --grad-sync reduce-scatter,"
 echo "--optimizer-impl fused (grad_average: step, the reductions sum and the fused step divides by W),"
 echo "--huge-pages $pages (host tensors of 2 MiB or more on $([ "$pages" = on ] && echo "transparent huge pages" || echo "4 KiB pages")),"
 echo "$rounds rounds interleaved (every configuration once per round)."
@@ -56,8 +59,8 @@ for path in sys.argv[1:]:
                 coll = next((t["collective"] for t in c["traffic"] if t["phase"] == x["phase"]), "-")
                 key = (backend, partitioner, sync, c["model"], c["world_size"], x["phase"])
                 phases[key].append(dict(x, collective=coll))
-print("fraction = the raw replay's median / the phase's median (sync: on the slowest-stepping rank; gradient")
-print("phases: on the slowest rank in them), the median of the rounds' fractions, their range beside it; times:")
+print("fraction = the raw replay's median / the phase's median, both over each iteration's slowest rank (every")
+print("window opens after a barrier: the ranks step in turn), the median of the rounds' fractions, their range; times:")
 print("medians over the rounds; raw busbw: the phase's bytes over the raw median, nccl-tests' factors.")
 print("The probe (placement in_place): every timed iteration is followed by a probe iteration, whose windows hold")
 print("the raw replays in the phases' own places (the gradient replay after the gradients are restored, the sync")
@@ -85,8 +88,8 @@ for plan in ("flat", "buckets"):
     if xs:
         print(f"{plan}: {sum(f >= 0.9 for f in xs)} of {len(xs)}, lowest {min(xs):.2f}")
 print()
-print("bucket sync against per-param sync (lpt; each round's ratio of the sync's medians on the slowest-stepping")
-print("rank, both runs from that round; the median over the rounds):")
+print("bucket sync against per-param sync (lpt; each round's ratio of the sync's medians over each iteration's")
+print("slowest rank, both runs from that round; the median over the rounds):")
 print()
 print("| backend | model | W | per-param (s) | bucket (s) | bucket / per-param | rounds' range |")
 print("|---|---|---:|---:|---:|---:|---|")

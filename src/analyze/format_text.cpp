@@ -101,7 +101,8 @@ std::string traffic_text(const CaseReport& c) {
   return out.empty() ? "" : "traffic        = " + out + "\n";
 }
 
-// "comm roofline  = grad_sync 0.86 of raw (0.1242 vs raw 0.1071 s, raw reduce bus 1.234 GB/s, rank 0); sync ...;
+// "comm roofline  = grad_sync 0.86 of raw (0.1242 vs raw 0.1071 s, raw reduce bus 1.234 GB/s, each iteration's
+// slowest rank); sync ... rank 1);
 // raw probed in place"
 std::string comm_roofline_text(const CaseReport& c) {
   std::string out;
@@ -115,7 +116,7 @@ std::string comm_roofline_text(const CaseReport& c) {
                     x.raw->busbw_bytes_per_s / 1e9);
       out += buf;
     }
-    out += ", rank " + std::to_string(x.rank) + ")";
+    out += x.rank ? ", rank " + std::to_string(*x.rank) + ")" : ", each iteration's slowest rank)";
   }
   if (!out.empty() && c.comm_roofline.front().placement)
     out += *c.comm_roofline.front().placement == "in_place" ? "; raw probed in place" : "; raw probed after the run";

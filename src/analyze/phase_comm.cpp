@@ -90,7 +90,8 @@ bool any_comm_roofline(const std::vector<RunReport>& runs) {
 Table comm_roofline_table(const std::vector<RunReport>& runs) {
   Table t;
   t.title = "communication roofline: each phase against the same calls made raw on fresh tensors, same group, "
-            "timed the same way (sync: the slowest-stepping rank; gradient phases: the slowest rank in them)";
+            "timed the same way, both over each iteration's slowest rank (under concurrent stepping the sync: the "
+            "slowest-stepping rank's)";
   t.header = {"run", "world_size", "model", "backend", "phase", "collective", "rank", "phase (s)", "raw (s)",
               "of raw", "raw algbw GB/s", "raw busbw GB/s"};
   t.label_columns = 6;
@@ -98,7 +99,8 @@ Table comm_roofline_table(const std::vector<RunReport>& runs) {
     for (const auto& c : run.cases)
       for (const CaseCommRoofline& x : c.comm_roofline)
         t.rows.push_back({run.name, std::to_string(c.world_size), c.model, c.backend.value_or("n/a"), x.phase,
-                          x.collective ? collective_choices().name(*x.collective) : "several", std::to_string(x.rank),
+                          x.collective ? collective_choices().name(*x.collective) : "several",
+                          x.rank ? std::to_string(*x.rank) : "slowest",
                           fixed(x.phase_seconds, 6), fixed(x.raw_seconds, 6), fixed(x.fraction, 3),
                           gbps_or_na(x.raw ? std::optional<double>(x.raw->algbw_bytes_per_s) : std::nullopt),
                           gbps_or_na(x.raw ? std::optional<double>(x.raw->busbw_bytes_per_s) : std::nullopt)});

@@ -1,6 +1,7 @@
 #include "report.hpp"
 
 #include <algorithm>
+#include <tuple>
 
 #include "src/common/errors.hpp"
 
@@ -83,28 +84,68 @@ const CommRoofline* probed(const RankResult& r, const std::string& phase) {
   return nullptr;
 }
 
-// The sync: the slowest-stepping rank; a gradient phase: the slowest rank in it.
-int rank_timing_phase_alone(const CaseReport& c, const LoadedCase& loaded, const std::string& phase) {
-  if (phase == "sync" && c.slowest_rank) return *c.slowest_rank;
-  const auto median = [&](int r) {
-    const CommRoofline* x = probed(loaded.ranks[r], phase);
-    return x ? x->phase_median_seconds : 0.0;
-  };
-  int best = 0;
-  for (int r = 1; r < static_cast<int>(loaded.ranks.size()); ++r)
-    if (median(r) > median(best)) best = r;
-  return best;
+// A phase whose window opens after a barrier on every rank: the gradient
+// phases always, the sync when the ranks step in turn (--step-timing serial).
+// Under concurrent stepping a rank's sync window also holds its wait for the
+// slower steppers, so only the slowest stepper's window is the sync alone.
+bool opens_after_barrier(const std::string& phase, const RunContext& ctx) {
+  return phase != "sync" || ctx.step_timing == std::optional<std::string>("serial");
+}
+
+// Each iteration's slowest rank: the collective's own time, every rank's
+// window weighed alike on both sides (no rank picked by its noisy median).
+// Empty when the ranks' counts differ.
+std::vector<double> slowest_each_iteration(const std::vector<const std::vector<double>*>& per_rank) {
+  std::vector<double> out(per_rank.front()->size(), 0.0);
+  for (const auto* samples : per_rank) {
+    if (samples->size() != out.size()) return {};
+    for (std::size_t i = 0; i < out.size(); ++i) out[i] = std::max(out[i], (*samples)[i]);
+  }
+  return out;
+}
+
+// A phase's raw and phase medians over each iteration's slowest rank; nullopt
+// when a rank lacks the phase or the series do not line up.
+std::optional<std::pair<double, double>> slowest_each_iteration_medians(const LoadedCase& loaded,
+                                                                        const std::string& phase) {
+  std::vector<const std::vector<double>*> raw, timed;
+  for (const auto& r : loaded.ranks) {
+    const CommRoofline* x = probed(r, phase);
+    const TimingSeries* series = phase_series(*r.timing, phase);
+    if (!x || !series) return std::nullopt;
+    raw.push_back(&x->raw.samples);
+    timed.push_back(&series->samples);
+  }
+  const std::vector<double> raw_max = slowest_each_iteration(raw), phase_max = slowest_each_iteration(timed);
+  if (raw_max.empty() || phase_max.empty()) return std::nullopt;
+  return std::make_pair(make_series(raw_max).stats.median, make_series(phase_max).stats.median);
+}
+
+// The sync under concurrent stepping: the slowest-stepping rank.
+CaseCommRoofline one_rank_roofline(const CaseReport& c, const LoadedCase& loaded, const std::string& phase) {
+  const int rank = c.slowest_rank.value_or(0);
+  const CommRoofline* x = probed(loaded.ranks[rank], phase);
+  if (!x) return {phase, rank, 0, 0, 0, std::nullopt, std::nullopt, std::nullopt};
+  return {phase, rank, x->raw.stats.median, x->phase_median_seconds, x->fraction, std::nullopt, std::nullopt,
+          x->placement};
+}
+
+CaseCommRoofline phase_roofline(const CaseReport& c, const LoadedCase& loaded, const CommRoofline& first) {
+  if (!opens_after_barrier(first.phase, loaded.ranks.front().context)) return one_rank_roofline(c, loaded, first.phase);
+  const auto medians = slowest_each_iteration_medians(loaded, first.phase);
+  CaseCommRoofline out{first.phase, std::nullopt, 0, 0, 0, std::nullopt, std::nullopt, first.placement};
+  if (!medians) return out;
+  std::tie(out.raw_seconds, out.phase_seconds) = *medians;
+  if (out.phase_seconds > 0) out.fraction = out.raw_seconds / out.phase_seconds;
+  return out;
 }
 
 void add_comm_roofline(CaseReport& c, const LoadedCase& loaded) {
   for (const auto& r : loaded.ranks)
-    if (!r.comm_roofline) return;  // written before the probe, or plan-only
+    if (!r.comm_roofline || !r.timing) return;  // written before the probe, or plan-only
   for (const CommRoofline& first : *loaded.ranks.front().comm_roofline) {
-    const int rank = rank_timing_phase_alone(c, loaded, first.phase);
-    const CommRoofline* x = probed(loaded.ranks[rank], first.phase);
-    if (!x) continue;
-    CaseCommRoofline out{first.phase, rank, x->raw.stats.median, x->phase_median_seconds, x->fraction,
-                         std::nullopt, std::nullopt, x->placement};
+    CaseCommRoofline out = phase_roofline(c, loaded, first);
+    if (out.phase_seconds <= 0) continue;
     std::vector<const CaseTraffic*> collectives;
     for (const CaseTraffic& t : c.traffic)
       if (t.phase == first.phase) collectives.push_back(&t);

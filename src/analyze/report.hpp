@@ -36,7 +36,9 @@ struct CaseTraffic {
 // phase of one collective.
 struct CaseCommRoofline {
   std::string phase;
-  int rank = 0;
+  // The rank both medians are from (the sync under concurrent stepping: the
+  // slowest stepper); absent: each iteration's slowest rank, on both sides.
+  std::optional<int> rank;
   double raw_seconds = 0, phase_seconds = 0, fraction = 0;
   std::optional<Collective> collective;  // the phase's one collective, if one
   std::optional<PhaseBandwidth> raw;      // its bandwidth in the raw replay

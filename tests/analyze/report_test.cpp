@@ -1,5 +1,6 @@
 #include "support/catch.hpp"
 #include <nlohmann/json.hpp>
+#include <tuple>
 
 #include "src/analyze/report.hpp"
 #include "src/common/errors.hpp"
@@ -128,4 +129,59 @@ TEST_CASE("each phase's collective, bytes and bandwidths reach text, markdown, c
   CHECK(t[1]["seconds_per_rank"][0].get<double>() == Catch::Detail::Approx(0.001));
   CHECK(t[1]["busbw_per_rank"][1].get<double>() == Catch::Detail::Approx(200 / 0.001));
   CHECK_FALSE(format_markdown({fixture("plan_tiny")}).find("grad_sync_s") != std::string::npos);
+}
+
+namespace {
+// grad_sync_tiny with both phases probed in place: per rank, the phase's
+// samples and the raw replay's (rank 1 steps slower, 0.048 against 0.042 s).
+LoadedRun probed_tiny(const char* step_timing) {
+  LoadedRun run = load_run(std::string(ZB_FIXTURES_DIR) + "/grad_sync_tiny", "");
+  const std::vector<std::vector<double>> grad = {{0.010, 0.030, 0.010}, {0.020, 0.010, 0.020}};
+  const std::vector<std::vector<double>> grad_raw = {{0.018, 0.010, 0.010}, {0.010, 0.016, 0.012}};
+  const std::vector<std::vector<double>> sync = {{0.004, 0.004, 0.004}, {0.002, 0.001, 0.002}};
+  const std::vector<std::vector<double>> sync_raw = {{0.003, 0.003, 0.003}, {0.001, 0.001, 0.001}};
+  for (int r = 0; r < 2; ++r) {
+    RankResult& rank = run.cases.at(0).ranks.at(r);
+    rank.context.step_timing = step_timing;
+    rank.timing->grad_sync = make_series(grad[r]);
+    rank.timing->sync = make_series(sync[r]);
+    rank.comm_roofline = std::vector<CommRoofline>{};
+    for (const auto& [phase, timed, raw] : {std::tuple("grad_sync", grad[r], grad_raw[r]), std::tuple("sync", sync[r], sync_raw[r])}) {
+      const TimingSeries raw_series = make_series(raw), timed_series = make_series(timed);
+      rank.comm_roofline->push_back({phase, raw_series, timed_series.stats.median,
+                                     raw_series.stats.median / timed_series.stats.median, "in_place"});
+    }
+  }
+  return run;
+}
+}  // namespace
+
+TEST_CASE("the comm roofline weighs each iteration's slowest rank on both sides, not one rank picked by its median") {
+  // grad_sync: each iteration's slowest window, phase 0.020 0.030 0.020 (median 0.020) and raw 0.018 0.016 0.012
+  // (median 0.016): 0.80. The rank with the largest phase median (1) alone would give 0.012 / 0.020 = 0.60.
+  const RunReport concurrent = report_run(probed_tiny("concurrent"));
+  const auto& c = concurrent.cases.at(0).comm_roofline;
+  REQUIRE(c.size() == 2);
+  CHECK(c[0].phase == "grad_sync");
+  CHECK_FALSE(c[0].rank.has_value());
+  CHECK(c[0].phase_seconds == Catch::Detail::Approx(0.020));
+  CHECK(c[0].raw_seconds == Catch::Detail::Approx(0.016));
+  CHECK(c[0].fraction == Catch::Detail::Approx(0.80));
+  // Concurrent stepping: the sync is the slowest stepper's (rank 1: 0.001 / 0.002), the others' windows hold a wait.
+  CHECK(c[1].rank == std::optional<int>(1));
+  CHECK(c[1].fraction == Catch::Detail::Approx(0.50));
+  CHECK_THAT(format_text({concurrent}),
+             Catch::Contains("grad_sync 0.80 of raw (0.0200 vs raw 0.0160 s, raw all-reduce bus ") &&
+                 Catch::Contains(" GB/s, each iteration's slowest rank); sync 0.50 of raw (") &&
+                 Catch::Contains(", rank 1); raw probed in place\n"));
+  // Serial stepping: every sync window opens after a barrier; each iteration's slowest, 0.003 / 0.004.
+  const RunReport serial = report_run(probed_tiny("serial"));
+  const auto& s = serial.cases.at(0).comm_roofline;
+  REQUIRE(s.size() == 2);
+  CHECK_FALSE(s[1].rank.has_value());
+  CHECK(s[1].fraction == Catch::Detail::Approx(0.75));
+  const nlohmann::json doc = format_json({serial});
+  const auto& j = doc["runs"][0]["cases"][0]["comm_roofline"];
+  CHECK(j[1]["rank"].is_null());
+  CHECK(j[1]["fraction"].get<double>() == Catch::Detail::Approx(0.75));
 }
