@@ -146,7 +146,8 @@ LoadedRun probed_tiny(const char* step_timing) {
     rank.timing->grad_sync = make_series(grad[r]);
     rank.timing->sync = make_series(sync[r]);
     rank.comm_roofline = std::vector<CommRoofline>{};
-    for (const auto& [phase, timed, raw] : {std::tuple("grad_sync", grad[r], grad_raw[r]), std::tuple("sync", sync[r], sync_raw[r])}) {
+    const auto phases = {std::tuple("grad_sync", grad[r], grad_raw[r]), std::tuple("sync", sync[r], sync_raw[r])};
+    for (const auto& [phase, timed, raw] : phases) {
       const TimingSeries raw_series = make_series(raw), timed_series = make_series(timed);
       rank.comm_roofline->push_back({phase, raw_series, timed_series.stats.median,
                                      raw_series.stats.median / timed_series.stats.median, "in_place"});
