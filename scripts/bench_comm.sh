@@ -15,7 +15,8 @@
 # rank; W = 4 oversubscribes the 2 cores. --step-timing serial: the ranks step
 # in turn, so every window (the sync's too) opens after a barrier and holds the
 # phase alone, not a rank's wait for slower steppers; zero_analyze then takes
-# each iteration's slowest rank on both sides (its comm roofline). ZB_BENCH_ITERS (default 8). Host pages:
+# each iteration's slowest rank on both sides (its comm roofline).
+# ZB_BENCH_ITERS (default 8). Host pages:
 # --huge-pages ZB_BENCH_HUGE_PAGES (default on: the faster layout for the syncs on
 # both backends and for gloo's range plans, results/bench/huge_pages.md; the probe's
 # tensors lie on the same kind of pages as the phase's).

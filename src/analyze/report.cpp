@@ -118,7 +118,7 @@ std::optional<std::pair<double, double>> slowest_each_iteration_medians(const Lo
   }
   const std::vector<double> raw_max = slowest_each_iteration(raw), phase_max = slowest_each_iteration(timed);
   if (raw_max.empty() || phase_max.empty()) return std::nullopt;
-  return std::make_pair(make_series(raw_max).stats.median, make_series(phase_max).stats.median);
+  return std::make_pair(percentile_of(raw_max, 50), percentile_of(phase_max, 50));
 }
 
 // The sync under concurrent stepping: the slowest-stepping rank.
