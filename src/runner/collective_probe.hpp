@@ -1,10 +1,12 @@
 // The communication phases' roofline: the backend's raw collectives, made
-// again on fresh tensors of exactly the sizes, dtypes and roots one step's
-// phase handed them (MeteredCommunicator's recorded calls), on the same group,
-// timed the same way (a barrier, then the phase's timer window). A phase's
-// fraction = raw median / phase median: 1 when the phase is its collectives
-// and nothing else; what is missing is the phase's own work (packing,
-// copying out, dividing) or a worse use of the backend.
+// again on fresh tensors (views of one zeroed arena) of exactly the sizes,
+// dtypes and roots one step's phase handed them (MeteredCommunicator's
+// recorded calls), on the same group, timed the same way (a barrier, then the
+// phase's timer window). A phase's fraction = raw median / phase median: 1
+// when the phase is its collectives and nothing else; what is missing is the
+// phase's own work (packing, copying out, dividing), a worse use of the
+// backend, or memory the backend moves more slowly (tensors scattered over
+// the heap rather than one mapping).
 #pragma once
 #include <ATen/ATen.h>
 
@@ -27,6 +29,7 @@ class CollectiveReplay {
     RecordedCall recorded;
     std::vector<at::Tensor> tensors;  // broadcast: one per tensor; all-gather, reduce-scatter: {out, in}; else {t}
   };
+  at::Tensor arena_;  // every call's tensors are views of it
   std::vector<Call> calls_;
 };
 

@@ -2,6 +2,10 @@
 // tensors of the same sizes, dtypes and roots, in the same order.
 #include "support/torch_catch.hpp"
 
+#include <algorithm>
+#include <cstdint>
+#include <utility>
+
 #include "src/runner/collective_probe.hpp"
 
 using namespace zb;
@@ -57,4 +61,46 @@ TEST_CASE("a replay makes the recorded calls again: same collectives, sizes, roo
   replay.run(comm);
   CHECK(same_calls(comm.take_calls(), first));
   CHECK((comm.take() == tallied));  // the same bytes too (no printing of the map)
+}
+
+namespace {
+
+// Keeps every tensor the replay hands it.
+class KeepingPair : public SilentPair {
+ public:
+  std::vector<at::Tensor> seen;
+  void broadcast_all(std::vector<at::Tensor>& ts, const std::vector<int>&) override {
+    seen.insert(seen.end(), ts.begin(), ts.end());
+  }
+  void all_gather(at::Tensor& out, const at::Tensor& in) override { seen.push_back(out), seen.push_back(in); }
+  void all_reduce_sum(at::Tensor& t) override { seen.push_back(t); }
+  void reduce_scatter_sum(at::Tensor& out, const at::Tensor& in) override { seen.push_back(out), seen.push_back(in); }
+  void reduce_sum(at::Tensor& t, int) override { seen.push_back(t); }
+};
+
+}  // namespace
+
+TEST_CASE("a replay's tensors are disjoint, 64-byte aligned, zeroed views of one arena") {
+  std::vector<RecordedCall> calls{{Collective::kBroadcast, {10, 12, 3}, {1, 0, 1}, at::kFloat},
+                                  {Collective::kAllGather, {6}, {}, at::kFloat},
+                                  {Collective::kReduce, {7}, {1}, at::kBFloat16}};
+  KeepingPair pair;
+  CollectiveReplay replay(calls, pair.size(), at::Device(at::kCPU));
+  replay.run(pair);
+  REQUIRE(pair.seen.size() == 6);  // three broadcast, the all-gather's out and in, the reduce
+  const std::vector<int64_t> sizes{10, 12, 3, 12, 6, 7};
+  std::vector<std::pair<uintptr_t, uintptr_t>> spans;
+  for (std::size_t i = 0; i < pair.seen.size(); ++i) {
+    const at::Tensor& t = pair.seen[i];
+    INFO("tensor " << i << ": " << t.numel() << " elements of " << t.scalar_type() << ", expected " << sizes[i]);
+    CHECK(t.numel() == sizes[i]);
+    CHECK(t.storage().is_alias_of(pair.seen.front().storage()));
+    const auto start = reinterpret_cast<uintptr_t>(t.data_ptr());
+    CHECK(start % 64 == 0);
+    CHECK(t.count_nonzero().item<int64_t>() == 0);
+    spans.emplace_back(start, start + t.nbytes());
+  }
+  CHECK(pair.seen.back().scalar_type() == at::kBFloat16);
+  std::sort(spans.begin(), spans.end());
+  for (std::size_t i = 1; i < spans.size(); ++i) CHECK(spans[i - 1].second <= spans[i].first);
 }
