@@ -1,5 +1,9 @@
 #include "collective_probe.hpp"
 
+#include <cstdint>
+
+#include "flat_buffer.hpp"
+
 namespace zb {
 
 namespace {
@@ -19,26 +23,41 @@ std::vector<int64_t> replay_tensor_sizes(const RecordedCall& rc, int group_size)
 
 constexpr int64_t kSlotAlignment = 64;  // bytes: the CPU allocator's own alignment
 int64_t aligned(int64_t bytes) { return (bytes + kSlotAlignment - 1) / kSlotAlignment * kSlotAlignment; }
+constexpr uintptr_t kPageBytes = 4096;
 
 }  // namespace
+
+std::vector<int64_t> replay_slot_offsets(const std::vector<int64_t>& slot_bytes, uintptr_t base, bool off_page) {
+  std::vector<int64_t> offsets;
+  int64_t offset = 0;
+  for (int64_t bytes : slot_bytes) {
+    if (off_page && (base + static_cast<uintptr_t>(offset)) % kPageBytes == 0) offset += kOffPageBytes;
+    offsets.push_back(offset);
+    offset += aligned(bytes);
+  }
+  return offsets;
+}
 
 // Every tensor is a view of one zeroed arena, as the phases' gradients and
 // flat buffers are views of theirs: tensors allocated one by one land, once
 // the allocator has grown its mmap threshold, in the process heap, where Open
 // MPI's reduce measured 3x slower than on mapped memory (README, comm roofline).
 CollectiveReplay::CollectiveReplay(const std::vector<RecordedCall>& calls, int group_size, const at::Device& device) {
+  std::vector<int64_t> slot_bytes;
   int64_t arena_bytes = 0;
   for (const RecordedCall& rc : calls)
-    for (int64_t e : replay_tensor_sizes(rc, group_size)) arena_bytes += aligned(e * c10::elementSize(rc.dtype));
+    for (int64_t e : replay_tensor_sizes(rc, group_size)) {
+      slot_bytes.push_back(e * c10::elementSize(rc.dtype));
+      arena_bytes += aligned(slot_bytes.back()) + kOffPageBytes;  // room to step off a page boundary
+    }
   arena_ = at::zeros({arena_bytes}, at::TensorOptions().dtype(at::kByte).device(device));
-  int64_t offset = 0;
+  const std::vector<int64_t> offsets =
+      replay_slot_offsets(slot_bytes, reinterpret_cast<uintptr_t>(arena_.data_ptr()), device.is_cpu());
+  std::size_t slot = 0;
   for (const RecordedCall& rc : calls) {
     Call call{rc, {}};
-    for (int64_t e : replay_tensor_sizes(rc, group_size)) {
-      const int64_t bytes = e * c10::elementSize(rc.dtype);
-      call.tensors.push_back(arena_.narrow(0, offset, bytes).view(rc.dtype));
-      offset += aligned(bytes);
-    }
+    for (std::size_t i = 0; i < replay_tensor_sizes(rc, group_size).size(); ++i, ++slot)
+      call.tensors.push_back(arena_.narrow(0, offsets[slot], slot_bytes[slot]).view(rc.dtype));
     calls_.push_back(std::move(call));
   }
 }

@@ -6,10 +6,12 @@
 // when the phase is its collectives and nothing else; what is missing is the
 // phase's own work (packing, copying out, dividing), a worse use of the
 // backend, or memory the backend moves more slowly (tensors scattered over
-// the heap rather than one mapping).
+// the heap rather than one mapping, or a reduction's input on a page
+// boundary: the replay's host tensors never start on one, flat_buffer.hpp).
 #pragma once
 #include <ATen/ATen.h>
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -18,6 +20,11 @@
 #include "src/common/result.hpp"
 
 namespace zb {
+
+// Where each of a replay's tensors (`slot_bytes` long, in order) starts in an
+// arena at address `base`: back to back, each at a multiple of 64 bytes, and,
+// where `off_page`, a cache line further where it would start a page.
+std::vector<int64_t> replay_slot_offsets(const std::vector<int64_t>& slot_bytes, uintptr_t base, bool off_page);
 
 class CollectiveReplay {
  public:

@@ -43,7 +43,7 @@ void reduce_bucket(const std::vector<at::Tensor>& grads, std::size_t first, std:
   int64_t n = 0;
   for (const at::Tensor& g : members) n += g.numel();
   if (!bucket.defined() || bucket.numel() < n || bucket.scalar_type() != members.front().scalar_type())
-    bucket = at::empty({std::max(n, bucket_size)}, members.front().options());  // in the warm-up iterations only
+    bucket = reduction_input_buffer(std::max(n, bucket_size), members.front().options());  // in warm-up only
   at::Tensor flat = bucket.narrow(0, 0, n);
   pack_into(flat, members);
   collective(flat);

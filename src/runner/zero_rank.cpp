@@ -7,6 +7,7 @@
 
 #include "src/common/errors.hpp"
 #include "src/common/optimizer_traffic.hpp"
+#include "flat_buffer.hpp"
 #include "grad_sync.hpp"
 #include "synthetic.hpp"
 
@@ -261,12 +262,12 @@ FlatZeroState::FlatZeroState(const ZeroSetup& s)
     flat_.narrow(0, pos, shard.length).copy_(shard_of(params_[shard.param].detach(), shard));
   });
   flat_.set_requires_grad(true);
-  gathered_ = at::empty({slot_ * s.plan.world_size()}, param_options());
+  gathered_ = reduction_input_buffer(slot_ * s.plan.world_size(), param_options());
   gathered_at_.assign(params_.size(), -1);
   if (!s.overlap) make_parameters_gathered_views();  // --overlap gathers chunk-major: copied out
   // The reduce-scatter's input needs a buffer of its own when gathered_ holds parameters or another dtype.
   if (precision_.grads != precision_.params || (viewed_elements_ > 0 && grad_sync_ == GradSync::kReduceScatter))
-    grad_gathered_ = at::empty({slot_ * s.plan.world_size()}, grad_options());
+    grad_gathered_ = reduction_input_buffer(slot_ * s.plan.world_size(), grad_options());
   if (!s.overlap) {
     set_optimizer(s.optimizer, {flat_});
     return;
@@ -495,7 +496,7 @@ void ZeroState::attach_gradients() {
     rank_grads_.push_back(rank_gradient(model_.params[p], p, seed_, world_rank_, device_, dtype));
     total += params_[p].numel();
   }
-  const at::Tensor storage = at::empty({total}, grad_options());  // every gradient, in reduction order
+  const at::Tensor storage = reduction_input_buffer(total, grad_options());  // every gradient, in reduction order
   int64_t offset = 0;
   for (int p : gradient_order()) {
     params_[p].mutable_grad() = view_holding(storage, offset, rank_grads_[p]);

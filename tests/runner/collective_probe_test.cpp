@@ -104,3 +104,17 @@ TEST_CASE("a replay's tensors are disjoint, 64-byte aligned, zeroed views of one
   std::sort(spans.begin(), spans.end());
   for (std::size_t i = 1; i < spans.size(); ++i) CHECK(spans[i - 1].second <= spans[i].first);
 }
+
+TEST_CASE("replay slots step a cache line off every page boundary on the host, and only there") {
+  const uintptr_t base = uintptr_t{1} << 21;  // a 2 MiB-aligned arena, as libtorch maps one under huge pages
+  const std::vector<int64_t> bytes{3 * 4096, 4096 - 64, 100, 8192, 4096};
+  const std::vector<int64_t> host = replay_slot_offsets(bytes, base, /*off_page=*/true);
+  const std::vector<int64_t> device = replay_slot_offsets(bytes, base, /*off_page=*/false);
+  CHECK(device == std::vector<int64_t>{0, 12288, 16320, 16448, 24640});  // back to back, 64-byte aligned
+  CHECK(host == std::vector<int64_t>{64, 12352, 16448, 16576, 24768});  // slots 0 and 2 stepped
+  for (std::size_t i = 0; i < host.size(); ++i) {
+    CHECK((base + static_cast<uintptr_t>(host[i])) % 4096 != 0);
+    CHECK(host[i] % 64 == 0);
+    if (i > 0) CHECK(host[i - 1] + bytes[i - 1] <= host[i]);
+  }
+}
