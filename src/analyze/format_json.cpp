@@ -62,6 +62,7 @@ struct Schema<CaseReport> {
         member("cpu_affinity_per_rank", &C::cpu_affinity_per_rank), member("grad_sync", &C::grad_sync),
         member("grad_average", &C::grad_average), member("huge_pages", &C::huge_pages),
         member("kernel_thp", &C::kernel_thp), member("anon_huge_page_bytes_per_rank", &C::anon_huge_page_bytes_per_rank),
+        member("param_storage", &C::param_storage),
         member("grad_sync_mean_per_rank", &C::grad_sync_mean_per_rank), member("sync_mean_per_rank", &C::sync_mean_per_rank),
         member("total_mean_per_rank", &C::total_mean_per_rank), member("slowest_total_rank", &C::slowest_total_rank),
         member("traffic", &C::traffic), member("comm_roofline", &C::comm_roofline)};

@@ -52,6 +52,15 @@ std::string host_pages_text(const CaseReport& c) {
   return out + buf;
 }
 
+// "parameters     = one contiguous allocation, --param-storage contiguous" (or "one allocation each, ...
+// separate"); nothing where a bucket or the gathered buffer holds them.
+std::string param_storage_text(const CaseReport& c) {
+  if (!c.param_storage) return "";
+  return "parameters     = " +
+         std::string(*c.param_storage == "contiguous" ? "views of one contiguous allocation" : "one allocation each") +
+         ", --param-storage " + *c.param_storage + "\n";
+}
+
 // "phases         = all-reduce: grad sync 0.324 + step 0.127 + sync 0.205 = 0.656 s (rank 1, the largest total)"
 // (with replicas: "grad sync 0.324 + replicas 0.100 + step ..."; "reduce-scatter (sum, the step divides by W)"
 // where the fused step divided the gradients, grad_average "step").
@@ -157,7 +166,7 @@ std::string bounds_text(const CaseReport& c) {
     roofline = buf;
   }
   return layout_text(c) + bounds + optimal + roofline + phases_text(c) + traffic_text(c) + comm_roofline_text(c) +
-         affinity_text(c) + host_pages_text(c);
+         affinity_text(c) + host_pages_text(c) + param_storage_text(c);
 }
 
 }  // namespace

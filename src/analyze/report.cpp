@@ -197,6 +197,7 @@ void add_layout(CaseReport& c, const RunContext& ctx) {
   c.grad_average = ctx.grad_average;
   c.huge_pages = ctx.huge_pages;
   c.kernel_thp = ctx.kernel_thp;
+  c.param_storage = ctx.param_storage;
 }
 
 CaseReport report_case(const LoadedCase& loaded) {

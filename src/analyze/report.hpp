@@ -97,6 +97,7 @@ struct CaseReport {
   // huge pages after its timed iterations (in rank order; records that have it).
   std::optional<std::string> huge_pages, kernel_thp;
   std::vector<int64_t> anon_huge_page_bytes_per_rank;
+  std::optional<std::string> param_storage;  // --param-storage, where it decided the parameters' storage
 };
 
 struct RunReport {

@@ -130,6 +130,12 @@ void add_timed_options(CLI::App& app, Config& c, std::optional<Dtype>& grad_dtyp
              "off (default: libtorch's 4 KiB pages) | on: host tensors of 2 MiB or more page-aligned on transparent "
              "huge pages (libtorch's THP_MEM_ALLOC_ENABLE; refused where the kernel gives none); records say which, "
              "and how much memory huge pages back")->group(timed);
+  add_choice(app, "--param-storage", c.param_storage, param_storage_choices(),
+             "separate (default: one allocation per parameter, as a module's parameters and "
+             "ZeroRedundancyOptimizer's default) | contiguous: every parameter a view of one flat allocation, in "
+             "registration order (FSDP's flat parameter, DeepSpeed's flattened groups); whole-tensor partitioners "
+             "with --sync per-param, and none (bucket and range layouts already place the parameters)")
+      ->group(timed);
   app.add_option("--shard-group", c.shard_group,
                  "shard within consecutive groups of G ranks and replicate across the W/G groups (HSDP, MiCS): "
                  "the plan is for G ranks; gradients are reduced in the group, the owned shard all-reduced across "

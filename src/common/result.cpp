@@ -63,7 +63,7 @@ struct Schema<RunContext> {
         member("shard_group", &C::shard_group), member("replicas", &C::replicas), member("overlap", &C::overlap),
         member("cpu_affinity", &C::cpu_affinity), member("huge_pages", &C::huge_pages),
         member("kernel_thp", &C::kernel_thp), member("anon_huge_page_bytes", &C::anon_huge_page_bytes),
-        member("versions", &C::versions)};
+        member("param_storage", &C::param_storage), member("versions", &C::versions)};
     return f;
   }
   static void after_read(C& c, const JsonSource& src, const std::string& where) {
@@ -75,6 +75,7 @@ struct Schema<RunContext> {
     }
     if (c.grad_average) check_one_of(*c.grad_average, {"grad_sync", "step"}, src, where + ".grad_average");
     if (c.huge_pages) check_one_of(*c.huge_pages, {"off", "on"}, src, where + ".huge_pages");
+    if (c.param_storage) check_one_of(*c.param_storage, {"separate", "contiguous"}, src, where + ".param_storage");
     if (c.kernel_thp) check_one_of(*c.kernel_thp, {"always", "madvise", "never"}, src, where + ".kernel_thp");
     if (c.anon_huge_page_bytes && *c.anon_huge_page_bytes < 0)
       src.fail(where + ".anon_huge_page_bytes is " + std::to_string(*c.anon_huge_page_bytes) + ", below 0");

@@ -56,6 +56,9 @@ struct RunContext {
   // anonymous memory on huge pages after the case's timed iterations.
   std::optional<std::string> huge_pages, kernel_thp;
   std::optional<int64_t> anon_huge_page_bytes;
+  // Timed runs where --param-storage decides the parameters' storage (whole
+  // tensors with --sync per-param, and none): "separate" | "contiguous".
+  std::optional<std::string> param_storage;
   std::map<std::string, std::string> versions;  // libtorch, cuda, nccl, mpi (when known)
 };
 

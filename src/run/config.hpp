@@ -52,6 +52,7 @@ struct Config {
   int shard_group = 0;     // --shard-group G: plan for G ranks, replicate over W/G; 0: G = W
   bool overlap = false;    // --overlap: each bucket's sync runs while the next bucket steps
   HugePages huge_pages = HugePages::kOff;  // on: host tensors of 2 MiB or more on transparent huge pages
+  ParamStorage param_storage = ParamStorage::kSeparate;  // contiguous: every parameter a view of one allocation
 
   // Partitioner knobs.
   int64_t bucket_elems = 40000000;  // buckets

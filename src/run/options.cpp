@@ -53,4 +53,10 @@ const Choices<HugePages>& huge_pages_choices() {
   return c;
 }
 
+const Choices<ParamStorage>& param_storage_choices() {
+  static const Choices<ParamStorage> c{
+      "--param-storage", {{"separate", ParamStorage::kSeparate}, {"contiguous", ParamStorage::kContiguous}}};
+  return c;
+}
+
 }  // namespace zb

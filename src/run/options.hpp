@@ -14,6 +14,7 @@ enum class OptimizerImpl { kTorch, kForeach, kFused };
 enum class ShardList { kFull, kNone };
 enum class PlanFiles { kCase, kRank };
 enum class HugePages { kOff, kOn };
+enum class ParamStorage { kSeparate, kContiguous };
 
 const Choices<DeviceChoice>& device_choices();
 const Choices<Backend>& backend_choices();
@@ -24,5 +25,6 @@ const Choices<OptimizerImpl>& optimizer_impl_choices();
 const Choices<ShardList>& shard_list_choices();
 const Choices<PlanFiles>& plan_files_choices();
 const Choices<HugePages>& huge_pages_choices();
+const Choices<ParamStorage>& param_storage_choices();
 
 }  // namespace zb

@@ -133,7 +133,9 @@ TimedSetup check_request(const Config& config, const World& world) {
               "would overlap; use -b nccl or -b gloo";
   for (const std::string& reason : {optimizer_unavailable_reason(s.optimizer, s.device),
                                     grad_sync_unavailable_reason(config.grad_sync, s.partitioner->granularity),
-                                    overlap})
+                                    overlap,
+                                    param_storage_unavailable_reason(config.param_storage, s.partitioner->granularity,
+                                                                     config.sync)})
     if (!reason.empty()) throw UsageError(reason);
   s.dir = run_directory(config);
   s.options = plan_options(config);
@@ -394,6 +396,9 @@ RunContext timed_context(const Config& config, const TimedSetup& setup, const Wo
   base.cpu_affinity = cpu_affinity_text();
   base.huge_pages = huge_pages_choices().name(config.huge_pages);
   base.kernel_thp = kernel_thp_mode();
+  // Where the parameters' storage is the flag's to choose (not a bucket's or the gathered buffer's).
+  if (param_storage_unavailable_reason(ParamStorage::kContiguous, setup.partitioner->granularity, config.sync).empty())
+    base.param_storage = param_storage_choices().name(config.param_storage);
   base.versions = library_versions();
   return base;
 }
@@ -421,6 +426,7 @@ void run_case(const Config& config, const TimedSetup& setup, const RunContext& b
   zero_setup.replicas = group.size() / shard_group;
   zero_setup.world_rank = group.rank();
   zero_setup.overlap = config.overlap;
+  zero_setup.param_storage = config.param_storage;
   const auto zero = make_zero_state(zero_setup);
   const CaseFacts facts = case_facts(model, plan, setup.partitioner->granularity, config, group.size());
   RankResult record = rank_record(base, model, plan, group.rank(), facts);

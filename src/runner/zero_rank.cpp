@@ -446,6 +446,19 @@ ZeroState::ZeroState(const ZeroSetup& s)
       grad_sync_(s.grad_sync),
       grad_bucket_elems_(s.grad_bucket_elems),
       params_(seeded_parameters(s.model, s.device, s.seed, /*with_gradients=*/false, scalar_type(precision_.params))) {
+  if (s.param_storage == ParamStorage::kContiguous) make_parameters_contiguous();
+}
+
+void ZeroState::make_parameters_contiguous() {
+  torch::NoGradGuard no_grad;
+  int64_t total = 0;
+  for (const at::Tensor& p : params_) total += p.numel();
+  const at::Tensor storage = at::empty({total}, param_options());
+  int64_t offset = 0;
+  for (at::Tensor& p : params_) {
+    p.set_data(view_holding(storage, offset, p.detach()));
+    offset += p.numel();
+  }
 }
 
 at::TensorOptions ZeroState::param_options() const {
@@ -566,8 +579,21 @@ std::string grad_sync_unavailable_reason(GradSync grad_sync, Granularity granula
          "owns every tensor; use --grad-sync all-reduce (plain DDP)";
 }
 
+std::string param_storage_unavailable_reason(ParamStorage storage, Granularity granularity, SyncMode sync) {
+  if (storage != ParamStorage::kContiguous) return "";
+  if (granularity == Granularity::kRanges)
+    return "--param-storage contiguous: under a range partitioner the parameters are views of the gathered flat "
+           "buffer already; leave it out, or use a whole-tensor partitioner (greedy, lpt, optimal, cost, none, ...)";
+  if (granularity == Granularity::kWholeTensors && sync == SyncMode::kBucket)
+    return "--param-storage contiguous with --sync bucket: each owner's parameters are views of its bucket "
+           "already; use --sync per-param";
+  return "";
+}
+
 std::unique_ptr<ZeroState> make_zero_state(const ZeroSetup& setup) {
   if (setup.plan.row_chunks) throw RunError("the runner needs each rank's shard list; this plan has counts only");
+  const std::string storage = param_storage_unavailable_reason(setup.param_storage, setup.granularity, setup.sync);
+  if (!storage.empty()) throw UsageError(storage);
   if (setup.overlap) {
     const std::string reason = overlap_unavailable_reason(setup.granularity, setup.sync);
     if (!reason.empty()) throw UsageError(reason);

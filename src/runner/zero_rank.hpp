@@ -92,6 +92,9 @@ class ZeroState {
   // gradients are laid out back to back in this order, so that a bucket is a
   // slice of them and reduces in place.
   virtual std::vector<int> gradient_order() const;
+  // --param-storage contiguous: every parameter moved into one allocation, in
+  // registration order, as a view holding its values.
+  void make_parameters_contiguous();
   const ModelSpec& model_;
   uint64_t seed_;
   int rank_ = 0;
@@ -122,6 +125,9 @@ struct ZeroSetup {
   GradSync grad_sync = GradSync::kNone;
   int64_t grad_bucket_elems = 25 * 1024 * 1024 / 4;  // --grad-bucket-mb 25 (also --overlap's bucket)
   bool overlap = false;                               // --overlap
+  // kContiguous: every parameter a view of one allocation, in registration
+  // order (param_storage_unavailable_reason says where that applies).
+  ParamStorage param_storage = ParamStorage::kSeparate;
   int replicas = 1;     // R: the plan's G ranks times R make the data-parallel world
   int world_rank = -1;  // among the W ranks (its gradients are its own); -1: `rank`
 };
@@ -130,6 +136,11 @@ std::unique_ptr<ZeroState> make_zero_state(const ZeroSetup& setup);
 
 // Why --overlap cannot run here ("" when it can).
 std::string overlap_unavailable_reason(Granularity granularity, SyncMode sync);
+
+// Why --param-storage contiguous cannot apply here ("" when it can, and for
+// kSeparate): bucket and range layouts make the parameters views of their own
+// flat buffers.
+std::string param_storage_unavailable_reason(ParamStorage storage, Granularity granularity, SyncMode sync);
 
 // Why this gradient reduction cannot serve plans of this granularity ("" when it can).
 std::string grad_sync_unavailable_reason(GradSync grad_sync, Granularity granularity);

@@ -142,6 +142,8 @@ TEST_CASE("readers reject absurd values in result files, naming the file and the
   CHECK(rank_result_from_json_text(with_average("step"), "r.json").context.grad_average == "step");
   CHECK_THAT(error_of([&] { rank_result_from_json_text(edited([](auto& d) { d["context"]["huge_pages"] = "yes"; }), "r.json"); }),
              Catch::Contains("context.huge_pages is 'yes'; valid: off, on"));
+  CHECK_THAT(error_of([&] { rank_result_from_json_text(edited([](auto& d) { d["context"]["param_storage"] = "flat"; }), "r.json"); }),
+             Catch::Contains("context.param_storage is 'flat'; valid: separate, contiguous"));
   CHECK_THAT(error_of([&] { rank_result_from_json_text(edited([](auto& d) { d["context"]["kernel_thp"] = "[madvise]"; }), "r.json"); }),
              Catch::Contains("context.kernel_thp is '[madvise]'; valid: always, madvise, never"));
   CHECK_THAT(error_of([&] { rank_result_from_json_text(edited([](auto& d) { d["context"]["anon_huge_page_bytes"] = -4096; }), "r.json"); }),
@@ -167,6 +169,7 @@ TEST_CASE("every field the writer writes, the reader reads back: written again, 
   r.context.huge_pages = "on";
   r.context.kernel_thp = "madvise";
   r.context.anon_huge_page_bytes = 356515840;
+  r.context.param_storage = "contiguous";
   r.context.versions = {{"libtorch", "2.14.1"}, {"mpi", "Open MPI v4.1.4"}};
   r.padding_elements = 3;
   r.predicted_step_seconds = 0.25;
@@ -187,6 +190,7 @@ TEST_CASE("every field the writer writes, the reader reads back: written again, 
   CHECK(to_json_text(back) == text);
   CHECK(back.memory.size() == 2);
   CHECK(back.context.versions.at("libtorch") == "2.14.1");
+  CHECK(back.context.param_storage == std::optional<std::string>("contiguous"));
   CHECK(back.timing->step_host->stats.median == Catch::Detail::Approx(0.385));
   REQUIRE(back.traffic->size() == 2);
   CHECK((*back.traffic)[0].collective == Collective::kReduceScatter);

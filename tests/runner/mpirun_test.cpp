@@ -349,6 +349,34 @@ TEST_CASE("with --huge-pages on the large host tensors lie on huge pages, and th
   }
 }
 
+TEST_CASE("contiguous parameter storage under mpirun: still bitwise, recorded, shown, and refused where layouts decide") {
+  zbtest::TempDir tmp;
+  const std::string dir = tmp.str() + "/run";
+  auto r = mpirun(2, "lpt 2 --device cpu -b mpi -w 0 -n 2 --check --grad-sync reduce-scatter --param-storage contiguous "
+                     "--model-file " + small_model_file(tmp) + " -o " + quote(dir));
+  INFO("stderr: " << r.err);
+  REQUIRE(r.exit_code == 0);
+  for (int rank = 0; rank < 2; ++rank) {
+    const auto doc = load(fs::path(dir) / ("small_2_" + std::to_string(rank) + ".json"));
+    CHECK_THAT(doc["result"]["check"].get<std::string>(), Catch::StartsWith("passed"));
+    CHECK(doc["context"]["param_storage"] == "contiguous");
+  }
+  const auto analyzed = run_command(std::string(ZB_ANALYZE_BIN) + " " + quote(dir));
+  REQUIRE(analyzed.exit_code == 0);
+  CHECK_THAT(analyzed.out, Catch::Contains("parameters     = views of one contiguous allocation, --param-storage contiguous"));
+  r = mpirun(2, "lpt 2 --device cpu -b mpi -w 0 -n 1 --sync bucket --model-file " + small_model_file(tmp) + " -o " +
+                    quote(tmp.str() + "/bucket"));
+  REQUIRE(r.exit_code == 0);  // the bucket is the parameters' storage: no param_storage recorded
+  CHECK(load(fs::path(tmp.str()) / "bucket" / "small_2_0.json")["context"]["param_storage"].is_null());
+  for (const char* refused : {"flat 2 --param-storage contiguous", "lpt 2 --sync bucket --param-storage contiguous"}) {
+    r = mpirun(2, std::string(refused) + " --device cpu -o " + quote(tmp.str() + "/refused"));
+    INFO(refused << "\nstderr: " << r.err);
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("--param-storage contiguous") && Catch::Contains("already"));
+    CHECK_FALSE(fs::exists(tmp.path() / "refused" / "exp_info.json"));
+  }
+}
+
 TEST_CASE("a case that outlasts --timeout ends the job, naming the case and the ranks without a result") {
   zbtest::TempDir tmp;
   const auto started = std::chrono::steady_clock::now();

@@ -2,6 +2,7 @@
 #include "support/torch_catch.hpp"
 
 #include "partitioners/registry.hpp"
+#include "src/common/errors.hpp"
 #include "src/runner/flat_buffer.hpp"
 #include "src/runner/reference_check.hpp"
 #include "src/runner/synthetic.hpp"
@@ -100,6 +101,49 @@ TEST_CASE("memory at three points: no gradients or state at creation, state for 
       offset += p.numel();
     }
   }
+}
+
+TEST_CASE("contiguous parameter storage: one allocation in registration order, the same values and bytes, still bitwise") {
+  const ModelSpec m = small_model();
+  for (const char* partitioner : {"greedy", "none"}) {
+    INFO(partitioner);
+    const Granularity granularity = find_partitioner(partitioner).granularity;
+    const Plan owned = make_plan(find_partitioner(partitioner), m, 1, PlanOptions{});
+    ZeroSetup setup{m, owned, granularity, 0, cpu, 3, SyncMode::kPerParam, {}};
+    const auto separate = make_zero_state(setup);
+    setup.param_storage = ParamStorage::kContiguous;
+    const auto contiguous = make_zero_state(setup);
+    const at::Tensor& first = contiguous->parameters().front();
+    int64_t offset = 0;
+    for (std::size_t p = 0; p < m.size(); ++p) {
+      const at::Tensor& param = contiguous->parameters()[p];
+      CHECK(param.storage().is_alias_of(first.storage()));
+      CHECK(param.storage_offset() == offset);
+      CHECK(at::equal(param, separate->parameters()[p]));
+      CHECK_FALSE(separate->parameters()[p].storage().is_alias_of(separate->parameters()[(p + 1) % m.size()].storage()));
+      offset += param.numel();
+    }
+    CHECK(static_cast<int64_t>(first.storage().nbytes()) == 4 * 209);  // one allocation of exactly the parameters
+    CHECK(contiguous->memory().parameters == separate->memory().parameters);
+    contiguous->attach_gradients();
+    for (int i = 0; i < 3; ++i) contiguous->step();
+    CHECK(compare_with_unsharded(m, contiguous->parameters(), cpu, 3, 3) == "");
+  }
+}
+
+TEST_CASE("contiguous parameter storage is refused where a bucket or the gathered buffer holds the parameters") {
+  const ModelSpec m = small_model();
+  const Plan whole = make_plan(find_partitioner("lpt"), m, 2, PlanOptions{});
+  ZeroSetup bucket{m, whole, Granularity::kWholeTensors, 0, cpu, 0, SyncMode::kBucket, {}};
+  bucket.param_storage = ParamStorage::kContiguous;
+  CHECK_THROWS_WITH(make_zero_state(bucket), Catch::Contains("views of its bucket already; use --sync per-param"));
+  const Plan ranges = make_plan(find_partitioner("flat"), m, 2, PlanOptions{});
+  ZeroSetup flat{m, ranges, Granularity::kRanges, 0, cpu, 0, SyncMode::kPerParam, {}};
+  flat.param_storage = ParamStorage::kContiguous;
+  CHECK_THROWS_AS(make_zero_state(flat), UsageError);
+  CHECK_THROWS_WITH(make_zero_state(flat), Catch::Contains("views of the gathered flat buffer already"));
+  flat.param_storage = ParamStorage::kSeparate;
+  CHECK_NOTHROW(make_zero_state(flat));
 }
 
 TEST_CASE("gradients lie back to back in reduction order, so buckets reduce in place without a buffer") {
