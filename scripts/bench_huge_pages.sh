@@ -38,9 +38,10 @@ echo "$(date -u +%Y-%m-%dT%H:%M:%SZ), git $(git rev-parse --short HEAD 2>/dev/nu
 echo "per rank, $iters timed iterations after 2 warm-up, --grad-sync reduce-scatter, --optimizer-impl fused,"
 echo "$rounds rounds interleaved (each configuration off, then on)."
 echo
-python3 - "$tmp"/round*.json <<'PY'
+PYTHONPATH=scripts python3 - "$tmp"/round*.json <<'PY'
 import json, statistics, sys
 from collections import defaultdict
+from zb_analyzed import fraction, phase_seconds
 med = statistics.median
 cases = defaultdict(lambda: {"off": [], "on": []})  # (backend, plan, model, W) -> pages -> one case a round
 for path in sys.argv[1:]:
@@ -48,15 +49,6 @@ for path in sys.argv[1:]:
         backend, plan, pages = r["run"].split("_")
         for c in r["cases"]:
             cases[(backend, plan, c["model"], c["world_size"])][pages].append(c)
-
-def phase_seconds(c, phase):
-    k = c["slowest_total_rank"]
-    key = {"grad_sync": "grad_sync_mean_per_rank", "step": "step_mean_per_rank", "sync": "sync_mean_per_rank",
-           "total": "total_mean_per_rank"}[phase]
-    return c[key][k]
-
-def fraction(c, phase):
-    return next((x["fraction"] for x in c.get("comm_roofline", []) if x["phase"] == phase), None)
 
 print("times: each phase's mean on the rank with the largest total (zero_analyze's phases line), the median over")
 print("the rounds; on / off: each round's ratio, median and range (below 1: huge pages are faster); of raw: the")
