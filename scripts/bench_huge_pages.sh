@@ -33,22 +33,16 @@ done
 {
 echo "# Host pages: 4 KiB (--huge-pages off) against transparent huge pages (on): scripts/bench_huge_pages.sh"
 echo
-echo "$(hostname), $(nproc) cores, kernel THP $(sed 's/.*\[\(.*\)\].*/\1/' /sys/kernel/mm/transparent_hugepage/enabled),"
+zb_host_facts
 echo "$(date -u +%Y-%m-%dT%H:%M:%SZ), git $(git rev-parse --short HEAD 2>/dev/null || echo unknown); --bind-to none, one thread"
 echo "per rank, $iters timed iterations after 2 warm-up, --grad-sync reduce-scatter, --optimizer-impl fused,"
 echo "$rounds rounds interleaved (each configuration off, then on)."
 echo
 PYTHONPATH=scripts python3 - "$tmp"/round*.json <<'PY'
-import json, statistics, sys
-from collections import defaultdict
-from zb_analyzed import fraction, phase_seconds
+import statistics, sys
+from zb_analyzed import cases_by_arm, fraction, phase_seconds
 med = statistics.median
-cases = defaultdict(lambda: {"off": [], "on": []})  # (backend, plan, model, W) -> pages -> one case a round
-for path in sys.argv[1:]:
-    for r in json.load(open(path))["runs"]:
-        backend, plan, pages = r["run"].split("_")
-        for c in r["cases"]:
-            cases[(backend, plan, c["model"], c["world_size"])][pages].append(c)
+cases = cases_by_arm(sys.argv[1:], ("off", "on"))  # (backend, plan, model, W) -> pages -> one case a round
 
 print("times: each phase's mean on the rank with the largest total (zero_analyze's phases line), the median over")
 print("the rounds; on / off: each round's ratio, median and range (below 1: huge pages are faster); of raw: the")

@@ -17,7 +17,7 @@ mpicc -O2 -Wall -o "$tmp/reduce_alignment" scripts/mpi_pages/reduce_alignment.c
 {
 echo "# Open MPI's collectives by the input's offset in its page: scripts/bench_mpi_alignment.sh"
 echo
-echo "$(hostname), $(nproc) cores, kernel THP $(sed 's/.*\[\(.*\)\].*/\1/' /sys/kernel/mm/transparent_hugepage/enabled),"
+zb_host_facts
 echo "$(mpirun --version | head -1), $(date -u +%Y-%m-%dT%H:%M:%SZ), git $(git rev-parse --short HEAD 2>/dev/null || echo unknown);"
 echo "--bind-to none. Seconds per call, each call's slowest rank; reduce and all-reduce in place:"
 echo

@@ -15,7 +15,7 @@ mpicc -O2 -o "$tmp/bcast_layouts" scripts/mpi_pages/bcast_layouts.c
 {
 echo "# Open MPI's broadcast by buffer layout: scripts/bench_mpi_pages.sh"
 echo
-echo "$(hostname), $(nproc) cores, kernel THP $(sed 's/.*\[\(.*\)\].*/\1/' /sys/kernel/mm/transparent_hugepage/enabled),"
+zb_host_facts
 echo "$(mpirun --version | head -1), $(date -u +%Y-%m-%dT%H:%M:%SZ), git $(git rev-parse --short HEAD 2>/dev/null || echo unknown);"
 echo "--bind-to none. Seconds per sync of all of BERT's tensors (each rank writes its own before each sync):"
 echo

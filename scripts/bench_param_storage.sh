@@ -33,23 +33,17 @@ done
 {
 echo "# Parameter storage: one allocation per parameter (separate) against views of one allocation (contiguous): scripts/bench_param_storage.sh"
 echo
-echo "$(hostname), $(nproc) cores, kernel THP $(sed 's/.*\[\(.*\)\].*/\1/' /sys/kernel/mm/transparent_hugepage/enabled),"
+zb_host_facts
 echo "$(date -u +%Y-%m-%dT%H:%M:%SZ), git $(git rev-parse --short HEAD 2>/dev/null || echo unknown); --bind-to none, one thread"
 echo "per rank, lpt --sync per-param, $iters timed iterations after 2 warm-up, --grad-sync reduce-scatter,"
 echo "--optimizer-impl fused, --step-timing serial, --huge-pages on, $rounds rounds interleaved (each configuration"
 echo "separate, then contiguous)."
 echo
 PYTHONPATH=scripts python3 - "$tmp"/round*.json <<'PY'
-import json, statistics, sys
-from collections import defaultdict
-from zb_analyzed import fraction, phase_seconds
+import statistics, sys
+from zb_analyzed import cases_by_arm, fraction, phase_seconds
 med = statistics.median
-cases = defaultdict(lambda: {"separate": [], "contiguous": []})  # (backend, model, W) -> storage -> a case a round
-for path in sys.argv[1:]:
-    for r in json.load(open(path))["runs"]:
-        backend, storage = r["run"].split("_")
-        for c in r["cases"]:
-            cases[(backend, c["model"], c["world_size"])][storage].append(c)
+cases = cases_by_arm(sys.argv[1:], ("separate", "contiguous"))  # (backend, model, W) -> storage -> a case a round
 
 print("times: each phase's mean on the rank with the largest total (zero_analyze's phases line), the median over")
 print("the rounds; cont. / sep.: each round's ratio, median and range (below 1: contiguous is faster); of raw: the")

@@ -13,3 +13,8 @@ zb_mpirun() {  # zb_mpirun RANKS ARGS...
   mpirun "${extra[@]}" -np "$ranks" "$@"
 }
 zb_gpu_count() { nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true; }
+# A record's first facts: "HOST, N cores, kernel THP MODE," (the transparent
+# huge page mode the kernel gives host memory, which moves CPU collectives).
+zb_host_facts() {
+  echo "$(hostname), $(nproc) cores, kernel THP $(sed 's/.*\[\(.*\)\].*/\1/' /sys/kernel/mm/transparent_hugepage/enabled),"
+}

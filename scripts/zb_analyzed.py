@@ -14,3 +14,19 @@ def phase_seconds(case, phase):
 def fraction(case, phase):
     """The phase's fraction of its raw collective, or None where the case has no probe for it."""
     return next((x["fraction"] for x in case.get("comm_roofline", []) if x["phase"] == phase), None)
+
+
+def cases_by_arm(paths, arms):
+    """Rounds of an interleaved A/B bench, each `zero_analyze --format json` of runs named
+    <configuration parts>_<arm>: {(*configuration parts, model, W): {arm: [that case, one a round]}}."""
+    import json
+    from collections import defaultdict
+    cases = defaultdict(lambda: {arm: [] for arm in arms})
+    for path in paths:
+        with open(path) as f:
+            runs = json.load(f)["runs"]
+        for r in runs:
+            *configuration, arm = r["run"].split("_")
+            for c in r["cases"]:
+                cases[(*configuration, c["model"], c["world_size"])][arm].append(c)
+    return cases
