@@ -52,7 +52,7 @@ std::string host_pages_text(const CaseReport& c) {
   return out + buf;
 }
 
-// "parameters     = one contiguous allocation, --param-storage contiguous" (or "one allocation each, ...
+// "parameters     = views of one contiguous allocation, --param-storage contiguous" (or "one allocation each, ...
 // separate"); nothing where a bucket or the gathered buffer holds them.
 std::string param_storage_text(const CaseReport& c) {
   if (!c.param_storage) return "";
