@@ -189,6 +189,13 @@ stage_gradsync() {
     (cd "$RES/gradsync_gloo_$part" && "$BUILD/zero_analyze" all-reduce reduce-scatter --compare) \
       >"$WORK/logs/analyze_gradsync_$part.txt" 2>&1
   done
+  # Every parameter a view of one CUDA allocation: the per-param broadcasts land in it, still bitwise.
+  enough 60 || { log "gradsync: stopped before --param-storage contiguous, $(left) s left"; return 0; }
+  mkdir -p "$RES/gradsync_gloo_contiguous"
+  timeout "$(left)" mpirun --bind-to none -np 4 "$BUILD/zero_bench" -b gloo --device cuda lpt 2 4 \
+    --models ResNet50,BERT --grad-sync reduce-scatter --param-storage contiguous --optimizer-impl fused --check \
+    -w 2 -n 10 -o "$RES/gradsync_gloo_contiguous/lpt" --force >"$WORK/logs/gradsync_contiguous.log" 2>&1
+  log "gradsync lpt --param-storage contiguous (gloo): exit $? $(grep -c 'check passed' "$WORK/logs/gradsync_contiguous.log") cases checked"
 }
 
 for stage in "${STAGES[@]}"; do
