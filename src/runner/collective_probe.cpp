@@ -56,7 +56,8 @@ CollectiveReplay::CollectiveReplay(const std::vector<RecordedCall>& calls, int g
   std::size_t slot = 0;
   for (const RecordedCall& rc : calls) {
     Call call{rc, {}};
-    for (std::size_t i = 0; i < replay_tensor_sizes(rc, group_size).size(); ++i, ++slot)
+    const std::size_t tensors = replay_tensor_sizes(rc, group_size).size();
+    for (std::size_t i = 0; i < tensors; ++i, ++slot)
       call.tensors.push_back(arena_.narrow(0, offsets[slot], slot_bytes[slot]).view(rc.dtype));
     calls_.push_back(std::move(call));
   }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <numeric>
 
 #include "src/common/errors.hpp"
 #include "src/common/optimizer_traffic.hpp"
@@ -178,18 +179,7 @@ std::vector<int> TensorZeroState::gradient_order() const {
 }
 
 void TensorZeroState::make_parameters_bucket_views(int world_size) {
-  torch::NoGradGuard no_grad;
-  for (int r = 0; r < world_size; ++r) {
-    int64_t elements = 0;
-    for (int p : owned_by_rank_[r]) elements += params_[p].numel();
-    at::Tensor bucket = at::empty({elements}, param_options());
-    int64_t offset = 0;
-    for (int p : owned_by_rank_[r]) {
-      params_[p].set_data(view_holding(bucket, offset, params_[p].detach()));
-      offset += params_[p].numel();
-    }
-    buckets_.push_back(std::move(bucket));
-  }
+  for (int r = 0; r < world_size; ++r) buckets_.push_back(move_parameters_into_one_allocation(owned_by_rank_[r]));
 }
 
 // all-reduce as DDP; reduce-scatter: each owner's gradients reduced to it, in
@@ -446,19 +436,23 @@ ZeroState::ZeroState(const ZeroSetup& s)
       grad_sync_(s.grad_sync),
       grad_bucket_elems_(s.grad_bucket_elems),
       params_(seeded_parameters(s.model, s.device, s.seed, /*with_gradients=*/false, scalar_type(precision_.params))) {
-  if (s.param_storage == ParamStorage::kContiguous) make_parameters_contiguous();
+  if (s.param_storage != ParamStorage::kContiguous) return;
+  std::vector<int> registration_order(params_.size());
+  std::iota(registration_order.begin(), registration_order.end(), 0);
+  move_parameters_into_one_allocation(registration_order);
 }
 
-void ZeroState::make_parameters_contiguous() {
+at::Tensor ZeroState::move_parameters_into_one_allocation(const std::vector<int>& order) {
   torch::NoGradGuard no_grad;
-  int64_t total = 0;
-  for (const at::Tensor& p : params_) total += p.numel();
-  const at::Tensor storage = at::empty({total}, param_options());
+  int64_t elements = 0;
+  for (int p : order) elements += params_[p].numel();
+  at::Tensor storage = at::empty({elements}, param_options());
   int64_t offset = 0;
-  for (at::Tensor& p : params_) {
-    p.set_data(view_holding(storage, offset, p.detach()));
-    offset += p.numel();
+  for (int p : order) {
+    params_[p].set_data(view_holding(storage, offset, params_[p].detach()));
+    offset += params_[p].numel();
   }
+  return storage;
 }
 
 at::TensorOptions ZeroState::param_options() const {

@@ -92,9 +92,11 @@ class ZeroState {
   // gradients are laid out back to back in this order, so that a bucket is a
   // slice of them and reduces in place.
   virtual std::vector<int> gradient_order() const;
-  // --param-storage contiguous: every parameter moved into one allocation, in
-  // registration order, as a view holding its values.
-  void make_parameters_contiguous();
+  // The parameters `order` names moved, in that order, into one new
+  // allocation, each a view of it holding its values; returns the allocation.
+  // --param-storage contiguous: every parameter, in registration order (the
+  // constructor); --sync bucket: each owner's, in plan order.
+  at::Tensor move_parameters_into_one_allocation(const std::vector<int>& order);
   const ModelSpec& model_;
   uint64_t seed_;
   int rank_ = 0;
