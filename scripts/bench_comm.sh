@@ -18,8 +18,13 @@
 # each iteration's slowest rank on both sides (its comm roofline).
 # ZB_BENCH_ITERS (default 8). Host pages:
 # --huge-pages ZB_BENCH_HUGE_PAGES (default on: the faster layout for the syncs on
-# both backends and for gloo's range plans, results/bench/huge_pages.md; the probe's
-# tensors lie on the same kind of pages as the phase's).
+# both backends and for gloo's range plans, results/bench/huge_pages.md). Every
+# plan's parameters are views of flat buffers, the issue's layout: the bucket's,
+# the gathered buffer's, and for lpt per-param --param-storage contiguous (one
+# allocation, as the probe's arena). With separate allocations (the default) a
+# parameter under 2 MiB, and each one's tail past its last 2 MiB boundary, stays
+# on 4 KiB pages while the probe's arena is all huge pages: mpi's per-param sync
+# then reads 0.80-0.85 of raw, results/bench/param_storage.md.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/bench_env.sh"
 out="${ZB_BENCH_OUT:-results/bench/comm.md}" iters="${ZB_BENCH_ITERS:-8}" rounds="${ZB_BENCH_ROUNDS:-3}"
@@ -28,11 +33,11 @@ tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
 for round in $(seq 1 "$rounds"); do
   runs=()
   for backend in gloo mpi; do
-    for layout in "lpt per-param" "lpt bucket" "flat per-param" "buckets per-param"; do
-      read -r partitioner sync <<<"$layout"
+    for layout in "lpt per-param contiguous" "lpt bucket" "flat per-param" "buckets per-param"; do
+      read -r partitioner sync storage <<<"$layout"
       name="${backend}_${partitioner}_${sync}"
       zb_mpirun 4 "$B" "$partitioner" 2 4 --models ResNet50,BERT --device cpu -b "$backend" --threads 1 \
-        --sync "$sync" --step-timing serial --grad-sync reduce-scatter --optimizer-impl fused --huge-pages "$pages" -n "$iters" -w 2 -o "$tmp/$round/$name" >/dev/null
+        --sync "$sync" ${storage:+--param-storage "$storage"} --step-timing serial --grad-sync reduce-scatter --optimizer-impl fused --huge-pages "$pages" -n "$iters" -w 2 -o "$tmp/$round/$name" >/dev/null
       runs+=("$tmp/$round/$name")
     done
   done
@@ -45,6 +50,7 @@ echo "$(hostname), $(nproc) cores, $(date -u +%Y-%m-%dT%H:%M:%SZ), git $(git rev
 echo "--bind-to none, one thread per rank, $iters timed iterations after 2 warm-up, --step-timing serial, --grad-sync reduce-scatter,"
 echo "--optimizer-impl fused (grad_average: step, the reductions sum and the fused step divides by W),"
 echo "--huge-pages $pages (host tensors of 2 MiB or more on $([ "$pages" = on ] && echo "transparent huge pages" || echo "4 KiB pages")),"
+echo "lpt per-param with --param-storage contiguous (every parameter a view of one allocation),"
 echo "$rounds rounds interleaved (every configuration once per round)."
 echo
 python3 - "$tmp"/round*.json <<'PY'
