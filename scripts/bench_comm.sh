@@ -46,7 +46,8 @@ done
 {
 echo "# Communication phases against their raw collectives: scripts/bench_comm.sh"
 echo
-echo "$(hostname), $(nproc) cores, $(date -u +%Y-%m-%dT%H:%M:%SZ), git $(git rev-parse --short HEAD 2>/dev/null || echo unknown);"
+zb_host_facts
+echo "$(date -u +%Y-%m-%dT%H:%M:%SZ), git $(git rev-parse --short HEAD 2>/dev/null || echo unknown);"
 echo "--bind-to none, one thread per rank, $iters timed iterations after 2 warm-up, --step-timing serial, --grad-sync reduce-scatter,"
 echo "--optimizer-impl fused (grad_average: step, the reductions sum and the fused step divides by W),"
 echo "--huge-pages $pages (host tensors of 2 MiB or more on $([ "$pages" = on ] && echo "transparent huge pages" || echo "4 KiB pages")),"
