@@ -21,10 +21,10 @@
 # both backends and for gloo's range plans, results/bench/huge_pages.md). Every
 # plan's parameters are views of flat buffers, the issue's layout: the bucket's,
 # the gathered buffer's, and for lpt per-param --param-storage contiguous (one
-# allocation, as the probe's arena). With separate allocations (the default) a
-# parameter under 2 MiB, and each one's tail past its last 2 MiB boundary, stays
-# on 4 KiB pages while the probe's arena is all huge pages: mpi's per-param sync
-# then reads 0.80-0.85 of raw, results/bench/param_storage.md.
+# allocation, as the probe's arena). With separate allocations (the default)
+# mpi's per-param sync reads 0.80-0.85 of raw (results/bench/param_storage.md),
+# likely because a parameter under 2 MiB, and each one's tail past its last 2 MiB
+# boundary, stays on 4 KiB pages while the probe's arena is all huge pages.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/bench_env.sh"
 out="${ZB_BENCH_OUT:-results/bench/comm.md}" iters="${ZB_BENCH_ITERS:-8}" rounds="${ZB_BENCH_ROUNDS:-3}"
