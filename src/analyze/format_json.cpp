@@ -14,7 +14,8 @@ struct Schema<CaseCommRoofline> {
     static const std::vector<Field<R>> f = {
         member("phase", &R::phase), member("rank", &R::rank), member("raw_median_seconds", &R::raw_seconds),
         member("phase_median_seconds", &R::phase_seconds), member("fraction", &R::fraction),
-        member("placement", &R::placement),
+        member("placement", &R::placement), member("raw_fastest_seconds", &R::raw_fastest_seconds),
+        member("phase_fastest_seconds", &R::phase_fastest_seconds), member("fastest_fraction", &R::fastest_fraction),
         derived<R>("raw_algbw_bytes_per_s",
                    [](const R& r) { return r.raw ? nlohmann::ordered_json(r.raw->algbw_bytes_per_s) : nlohmann::ordered_json(); }),
         derived<R>("raw_busbw_bytes_per_s",

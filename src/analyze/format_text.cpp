@@ -110,9 +110,8 @@ std::string traffic_text(const CaseReport& c) {
   return out.empty() ? "" : "traffic        = " + out + "\n";
 }
 
-// "comm roofline  = grad_sync 0.86 of raw (0.1242 vs raw 0.1071 s, raw reduce bus 1.234 GB/s, each iteration's
-// slowest rank); sync ... rank 1);
-// raw probed in place"
+// "comm roofline  = grad_sync 0.86 of raw (0.1242 vs raw 0.1071 s, fastest iterations 0.97, raw reduce bus
+// 1.234 GB/s, each iteration's slowest rank); sync ... rank 1); raw probed in place"
 std::string comm_roofline_text(const CaseReport& c) {
   std::string out;
   for (const CaseCommRoofline& x : c.comm_roofline) {
@@ -120,6 +119,10 @@ std::string comm_roofline_text(const CaseReport& c) {
     std::snprintf(buf, sizeof buf, "%s%s %.2f of raw (%.4f vs raw %.4f s", out.empty() ? "" : "; ", x.phase.c_str(),
                   x.fraction, x.phase_seconds, x.raw_seconds);
     out += buf;
+    if (x.fastest_fraction) {
+      std::snprintf(buf, sizeof buf, ", fastest iterations %.2f", *x.fastest_fraction);
+      out += buf;
+    }
     if (x.raw) {
       std::snprintf(buf, sizeof buf, ", raw %s bus %.3f GB/s", collective_choices().name(*x.collective).c_str(),
                     x.raw->busbw_bytes_per_s / 1e9);

@@ -91,9 +91,9 @@ Table comm_roofline_table(const std::vector<RunReport>& runs) {
   Table t;
   t.title = "communication roofline: each phase against the same calls made raw on fresh tensors, same group, "
             "timed the same way, both over each iteration's slowest rank (under concurrent stepping the sync: the "
-            "slowest-stepping rank's)";
+            "slowest-stepping rank's); fastest: the same over each side's fastest iteration";
   t.header = {"run", "world_size", "model", "backend", "phase", "collective", "rank", "phase (s)", "raw (s)",
-              "of raw", "raw algbw GB/s", "raw busbw GB/s"};
+              "of raw", "fastest of raw", "raw algbw GB/s", "raw busbw GB/s"};
   t.label_columns = 6;
   for (const auto& run : runs)
     for (const auto& c : run.cases)
@@ -102,6 +102,7 @@ Table comm_roofline_table(const std::vector<RunReport>& runs) {
                           x.collective ? collective_choices().name(*x.collective) : "several",
                           x.rank ? std::to_string(*x.rank) : "slowest",
                           fixed(x.phase_seconds, 6), fixed(x.raw_seconds, 6), fixed(x.fraction, 3),
+                          fixed_or_na(x.fastest_fraction, 3),
                           gbps_or_na(x.raw ? std::optional<double>(x.raw->algbw_bytes_per_s) : std::nullopt),
                           gbps_or_na(x.raw ? std::optional<double>(x.raw->busbw_bytes_per_s) : std::nullopt)});
   return t;

@@ -104,10 +104,21 @@ std::vector<double> slowest_each_iteration(const std::vector<const std::vector<d
   return out;
 }
 
-// A phase's raw and phase medians over each iteration's slowest rank; nullopt
+// Raw and phase seconds, their medians and their fastest iterations; with
+// the fraction of each.
+void set_times(CaseCommRoofline& out, const SampleStats& raw, const SampleStats& timed) {
+  out.raw_seconds = raw.median;
+  out.phase_seconds = timed.median;
+  if (timed.median > 0) out.fraction = raw.median / timed.median;
+  out.raw_fastest_seconds = raw.min;
+  out.phase_fastest_seconds = timed.min;
+  if (timed.min > 0) out.fastest_fraction = raw.min / timed.min;
+}
+
+// A phase's raw and phase series over each iteration's slowest rank; nullopt
 // when a rank lacks the phase or the series do not line up.
-std::optional<std::pair<double, double>> slowest_each_iteration_medians(const LoadedCase& loaded,
-                                                                        const std::string& phase) {
+std::optional<std::pair<SampleStats, SampleStats>> slowest_each_iteration_stats(const LoadedCase& loaded,
+                                                                               const std::string& phase) {
   std::vector<const std::vector<double>*> raw, timed;
   for (const auto& r : loaded.ranks) {
     const CommRoofline* x = probed(r, phase);
@@ -118,25 +129,30 @@ std::optional<std::pair<double, double>> slowest_each_iteration_medians(const Lo
   }
   const std::vector<double> raw_max = slowest_each_iteration(raw), phase_max = slowest_each_iteration(timed);
   if (raw_max.empty() || phase_max.empty()) return std::nullopt;
-  return std::make_pair(percentile_of(raw_max, 50), percentile_of(phase_max, 50));
+  return std::make_pair(summarize(raw_max), summarize(phase_max));
 }
 
 // The sync under concurrent stepping: the slowest-stepping rank.
 CaseCommRoofline one_rank_roofline(const CaseReport& c, const LoadedCase& loaded, const std::string& phase) {
   const int rank = c.slowest_rank.value_or(0);
-  const CommRoofline* x = probed(loaded.ranks[rank], phase);
-  if (!x) return {phase, rank, 0, 0, 0, std::nullopt, std::nullopt, std::nullopt};
-  return {phase, rank, x->raw.stats.median, x->phase_median_seconds, x->fraction, std::nullopt, std::nullopt,
-          x->placement};
+  const RankResult& r = loaded.ranks[rank];
+  CaseCommRoofline out;
+  out.phase = phase;
+  out.rank = rank;
+  const CommRoofline* x = probed(r, phase);
+  const TimingSeries* series = x ? phase_series(*r.timing, phase) : nullptr;
+  if (!series) return out;
+  out.placement = x->placement;
+  set_times(out, x->raw.stats, series->stats);
+  return out;
 }
 
 CaseCommRoofline phase_roofline(const CaseReport& c, const LoadedCase& loaded, const CommRoofline& first) {
   if (!opens_after_barrier(first.phase, loaded.ranks.front().context)) return one_rank_roofline(c, loaded, first.phase);
-  const auto medians = slowest_each_iteration_medians(loaded, first.phase);
-  CaseCommRoofline out{first.phase, std::nullopt, 0, 0, 0, std::nullopt, std::nullopt, first.placement};
-  if (!medians) return out;
-  std::tie(out.raw_seconds, out.phase_seconds) = *medians;
-  if (out.phase_seconds > 0) out.fraction = out.raw_seconds / out.phase_seconds;
+  CaseCommRoofline out;
+  out.phase = first.phase;
+  out.placement = first.placement;
+  if (const auto stats = slowest_each_iteration_stats(loaded, first.phase)) set_times(out, stats->first, stats->second);
   return out;
 }
 

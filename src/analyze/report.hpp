@@ -40,6 +40,11 @@ struct CaseCommRoofline {
   // slowest stepper); absent: each iteration's slowest rank, on both sides.
   std::optional<int> rank;
   double raw_seconds = 0, phase_seconds = 0, fraction = 0;
+  // The same windows' fastest iterations, raw over phase: the fraction with
+  // the run's dispersion left out. Where it is near 1 and `fraction` is not,
+  // the gap is the spread of the phase's iterations (noise, or some
+  // iterations' work); where both are low, every iteration pays the gap.
+  std::optional<double> raw_fastest_seconds, phase_fastest_seconds, fastest_fraction;
   std::optional<Collective> collective;  // the phase's one collective, if one
   std::optional<PhaseBandwidth> raw;      // its bandwidth in the raw replay
   std::optional<std::string> placement;   // "in_place" | "after"; absent in older runs

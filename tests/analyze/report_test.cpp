@@ -2,6 +2,7 @@
 #include <nlohmann/json.hpp>
 #include <tuple>
 
+#include "src/analyze/phase_comm.hpp"
 #include "src/analyze/report.hpp"
 #include "src/common/errors.hpp"
 
@@ -168,11 +169,19 @@ TEST_CASE("the comm roofline weighs each iteration's slowest rank on both sides,
   CHECK(c[0].phase_seconds == Catch::Detail::Approx(0.020));
   CHECK(c[0].raw_seconds == Catch::Detail::Approx(0.016));
   CHECK(c[0].fraction == Catch::Detail::Approx(0.80));
+  // Fastest iterations of the same series: phase 0.020, raw 0.012: 0.60.
+  REQUIRE(c[0].fastest_fraction.has_value());
+  CHECK(*c[0].phase_fastest_seconds == Catch::Detail::Approx(0.020));
+  CHECK(*c[0].raw_fastest_seconds == Catch::Detail::Approx(0.012));
+  CHECK(*c[0].fastest_fraction == Catch::Detail::Approx(0.60));
   // Concurrent stepping: the sync is the slowest stepper's (rank 1: 0.001 / 0.002), the others' windows hold a wait.
   CHECK(c[1].rank == std::optional<int>(1));
   CHECK(c[1].fraction == Catch::Detail::Approx(0.50));
+  // Its fastest iterations, 0.001 raw and 0.001 phase: the median's gap is the phase's spread.
+  REQUIRE(c[1].fastest_fraction.has_value());
+  CHECK(*c[1].fastest_fraction == Catch::Detail::Approx(1.00));
   CHECK_THAT(format_text({concurrent}),
-             Catch::Contains("grad_sync 0.80 of raw (0.0200 vs raw 0.0160 s, raw all-reduce bus ") &&
+             Catch::Contains("grad_sync 0.80 of raw (0.0200 vs raw 0.0160 s, fastest iterations 0.60, raw all-reduce bus ") &&
                  Catch::Contains(" GB/s, each iteration's slowest rank); sync 0.50 of raw (") &&
                  Catch::Contains(", rank 1); raw probed in place\n"));
   // Serial stepping: every sync window opens after a barrier; each iteration's slowest, 0.003 / 0.004.
@@ -185,4 +194,13 @@ TEST_CASE("the comm roofline weighs each iteration's slowest rank on both sides,
   const auto& j = doc["runs"][0]["cases"][0]["comm_roofline"];
   CHECK(j[1]["rank"].is_null());
   CHECK(j[1]["fraction"].get<double>() == Catch::Detail::Approx(0.75));
+  // Each iteration's slowest sync, phase 0.004 and raw 0.003 in every iteration: 0.75 at the fastest too.
+  CHECK(j[1]["phase_fastest_seconds"].get<double>() == Catch::Detail::Approx(0.004));
+  CHECK(j[1]["raw_fastest_seconds"].get<double>() == Catch::Detail::Approx(0.003));
+  CHECK(j[1]["fastest_fraction"].get<double>() == Catch::Detail::Approx(0.75));
+  const Table table = comm_roofline_table({serial});
+  REQUIRE(table.rows.size() == 2);
+  CHECK(table.header.at(10) == "fastest of raw");
+  CHECK(table.rows[1].at(9) == "0.750");
+  CHECK(table.rows[0].at(10) == "0.600");
 }
