@@ -1,7 +1,6 @@
 #include "report.hpp"
 
 #include <algorithm>
-#include <tuple>
 
 #include "src/common/errors.hpp"
 
