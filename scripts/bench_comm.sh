@@ -25,6 +25,10 @@
 # mpi's per-param sync reads 0.80-0.85 of raw (results/bench/param_storage.md),
 # likely because a parameter under 2 MiB, and each one's tail past its last 2 MiB
 # boundary, stays on 4 KiB pages while the probe's arena is all huge pages.
+# Every all-gather's input, the phase's slot and the probe's alike, starts in
+# its page where its slot of gloo's own output does (flat_buffer.hpp): gloo's
+# memcpy into that output is 4K-aliased otherwise, which cost gloo's flat BERT
+# W = 2 sync its 0.87-0.88 in the last records.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/bench_env.sh"
 out="${ZB_BENCH_OUT:-results/bench/comm.md}" iters="${ZB_BENCH_ITERS:-8}" rounds="${ZB_BENCH_ROUNDS:-3}"

@@ -23,17 +23,23 @@ std::vector<int64_t> replay_tensor_sizes(const RecordedCall& rc, int group_size)
 
 constexpr int64_t kSlotAlignment = 64;  // bytes: the CPU allocator's own alignment
 int64_t aligned(int64_t bytes) { return (bytes + kSlotAlignment - 1) / kSlotAlignment * kSlotAlignment; }
-constexpr uintptr_t kPageBytes = 4096;
+
+// Room past a slot's bytes to move its start where replay_slot_offsets puts it.
+int64_t slot_room(const ReplaySlot& slot) { return aligned(slot.bytes) + (slot.page_offset ? kPageBytes : kOffPageBytes); }
 
 }  // namespace
 
-std::vector<int64_t> replay_slot_offsets(const std::vector<int64_t>& slot_bytes, uintptr_t base, bool off_page) {
+std::vector<int64_t> replay_slot_offsets(const std::vector<ReplaySlot>& slots, uintptr_t base, bool off_page) {
   std::vector<int64_t> offsets;
   int64_t offset = 0;
-  for (int64_t bytes : slot_bytes) {
-    if (off_page && (base + static_cast<uintptr_t>(offset)) % kPageBytes == 0) offset += kOffPageBytes;
+  for (const ReplaySlot& slot : slots) {
+    const auto in_page = static_cast<int64_t>((base + static_cast<uintptr_t>(offset)) % kPageBytes);
+    if (slot.page_offset)
+      offset += ((*slot.page_offset - in_page) % kPageBytes + kPageBytes) % kPageBytes;
+    else if (off_page && in_page == 0)
+      offset += kOffPageBytes;
     offsets.push_back(offset);
-    offset += aligned(bytes);
+    offset += aligned(slot.bytes);
   }
   return offsets;
 }
@@ -42,23 +48,29 @@ std::vector<int64_t> replay_slot_offsets(const std::vector<int64_t>& slot_bytes,
 // flat buffers are views of theirs: tensors allocated one by one land, once
 // the allocator has grown its mmap threshold, in the process heap, where Open
 // MPI's reduce measured 3x slower than on mapped memory (README, comm roofline).
-CollectiveReplay::CollectiveReplay(const std::vector<RecordedCall>& calls, int group_size, const at::Device& device) {
-  std::vector<int64_t> slot_bytes;
+CollectiveReplay::CollectiveReplay(const std::vector<RecordedCall>& calls, const Communicator& group,
+                                   const at::Device& device) {
+  std::vector<ReplaySlot> slots;
   int64_t arena_bytes = 0;
-  for (const RecordedCall& rc : calls)
-    for (int64_t e : replay_tensor_sizes(rc, group_size)) {
-      slot_bytes.push_back(e * c10::elementSize(rc.dtype));
-      arena_bytes += aligned(slot_bytes.back()) + kOffPageBytes;  // room to step off a page boundary
+  for (const RecordedCall& rc : calls) {
+    const std::vector<int64_t> sizes = replay_tensor_sizes(rc, group.size());
+    for (int64_t e : sizes) slots.push_back({e * static_cast<int64_t>(c10::elementSize(rc.dtype)), std::nullopt});
+    if (rc.collective == Collective::kAllGather && device.is_cpu()) {  // {out, in}: the input where gloo's copy wants it
+      const ReplaySlot& out = slots[slots.size() - 2];
+      slots.back().page_offset = all_gather_input_page_offset(group.rank(), slots.back().bytes, 0,
+                                                              fresh_allocation_page_offset(out.bytes));
     }
+  }
+  for (const ReplaySlot& slot : slots) arena_bytes += slot_room(slot);
   arena_ = at::zeros({arena_bytes}, at::TensorOptions().dtype(at::kByte).device(device));
   const std::vector<int64_t> offsets =
-      replay_slot_offsets(slot_bytes, reinterpret_cast<uintptr_t>(arena_.data_ptr()), device.is_cpu());
+      replay_slot_offsets(slots, reinterpret_cast<uintptr_t>(arena_.data_ptr()), device.is_cpu());
   std::size_t slot = 0;
   for (const RecordedCall& rc : calls) {
     Call call{rc, {}};
-    const std::size_t tensors = replay_tensor_sizes(rc, group_size).size();
+    const std::size_t tensors = replay_tensor_sizes(rc, group.size()).size();
     for (std::size_t i = 0; i < tensors; ++i, ++slot)
-      call.tensors.push_back(arena_.narrow(0, offsets[slot], slot_bytes[slot]).view(rc.dtype));
+      call.tensors.push_back(arena_.narrow(0, offsets[slot], slots[slot].bytes).view(rc.dtype));
     calls_.push_back(std::move(call));
   }
 }
@@ -83,9 +95,9 @@ PhaseReplays::Replayed& PhaseReplays::entry(const std::string& phase) {
 }
 
 CollectiveReplay& PhaseReplays::replay_for(const std::string& phase, const std::vector<RecordedCall>& calls,
-                                           int group_size) {
+                                           const Communicator& group) {
   Replayed& r = entry(phase);
-  if (!r.replay) r.replay = std::make_unique<CollectiveReplay>(calls, group_size, device_);
+  if (!r.replay) r.replay = std::make_unique<CollectiveReplay>(calls, group, device_);
   return *r.replay;
 }
 

@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,14 +22,23 @@
 
 namespace zb {
 
-// Where each of a replay's tensors (`slot_bytes` long, in order) starts in an
-// arena at address `base`: back to back, each at a multiple of 64 bytes, and,
-// where `off_page`, a cache line further where it would start a page.
-std::vector<int64_t> replay_slot_offsets(const std::vector<int64_t>& slot_bytes, uintptr_t base, bool off_page);
+// One of a replay's tensors: its bytes and, for an all-gather's input on the
+// host, where in a page it must start (all_gather_input_page_offset).
+struct ReplaySlot {
+  int64_t bytes;
+  std::optional<int64_t> page_offset;
+};
+
+// Where each of a replay's tensors (in order) starts in an arena at address
+// `base`: back to back, each at a multiple of 64 bytes, and further on to its
+// page offset where it has one, else, where `off_page`, a cache line further
+// where it would start a page.
+std::vector<int64_t> replay_slot_offsets(const std::vector<ReplaySlot>& slots, uintptr_t base, bool off_page);
 
 class CollectiveReplay {
  public:
-  CollectiveReplay(const std::vector<RecordedCall>& calls, int group_size, const at::Device& device);
+  // `group`: the communicator the calls were made on (its size, this rank's place in it).
+  CollectiveReplay(const std::vector<RecordedCall>& calls, const Communicator& group, const at::Device& device);
   void run(Communicator& comm);  // the calls, in order, each returning when its result is in place
 
  private:
@@ -48,7 +58,8 @@ class PhaseReplays {
  public:
   PhaseReplays(const at::Device& device, std::string placement) : device_(device), placement_(std::move(placement)) {}
   // `phase`'s replay, made from `calls` the first time (later calls must be the same).
-  CollectiveReplay& replay_for(const std::string& phase, const std::vector<RecordedCall>& calls, int group_size);
+  CollectiveReplay& replay_for(const std::string& phase, const std::vector<RecordedCall>& calls,
+                               const Communicator& group);
   void add_sample(const std::string& phase, double seconds);
   void release(const std::string& phase);  // its tensors; the samples stay
   // One entry per phase with samples, against that phase's series in `timings`.

@@ -5,6 +5,8 @@
 #pragma once
 #include <ATen/ATen.h>
 
+#include <cstdint>
+
 namespace zb {
 
 // Open MPI's reductions (reduce, all-reduce, reduce-scatter) of tens of MB on
@@ -21,6 +23,45 @@ inline at::Tensor reduction_input_buffer(int64_t numel, const at::TensorOptions&
   if (!options.device().is_cpu()) return at::empty({numel}, options);
   const int64_t pad = kOffPageBytes / static_cast<int64_t>(options.dtype().itemsize());
   return at::empty({numel + pad}, options).narrow(0, pad, numel);
+}
+
+constexpr int64_t kPageBytes = 4096;
+
+// gloo's all-gather first copies this rank's input into this rank's slot (at
+// rank x input bytes) of an output of its own, a fresh allocation, with
+// glibc's memcpy. Above glibc's non-temporal threshold (201 MB on the machine
+// measured) that copy ran at 3.5-10 GB/s instead of 13 where the destination
+// lay 64-700 bytes further into its page than the source (4K aliasing), and
+// gloo's flat all-gather of BERT's 219 MB slots paid for it on rank 1 (README,
+// comm roofline). The page offset, a multiple of 64, at which to start a
+// host buffer whose bytes from `input_start` on are such an input of
+// `input_bytes` on `rank`, the output starting at `output_page_offset`: the
+// copy then reads and writes at the same place in every page, the source at
+// most 63 bytes ahead. Other backends copy in small blocks, indifferent to it.
+inline int64_t all_gather_input_page_offset(int rank, int64_t input_bytes, int64_t input_start,
+                                            int64_t output_page_offset) {
+  const int64_t wanted = ((output_page_offset + rank * input_bytes - input_start) % kPageBytes + kPageBytes) % kPageBytes;
+  return (wanted + kOffPageBytes - 1) / kOffPageBytes * kOffPageBytes % kPageBytes;
+}
+
+// Where in its page libtorch's CPU allocator starts a fresh allocation of
+// `bytes`, as gloo's output is: 0 on huge pages (--huge-pages on), 64 on
+// glibc's own mappings otherwise. Below glibc's largest mmap threshold
+// (32 MiB) the heap may serve it instead, wherever it has room: the answer
+// is then this allocation's, no rule's. Nothing is written: no page is touched.
+inline int64_t fresh_allocation_page_offset(int64_t bytes) {
+  const at::Tensor probe = at::empty({bytes}, at::TensorOptions().dtype(at::kByte));
+  return static_cast<int64_t>(reinterpret_cast<uintptr_t>(probe.data_ptr()) % kPageBytes);
+}
+
+// A zeroed host buffer of `numel` elements that starts `page_offset` bytes
+// into a page (a multiple of 64), within an allocation a page longer.
+inline at::Tensor zeros_at_page_offset(int64_t numel, const at::TensorOptions& options, int64_t page_offset) {
+  const int64_t element = static_cast<int64_t>(options.dtype().itemsize());
+  const at::Tensor allocation = at::zeros({numel + kPageBytes / element}, options);
+  const auto start = static_cast<int64_t>(reinterpret_cast<uintptr_t>(allocation.data_ptr()) % kPageBytes);
+  const int64_t lead = ((page_offset - start) % kPageBytes + kPageBytes) % kPageBytes;
+  return allocation.narrow(0, lead / element, numel);
 }
 
 inline void pack_into(const at::Tensor& flat, at::TensorList tensors) {

@@ -258,7 +258,7 @@ class PhaseSlot {
       : phase_(phase), comm_(comm), real_(std::move(real)), probe_(probe) {
     const auto found = calls.find(phase);
     if (probe_ && found != calls.end() && !found->second.empty())
-      replay_ = &probe_->replay_for(phase, found->second, comm.size());
+      replay_ = &probe_->replay_for(phase, found->second, comm);
   }
   void operator()() const { replay_ ? replay_->run(comm_) : real_(); }  // the window's work
   // The window's seconds: the phase's sample, or (returning nullopt) the replay's.
@@ -364,7 +364,7 @@ void replay_after(PhaseReplays& replays, const PhaseCalls& calls, CaseComms& com
     const auto found = calls.find(phase);
     if (found == calls.end() || found->second.empty() || (config.overlap && phase == "sync")) continue;
     MeteredCommunicator& comm = phase == "grad_replicas" ? *comms.replicas : comms.shard;
-    CollectiveReplay& replay = replays.replay_for(phase, found->second, comm.size());
+    CollectiveReplay& replay = replays.replay_for(phase, found->second, comm);
     for (int i = 0; i < 1 + config.iters; ++i) {
       const double s = timed_phase(comms, *timer, [&] { replay.run(comm); });
       if (i > 0) replays.add_sample(phase, s);

@@ -84,6 +84,10 @@ class FlatZeroState : public ZeroState {
  private:
   void copy_owned_gradients();  // this rank's slices of every gradient into the flat gradient
   void lay_out_slots();         // positions_, the segments and gaps_ from the plan
+  // Where flat_ starts in its page on the host: its largest all-gather input
+  // (a segment; under --overlap, a step bucket) where that input's slot of
+  // gloo's own fresh output starts in one (all_gather_input_page_offset).
+  int64_t flat_page_offset() const;
   // Parameters whose shards lie back to back in the gathered layout (every
   // one under flat, whose slots cut one concatenation) become views of
   // gathered_, so that the all-gather lands in them (DeepSpeed's and
@@ -247,7 +251,9 @@ FlatZeroState::FlatZeroState(const ZeroSetup& s)
     throw UsageError("--optimizer muon orthogonalises whole matrices; a range plan splits them. Use a "
                      "whole-tensor partitioner (greedy, lpt, optimal, cost, ...)");
   torch::NoGradGuard no_grad;
-  flat_ = at::zeros({slot_}, param_options());
+  if (s.overlap) chunk_ = std::max<int64_t>(1, std::min(grad_bucket_elems_, slot_));
+  flat_ = s.device.is_cpu() ? zeros_at_page_offset(slot_, param_options(), flat_page_offset())
+                            : at::zeros({slot_}, param_options());
   for_each_in_slot(rank_, [&](const Shard& shard, int64_t pos) {
     flat_.narrow(0, pos, shard.length).copy_(shard_of(params_[shard.param].detach(), shard));
   });
@@ -262,7 +268,6 @@ FlatZeroState::FlatZeroState(const ZeroSetup& s)
     set_optimizer(s.optimizer, {flat_});
     return;
   }
-  chunk_ = std::max<int64_t>(1, std::min(grad_bucket_elems_, slot_));
   std::vector<std::vector<at::Tensor>> buckets;
   for (int64_t off = 0; off < slot_; off += chunk_) {
     chunks_.push_back(flat_.detach().narrow(0, off, std::min(chunk_, slot_ - off)).set_requires_grad(true));
@@ -291,6 +296,19 @@ void FlatZeroState::lay_out_slots() {
       free_from = std::max(free_from, pos + length);
     }
   }
+}
+
+int64_t FlatZeroState::flat_page_offset() const {
+  std::vector<std::pair<int64_t, int64_t>> inputs;  // each all-gather's input: (start, length) in flat_
+  if (chunk_ > 0) inputs.push_back({0, chunk_});     // --overlap: every step bucket but the last is chunk_ long
+  for (std::size_t s = 0; chunk_ == 0 && s < segment_starts_.size(); ++s)
+    inputs.push_back({segment_starts_[s], segment_lengths_[s]});
+  const auto largest = *std::max_element(inputs.begin(), inputs.end(),
+                                         [](const auto& a, const auto& b) { return a.second < b.second; });
+  const int64_t element = static_cast<int64_t>(param_options().dtype().itemsize());
+  const int64_t output_bytes = plan_.world_size() * largest.second * element;
+  return all_gather_input_page_offset(rank_, largest.second * element, largest.first * element,
+                                      fresh_allocation_page_offset(output_bytes));
 }
 
 int64_t FlatZeroState::gathered_index(int r, int64_t pos) const {

@@ -4,9 +4,11 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <utility>
 
 #include "src/runner/collective_probe.hpp"
+#include "src/runner/flat_buffer.hpp"
 
 using namespace zb;
 
@@ -15,7 +17,7 @@ namespace {
 // A world of two that moves nothing: enough to see which calls arrive, with what.
 class SilentPair : public Communicator {
  public:
-  SilentPair() : Communicator(0, 2) {}
+  explicit SilentPair(int rank = 0) : Communicator(rank, 2) {}
   std::string backend() const override { return "silent"; }
   void broadcast_all(std::vector<at::Tensor>&, const std::vector<int>&) override {}
   void all_gather(at::Tensor&, const at::Tensor&) override {}
@@ -57,7 +59,7 @@ TEST_CASE("a replay makes the recorded calls again: same collectives, sizes, roo
   CHECK(comm.take_calls().empty());
   const CollectiveTallies tallied = comm.take();
 
-  CollectiveReplay replay(first, comm.size(), at::Device(at::kCPU));
+  CollectiveReplay replay(first, comm, at::Device(at::kCPU));
   replay.run(comm);
   CHECK(same_calls(comm.take_calls(), first));
   CHECK((comm.take() == tallied));  // the same bytes too (no printing of the map)
@@ -68,6 +70,7 @@ namespace {
 // Keeps every tensor the replay hands it.
 class KeepingPair : public SilentPair {
  public:
+  explicit KeepingPair(int rank = 0) : SilentPair(rank) {}
   std::vector<at::Tensor> seen;
   void broadcast_all(std::vector<at::Tensor>& ts, const std::vector<int>&) override {
     seen.insert(seen.end(), ts.begin(), ts.end());
@@ -85,7 +88,7 @@ TEST_CASE("a replay's tensors are disjoint, 64-byte aligned, zeroed views of one
                                   {Collective::kAllGather, {6}, {}, at::kFloat},
                                   {Collective::kReduce, {7}, {1}, at::kBFloat16}};
   KeepingPair pair;
-  CollectiveReplay replay(calls, pair.size(), at::Device(at::kCPU));
+  CollectiveReplay replay(calls, pair, at::Device(at::kCPU));
   replay.run(pair);
   REQUIRE(pair.seen.size() == 6);  // three broadcast, the all-gather's out and in, the reduce
   const std::vector<int64_t> sizes{10, 12, 3, 12, 6, 7};
@@ -108,13 +111,44 @@ TEST_CASE("a replay's tensors are disjoint, 64-byte aligned, zeroed views of one
 TEST_CASE("replay slots step a cache line off every page boundary on the host, and only there") {
   const uintptr_t base = uintptr_t{1} << 21;  // a 2 MiB-aligned arena, as libtorch maps one under huge pages
   const std::vector<int64_t> bytes{3 * 4096, 4096 - 64, 100, 8192, 4096};
-  const std::vector<int64_t> host = replay_slot_offsets(bytes, base, /*off_page=*/true);
-  const std::vector<int64_t> device = replay_slot_offsets(bytes, base, /*off_page=*/false);
+  std::vector<ReplaySlot> slots;
+  for (int64_t b : bytes) slots.push_back({b, std::nullopt});
+  const std::vector<int64_t> host = replay_slot_offsets(slots, base, /*off_page=*/true);
+  const std::vector<int64_t> device = replay_slot_offsets(slots, base, /*off_page=*/false);
   CHECK(device == std::vector<int64_t>{0, 12288, 16320, 16448, 24640});  // back to back, 64-byte aligned
   CHECK(host == std::vector<int64_t>{64, 12352, 16448, 16576, 24768});  // slots 0 and 2 stepped
   for (std::size_t i = 0; i < host.size(); ++i) {
     CHECK((base + static_cast<uintptr_t>(host[i])) % 4096 != 0);
     CHECK(host[i] % 64 == 0);
     if (i > 0) CHECK(host[i - 1] + bytes[i - 1] <= host[i]);
+  }
+}
+
+TEST_CASE("a replay slot with a page offset starts there, on a page boundary too, and the next one after it") {
+  const uintptr_t base = (uintptr_t{1} << 21) + 64;  // glibc's mapping: 64 bytes into a page
+  const std::vector<ReplaySlot> slots{{1000, std::nullopt}, {5000, 512}, {100, 0}, {64, std::nullopt}};
+  const std::vector<int64_t> offsets = replay_slot_offsets(slots, base, /*off_page=*/true);
+  // 0 (not a page start); from 1024 on, page offset 512 first at 4544; from 4544 + 5056 = 9600 on, the next
+  // page start, 12224; 12224 + 128 = 12352 lies 128 bytes into a page: it stays
+  CHECK(offsets == std::vector<int64_t>{0, 4544, 12224, 12352});
+  CHECK((base + static_cast<uintptr_t>(offsets[1])) % 4096 == 512);
+  CHECK((base + static_cast<uintptr_t>(offsets[2])) % 4096 == 0);
+}
+
+TEST_CASE("a host all-gather's input slot starts where its slot of a fresh output would, on each rank") {
+  // 40000128 bytes, 2688 past a page multiple; the output (80 MB) is mapped afresh, past glibc's mmap threshold
+  const int64_t n = 10000032;
+  const std::vector<RecordedCall> calls{{Collective::kReduce, {10}, {0}, at::kFloat},
+                                        {Collective::kAllGather, {n}, {}, at::kFloat}};
+  for (int rank : {0, 1}) {
+    INFO("rank " << rank);
+    KeepingPair pair(rank);
+    CollectiveReplay replay(calls, pair, at::Device(at::kCPU));
+    replay.run(pair);
+    REQUIRE(pair.seen.size() == 3);
+    const at::Tensor& in = pair.seen[2];
+    CHECK(in.numel() == n);
+    const int64_t wanted = all_gather_input_page_offset(rank, 4 * n, 0, fresh_allocation_page_offset(2 * 4 * n));
+    CHECK(static_cast<int64_t>(reinterpret_cast<uintptr_t>(in.data_ptr()) % kPageBytes) == wanted);
   }
 }

@@ -215,6 +215,38 @@ TEST_CASE("a flat plan's parameters are views of the gathered buffer: the all-ga
   CHECK(zero->memory().buffers == 4 * 210 + 4 * 1);  // this rank's slot, and the gathered buffer's padding
 }
 
+namespace {
+// Rank 1 of two that keeps where each all-gather's input starts.
+class InputWatchingPair : public Communicator {
+ public:
+  InputWatchingPair() : Communicator(1, 2) {}
+  std::string backend() const override { return "watching"; }
+  void broadcast_all(std::vector<at::Tensor>&, const std::vector<int>&) override {}
+  void all_gather(at::Tensor&, const at::Tensor& in) override { inputs.push_back(in.data_ptr()); }
+  void all_reduce_sum(at::Tensor&) override {}
+  void reduce_scatter_sum(at::Tensor&, const at::Tensor&) override {}
+  void reduce_sum(at::Tensor&, int) override {}
+  void barrier() override {}
+  std::vector<const void*> inputs;
+};
+}  // namespace
+
+TEST_CASE("a flat plan's slot starts where its copy into gloo's own output reads and writes alike in a page") {
+  ModelSpec m{"wide", {}};
+  add_param(m, "w", {4000, 2501});  // 40 MB: gloo's output (two slots) is mapped afresh, past glibc's mmap threshold
+  add_param(m, "b", {777});
+  const Plan plan = make_plan(find_partitioner("flat"), m, 2, PlanOptions{});
+  const int64_t slot_bytes = 4 * plan.slot_elems;
+  const int64_t wanted = all_gather_input_page_offset(1, slot_bytes, 0, fresh_allocation_page_offset(2 * slot_bytes));
+  REQUIRE(slot_bytes % kPageBytes != 0);  // else every rank's slot would start where the output does
+  const auto zero = make_zero_state({m, plan, Granularity::kRanges, 1, cpu, 0, SyncMode::kPerParam, {}});
+  InputWatchingPair pair;
+  zero->sync(pair);
+  REQUIRE(pair.inputs.size() == 1);  // one segment: one all-gather
+  INFO("slot of " << slot_bytes << " bytes");
+  CHECK(static_cast<int64_t>(reinterpret_cast<uintptr_t>(pair.inputs[0]) % kPageBytes) == wanted);
+}
+
 TEST_CASE("gradients that are views of the reduce-scatter's input are counted once, as gradients") {
   const ModelSpec m = small_model();  // 209 elements
   for (const char* name : {"flat", "hybrid", "dim0"}) {
