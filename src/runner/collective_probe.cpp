@@ -35,7 +35,7 @@ std::vector<int64_t> replay_slot_offsets(const std::vector<ReplaySlot>& slots, u
   for (const ReplaySlot& slot : slots) {
     const auto in_page = static_cast<int64_t>((base + static_cast<uintptr_t>(offset)) % kPageBytes);
     if (slot.page_offset)
-      offset += ((*slot.page_offset - in_page) % kPageBytes + kPageBytes) % kPageBytes;
+      offset += bytes_to_page_offset(in_page, *slot.page_offset);
     else if (off_page && in_page == 0)
       offset += kOffPageBytes;
     offsets.push_back(offset);

@@ -27,6 +27,12 @@ inline at::Tensor reduction_input_buffer(int64_t numel, const at::TensorOptions&
 
 constexpr int64_t kPageBytes = 4096;
 
+// Where in its page the byte at `p` lies.
+inline int64_t page_offset_of(const void* p) { return static_cast<int64_t>(reinterpret_cast<uintptr_t>(p) % kPageBytes); }
+
+// How many bytes on from page offset `from` the next place at page offset `to` lies, in [0, kPageBytes).
+inline int64_t bytes_to_page_offset(int64_t from, int64_t to) { return ((to - from) % kPageBytes + kPageBytes) % kPageBytes; }
+
 // gloo's all-gather first copies this rank's input into this rank's slot (at
 // rank x input bytes) of an output of its own, a fresh allocation, with
 // glibc's memcpy. Above glibc's non-temporal threshold (201 MB on the machine
@@ -40,7 +46,7 @@ constexpr int64_t kPageBytes = 4096;
 // most 63 bytes ahead. Other backends copy in small blocks, indifferent to it.
 inline int64_t all_gather_input_page_offset(int rank, int64_t input_bytes, int64_t input_start,
                                             int64_t output_page_offset) {
-  const int64_t wanted = ((output_page_offset + rank * input_bytes - input_start) % kPageBytes + kPageBytes) % kPageBytes;
+  const int64_t wanted = bytes_to_page_offset(input_start, output_page_offset + rank * input_bytes);
   return (wanted + kOffPageBytes - 1) / kOffPageBytes * kOffPageBytes % kPageBytes;
 }
 
@@ -51,7 +57,7 @@ inline int64_t all_gather_input_page_offset(int rank, int64_t input_bytes, int64
 // is then this allocation's, no rule's. Nothing is written: no page is touched.
 inline int64_t fresh_allocation_page_offset(int64_t bytes) {
   const at::Tensor probe = at::empty({bytes}, at::TensorOptions().dtype(at::kByte));
-  return static_cast<int64_t>(reinterpret_cast<uintptr_t>(probe.data_ptr()) % kPageBytes);
+  return page_offset_of(probe.data_ptr());
 }
 
 // A zeroed host buffer of `numel` elements that starts `page_offset` bytes
@@ -59,8 +65,7 @@ inline int64_t fresh_allocation_page_offset(int64_t bytes) {
 inline at::Tensor zeros_at_page_offset(int64_t numel, const at::TensorOptions& options, int64_t page_offset) {
   const int64_t element = static_cast<int64_t>(options.dtype().itemsize());
   const at::Tensor allocation = at::zeros({numel + kPageBytes / element}, options);
-  const auto start = static_cast<int64_t>(reinterpret_cast<uintptr_t>(allocation.data_ptr()) % kPageBytes);
-  const int64_t lead = ((page_offset - start) % kPageBytes + kPageBytes) % kPageBytes;
+  const int64_t lead = bytes_to_page_offset(page_offset_of(allocation.data_ptr()), page_offset);
   return allocation.narrow(0, lead / element, numel);
 }
 

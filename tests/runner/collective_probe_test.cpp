@@ -149,6 +149,6 @@ TEST_CASE("a host all-gather's input slot starts where its slot of a fresh outpu
     const at::Tensor& in = pair.seen[2];
     CHECK(in.numel() == n);
     const int64_t wanted = all_gather_input_page_offset(rank, 4 * n, 0, fresh_allocation_page_offset(2 * 4 * n));
-    CHECK(static_cast<int64_t>(reinterpret_cast<uintptr_t>(in.data_ptr()) % kPageBytes) == wanted);
+    CHECK(page_offset_of(in.data_ptr()) == wanted);
   }
 }

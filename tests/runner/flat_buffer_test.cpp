@@ -38,7 +38,7 @@ TEST_CASE("a zeroed host buffer starts at the page offset asked for, within its 
       INFO(page_offset << " " << dtype);
       const at::Tensor buffer = zeros_at_page_offset(5 << 20, at::TensorOptions().dtype(dtype), page_offset);
       CHECK(buffer.numel() == (5 << 20));
-      CHECK(static_cast<int64_t>(reinterpret_cast<uintptr_t>(buffer.data_ptr()) % kPageBytes) == page_offset);
+      CHECK(page_offset_of(buffer.data_ptr()) == page_offset);
       CHECK(buffer.count_nonzero().item<int64_t>() == 0);
       CHECK(static_cast<int64_t>(buffer.storage().nbytes()) == buffer.nbytes() + kPageBytes);
     }
@@ -50,5 +50,5 @@ TEST_CASE("a fresh host allocation's page offset is where libtorch's allocator s
   const int64_t predicted = fresh_allocation_page_offset(bytes);
   CHECK(predicted % 64 == 0);
   const at::Tensor fresh = at::empty({bytes}, at::TensorOptions().dtype(at::kByte));
-  CHECK(static_cast<int64_t>(reinterpret_cast<uintptr_t>(fresh.data_ptr()) % kPageBytes) == predicted);
+  CHECK(page_offset_of(fresh.data_ptr()) == predicted);
 }

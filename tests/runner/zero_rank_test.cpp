@@ -244,7 +244,7 @@ TEST_CASE("a flat plan's slot starts where its copy into gloo's own output reads
   zero->sync(pair);
   REQUIRE(pair.inputs.size() == 1);  // one segment: one all-gather
   INFO("slot of " << slot_bytes << " bytes");
-  CHECK(static_cast<int64_t>(reinterpret_cast<uintptr_t>(pair.inputs[0]) % kPageBytes) == wanted);
+  CHECK(page_offset_of(pair.inputs[0]) == wanted);
 }
 
 TEST_CASE("gradients that are views of the reduce-scatter's input are counted once, as gradients") {
