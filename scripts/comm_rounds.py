@@ -1,0 +1,123 @@
+"""bench_comm.sh's rounds: `misses ROUND.json...` prints each case (backend
+partitioner sync model W) with a phase whose median fraction of its raw
+collective is below 0.90; `table FILE...` prints the record's tables from the
+rounds (roundN.json) and the cases' retest rounds (retestN.json). Each file is
+one round's `zero_analyze --format json`; its runs are named
+<backend>_<partitioner>_<sync>."""
+import json
+import statistics
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+TARGET = 0.9
+med = statistics.median
+
+
+def phases_of(paths):
+    """(backend, partitioner, sync, model, W, phase) -> that phase's comm_roofline entry, one a round."""
+    phases = defaultdict(list)
+    for path in paths:
+        for r in json.load(open(path))["runs"]:
+            backend, partitioner, sync = r["run"].split("_")
+            for c in r["cases"]:
+                for x in c["comm_roofline"]:
+                    coll = next((t["collective"] for t in c["traffic"] if t["phase"] == x["phase"]), "-")
+                    key = (backend, partitioner, sync, c["model"], c["world_size"], x["phase"])
+                    phases[key].append(dict(x, collective=coll))
+    return phases
+
+
+def fraction_of(xs):
+    return med(x["fraction"] for x in xs)
+
+
+def missed_cases(phases):
+    """The cases, in order, with a phase below the target."""
+    cases = [key[:5] for key, xs in phases.items() if fraction_of(xs) < TARGET]
+    return list(dict.fromkeys(cases))
+
+
+def print_phase_table(phases, first_rounds):
+    print("| backend | plan | sync | model | W | phase | collective | phase (s) | raw (s) | fraction | rounds | "
+          "rounds' range | fastest | raw busbw GB/s |")
+    print("|---|---|---|---|---:|---|---|---:|---:|---:|---:|---|---:|---:|")
+    for key, xs in phases.items():
+        backend, partitioner, sync, model, w, phase = key
+        fractions = [x["fraction"] for x in xs]
+        bus = [x["raw_busbw_bytes_per_s"] for x in xs if x["raw_busbw_bytes_per_s"]]
+        rounds = f"{len(xs)}" if len(xs) == first_rounds else f"**{len(xs)}**"
+        print(f"| {backend} | {partitioner} | {sync} | {model} | {w} | {phase} | {xs[0]['collective']} | "
+              f"{med(x['phase_median_seconds'] for x in xs):.4f} | {med(x['raw_median_seconds'] for x in xs):.4f} | "
+              f"{fraction_of(xs):.2f} | {rounds} | {min(fractions):.2f}-{max(fractions):.2f} | "
+              f"{med(x['fastest_fraction'] for x in xs):.2f} | {med(bus) / 1e9 if bus else float('nan'):.3f} |")
+
+
+def below(phases):
+    return [f"{' '.join(map(str, key))} {fraction_of(xs):.3f}" for key, xs in phases.items() if fraction_of(xs) < TARGET]
+
+
+def print_verdicts(first, phases):
+    total = len(phases)
+    stage_one = below(first)
+    print(f"after the first {len(next(iter(first.values())))} rounds: {total - len(stage_one)} of {total} phases at "
+          f">= 0.90 of their raw collective; below (to three places): {', '.join(stage_one) or 'none'}")
+    final = below(phases)
+    print(f"**verdict** (every phase's median over all its rounds, the retested cases' included): "
+          f"{total - len(final)} of {total} at >= 0.90; below: {', '.join(final) or 'none'}")
+    fastest_met = sum(med(x["fastest_fraction"] for x in xs) >= TARGET for xs in phases.values())
+    print(f"at their fastest iterations (the median of the rounds): {fastest_met} of {total}")
+    for plan in ("flat", "buckets"):
+        xs = [fraction_of(v) for k, v in phases.items() if k[1] == plan]
+        if xs:
+            print(f"{plan}: {sum(f >= TARGET for f in xs)} of {len(xs)}, lowest {min(xs):.2f}")
+
+
+def print_bucket_table(first):
+    print("| backend | model | W | per-param (s) | bucket (s) | bucket / per-param | rounds' range |")
+    print("|---|---|---:|---:|---:|---:|---|")
+    for (backend, partitioner, sync, model, w, phase), xs in sorted(first.items()):
+        if partitioner != "lpt" or sync != "bucket" or phase != "sync":
+            continue
+        base = first.get((backend, partitioner, "per-param", model, w, phase))
+        if not base:
+            continue
+        ratios = [b["phase_median_seconds"] / p["phase_median_seconds"] for b, p in zip(xs, base)]
+        print(f"| {backend} | {model} | {w} | {med(p['phase_median_seconds'] for p in base):.4f} | "
+              f"{med(b['phase_median_seconds'] for b in xs):.4f} | {med(ratios):.2f} | {min(ratios):.2f}-{max(ratios):.2f} |")
+
+
+def table(paths):
+    first = phases_of(p for p in paths if Path(p).name.startswith("round"))
+    phases = phases_of(paths)
+    print("fraction = the raw replay's median / the phase's median, both over each iteration's slowest rank (every")
+    print("window opens after a barrier: the ranks step in turn), the median of the rounds' fractions, their range; times:")
+    print("medians over the rounds; fastest: the raw's fastest iteration / the phase's fastest, over the same windows")
+    print("(the fraction without the iterations' spread), the median of the rounds'; raw busbw: the phase's bytes over")
+    print("the raw median, nccl-tests' factors.")
+    print("The probe (placement in_place): every timed iteration is followed by a probe iteration, whose windows hold")
+    print("the raw replays in the phases' own places (the gradient replay after the gradients are restored, the sync")
+    print("replay right after the step), the phases themselves running untimed after each window.")
+    print()
+    print_phase_table(phases, len(next(iter(first.values()))))
+    print()
+    print_verdicts(first, phases)
+    print()
+    print("bucket sync against per-param sync (lpt; each round's ratio of the sync's medians over each iteration's")
+    print("slowest rank, both runs from that round, the first rounds only; the median over the rounds):")
+    print()
+    print_bucket_table(first)
+
+
+def main(command, *paths):
+    if command == "misses":
+        for case in missed_cases(phases_of(paths)):
+            print(*case)
+    elif command == "table":
+        table(paths)
+    else:
+        sys.exit(f"comm_rounds.py: unknown command {command!r}; valid: misses, table")
+
+
+if __name__ == "__main__":
+    main(*sys.argv[1:])
