@@ -32,10 +32,14 @@ def fraction_of(xs):
     return med(x["fraction"] for x in xs)
 
 
+def below_target(phases):
+    """The phases, in order, whose median fraction is below the target: (key, that fraction)."""
+    return [(key, f) for key, f in ((key, fraction_of(xs)) for key, xs in phases.items()) if f < TARGET]
+
+
 def missed_cases(phases):
     """The cases, in order, with a phase below the target."""
-    cases = [key[:5] for key, xs in phases.items() if fraction_of(xs) < TARGET]
-    return list(dict.fromkeys(cases))
+    return list(dict.fromkeys(key[:5] for key, _ in below_target(phases)))
 
 
 def print_phase_table(phases, first_rounds):
@@ -54,13 +58,13 @@ def print_phase_table(phases, first_rounds):
 
 
 def below(phases):
-    return [f"{' '.join(map(str, key))} {fraction_of(xs):.3f}" for key, xs in phases.items() if fraction_of(xs) < TARGET]
+    return [f"{' '.join(map(str, key))} {f:.3f}" for key, f in below_target(phases)]
 
 
-def print_verdicts(first, phases):
+def print_verdicts(first, first_rounds, phases):
     total = len(phases)
     stage_one = below(first)
-    print(f"after the first {len(next(iter(first.values())))} rounds: {total - len(stage_one)} of {total} phases at "
+    print(f"after the first {first_rounds} rounds: {total - len(stage_one)} of {total} phases at "
           f">= 0.90 of their raw collective; below (to three places): {', '.join(stage_one) or 'none'}")
     final = below(phases)
     print(f"**verdict** (every phase's median over all its rounds, the retested cases' included): "
@@ -99,9 +103,10 @@ def table(paths):
     print("the raw replays in the phases' own places (the gradient replay after the gradients are restored, the sync")
     print("replay right after the step), the phases themselves running untimed after each window.")
     print()
-    print_phase_table(phases, len(next(iter(first.values()))))
+    first_rounds = len(next(iter(first.values())))
+    print_phase_table(phases, first_rounds)
     print()
-    print_verdicts(first, phases)
+    print_verdicts(first, first_rounds, phases)
     print()
     print("bucket sync against per-param sync (lpt; each round's ratio of the sync's medians over each iteration's")
     print("slowest rank, both runs from that round, the first rounds only; the median over the rounds):")
