@@ -38,19 +38,10 @@
 # W = 2 sync its 0.87-0.88 in the last records.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/bench_env.sh"
-out="${ZB_BENCH_OUT:-results/bench/comm.md}" iters="${ZB_BENCH_ITERS:-8}" rounds="${ZB_BENCH_ROUNDS:-3}"
-pages="${ZB_BENCH_HUGE_PAGES:-on}"
+source "$(dirname "${BASH_SOURCE[0]}")/comm_case.sh"  # run_case, iters, pages
+out="${ZB_BENCH_OUT:-results/bench/comm.md}" rounds="${ZB_BENCH_ROUNDS:-3}"
 retests="${ZB_BENCH_RETEST_ROUNDS:-$rounds}"
 tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
-declare -A storage_of=([lpt_per-param]=contiguous)
-# run_case DIR BACKEND PARTITIONER SYNC MODELS WORLD_SIZES...: one run, into DIR/BACKEND_PARTITIONER_SYNC.
-run_case() {
-  local dir="$1" backend="$2" partitioner="$3" sync="$4" models="$5"; shift 5
-  local storage="${storage_of[${partitioner}_${sync}]:-}"
-  zb_mpirun 4 "$B" "$partitioner" "$@" --models "$models" --device cpu -b "$backend" --threads 1 \
-    --sync "$sync" ${storage:+--param-storage "$storage"} --step-timing serial --grad-sync reduce-scatter --optimizer-impl fused --huge-pages "$pages" -n "$iters" -w 2 -o "$dir/${backend}_${partitioner}_${sync}" >/dev/null
-  echo "$dir/${backend}_${partitioner}_${sync}"
-}
 for round in $(seq 1 "$rounds"); do
   runs=()
   for backend in gloo mpi; do

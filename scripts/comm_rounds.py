@@ -1,10 +1,14 @@
 """bench_comm.sh's rounds: `misses ROUND.json...` prints each case (backend
 partitioner sync model W) with a phase whose median fraction of its raw
 collective is below 0.90; `table FILE...` prints the record's tables from the
-rounds (roundN.json) and the cases' retest rounds (retestN.json). Each file is
+rounds (roundN.json) and the cases' retest rounds (retestN.json); `bucket
+ROUND.json...` prints bench_bucket_sync.sh's table: each case's bucket /
+per-param sync ratio, the median over the rounds with a 95 % distribution-free
+interval, and whether the bucket is slower, faster or tied. Each file is
 one round's `zero_analyze --format json`; its runs are named
 <backend>_<partitioner>_<sync>."""
 import json
+import math
 import statistics
 import sys
 from collections import defaultdict
@@ -77,18 +81,60 @@ def print_verdicts(first, first_rounds, phases):
             print(f"{plan}: {sum(f >= TARGET for f in xs)} of {len(xs)}, lowest {min(xs):.2f}")
 
 
+def bucket_pairs(phases):
+    """(backend, model, W, per-param syncs, bucket syncs, each round's bucket / per-param ratio): lpt's two sync
+    runs of every case that has both, paired by round (both runs of a round come from one file)."""
+    for (backend, partitioner, sync, model, w, phase), xs in sorted(phases.items()):
+        if partitioner != "lpt" or sync != "bucket" or phase != "sync":
+            continue
+        base = phases.get((backend, partitioner, "per-param", model, w, phase))
+        if base:
+            ratios = [b["phase_median_seconds"] / p["phase_median_seconds"] for b, p in zip(xs, base)]
+            yield backend, model, w, base, xs, ratios
+
+
 def print_bucket_table(first):
     print("| backend | model | W | per-param (s) | bucket (s) | bucket / per-param | rounds' range |")
     print("|---|---|---:|---:|---:|---:|---|")
-    for (backend, partitioner, sync, model, w, phase), xs in sorted(first.items()):
-        if partitioner != "lpt" or sync != "bucket" or phase != "sync":
-            continue
-        base = first.get((backend, partitioner, "per-param", model, w, phase))
-        if not base:
-            continue
-        ratios = [b["phase_median_seconds"] / p["phase_median_seconds"] for b, p in zip(xs, base)]
+    for backend, model, w, base, xs, ratios in bucket_pairs(first):
         print(f"| {backend} | {model} | {w} | {med(p['phase_median_seconds'] for p in base):.4f} | "
               f"{med(b['phase_median_seconds'] for b in xs):.4f} | {med(ratios):.2f} | {min(ratios):.2f}-{max(ratios):.2f} |")
+
+
+def median_interval(xs, level=0.95):
+    """A distribution-free interval for the median of xs: the order statistics x(k) and x(n+1-k), with the largest
+    k whose coverage 1 - 2 P(Binomial(n, 1/2) < k) is at least `level`; None where n is too small for one."""
+    n, s = len(xs), sorted(xs)
+    def tail(k):
+        return sum(math.comb(n, i) for i in range(k)) / 2 ** n
+    k = max((k for k in range(1, n // 2 + 1) if 1 - 2 * tail(k) >= level), default=None)
+    return (s[k - 1], s[n - k]) if k else None
+
+
+def bucket_verdict(interval):
+    """slower / faster where the median's interval lies wholly above / below 1, else tie."""
+    if interval is None:
+        return "too few rounds"
+    low, high = interval
+    return "slower" if low > 1 else "faster" if high < 1 else "tie"
+
+
+def bucket(paths):
+    print("| backend | model | W | per-param (s) | bucket (s) | bucket / per-param | 95 % interval | rounds | "
+          "rounds' range | bucket is |")
+    print("|---|---|---:|---:|---:|---:|---|---:|---|---|")
+    verdicts = []
+    for backend, model, w, base, xs, ratios in bucket_pairs(phases_of(paths)):
+        interval = median_interval(ratios)
+        verdicts.append(bucket_verdict(interval))
+        shown = f"{interval[0]:.2f}-{interval[1]:.2f}" if interval else "-"
+        print(f"| {backend} | {model} | {w} | {med(p['phase_median_seconds'] for p in base):.4f} | "
+              f"{med(b['phase_median_seconds'] for b in xs):.4f} | {med(ratios):.2f} | {shown} | {len(ratios)} | "
+              f"{min(ratios):.2f}-{max(ratios):.2f} | {verdicts[-1]} |")
+    print()
+    counts = ", ".join(f"{v} {verdicts.count(v)}" for v in ("faster", "tie", "slower", "too few rounds") if v in verdicts)
+    met = "met" if verdicts and all(v in ("faster", "tie") for v in verdicts) else "NOT met"
+    print(f"**verdict**: of {len(verdicts)} cases, {counts}; bucket sync no slower than per-param: {met}")
 
 
 def table(paths):
@@ -120,8 +166,10 @@ def main(command, *paths):
             print(*case)
     elif command == "table":
         table(paths)
+    elif command == "bucket":
+        bucket(paths)
     else:
-        sys.exit(f"comm_rounds.py: unknown command {command!r}; valid: misses, table")
+        sys.exit(f"comm_rounds.py: unknown command {command!r}; valid: misses, table, bucket")
 
 
 if __name__ == "__main__":
