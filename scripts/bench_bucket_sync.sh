@@ -11,7 +11,11 @@
 # iteration's slowest rank. The verdict per case comes from the ratios' median
 # and its 95 % distribution-free interval (order statistics; 12 rounds give
 # the 3rd and 10th): "slower" where the interval lies wholly above 1, "faster"
-# wholly below, else "tie"; the target holds where no case is slower. A case's
+# wholly below, else "tie"; the target holds where no case is slower. Beside
+# it, the same ratio of the two runs' raw replays (the collective probe's
+# broadcasts of each sync's own byte counts in its arena): where it moves with
+# the syncs' ratio, the difference lies in the backend's broadcasts of those
+# messages (4 owners' buckets against one message a tensor), not in the layout. A case's
 # round ratios spread 0.78-1.37 in results/bench/comm.md's 5 rounds (mpi BERT
 # W = 4), too wide for its median of 5 to tell a tie from a few per cent, and
 # 5 rounds are too few for a 95 % interval. Records results/bench/bucket_sync.md.
@@ -42,6 +46,8 @@ echo
 echo "bucket / per-param: each round's ratio of the two runs' sync medians over each iteration's slowest rank; the"
 echo "median over the rounds, its 95 % distribution-free interval (order statistics), the rounds' range; the bucket is"
 echo "slower (faster) where that interval lies wholly above (below) 1, else tied. Times: medians over the rounds."
+echo "raw: the same ratio of the two runs' raw replays (the probe's broadcasts of each sync's own messages, in its"
+echo "arena), with its interval: where it moves with the syncs' ratio, the backend's broadcasts of those messages differ."
 echo
 python3 scripts/comm_rounds.py bucket "$tmp"/round*.json
 } | tee "$out.tmp"

@@ -89,8 +89,12 @@ def bucket_pairs(phases):
             continue
         base = phases.get((backend, partitioner, "per-param", model, w, phase))
         if base:
-            ratios = [b["phase_median_seconds"] / p["phase_median_seconds"] for b, p in zip(xs, base)]
-            yield backend, model, w, base, xs, ratios
+            yield backend, model, w, base, xs, round_ratios(xs, base, "phase_median_seconds")
+
+
+def round_ratios(xs, base, field):
+    """Each round's xs[field] / base[field] (the bucket's over the per-param's)."""
+    return [b[field] / p[field] for b, p in zip(xs, base)]
 
 
 def print_bucket_table(first):
@@ -119,18 +123,23 @@ def bucket_verdict(interval):
     return "slower" if low > 1 else "faster" if high < 1 else "tie"
 
 
+def shown_interval(xs):
+    interval = median_interval(xs)
+    return f"{interval[0]:.2f}-{interval[1]:.2f}" if interval else "-"
+
+
 def bucket(paths):
     print("| backend | model | W | per-param (s) | bucket (s) | bucket / per-param | 95 % interval | rounds | "
-          "rounds' range | bucket is |")
-    print("|---|---|---:|---:|---:|---:|---|---:|---|---|")
+          "rounds' range | bucket is | raw: bucket / per-param | raw's 95 % interval |")
+    print("|---|---|---:|---:|---:|---:|---|---:|---|---|---:|---|")
     verdicts = []
     for backend, model, w, base, xs, ratios in bucket_pairs(phases_of(paths)):
-        interval = median_interval(ratios)
-        verdicts.append(bucket_verdict(interval))
-        shown = f"{interval[0]:.2f}-{interval[1]:.2f}" if interval else "-"
+        verdicts.append(bucket_verdict(median_interval(ratios)))
+        raw_ratios = round_ratios(xs, base, "raw_median_seconds")
         print(f"| {backend} | {model} | {w} | {med(p['phase_median_seconds'] for p in base):.4f} | "
-              f"{med(b['phase_median_seconds'] for b in xs):.4f} | {med(ratios):.2f} | {shown} | {len(ratios)} | "
-              f"{min(ratios):.2f}-{max(ratios):.2f} | {verdicts[-1]} |")
+              f"{med(b['phase_median_seconds'] for b in xs):.4f} | {med(ratios):.2f} | {shown_interval(ratios)} | "
+              f"{len(ratios)} | {min(ratios):.2f}-{max(ratios):.2f} | {verdicts[-1]} | {med(raw_ratios):.2f} | "
+              f"{shown_interval(raw_ratios)} |")
     print()
     counts = ", ".join(f"{v} {verdicts.count(v)}" for v in ("faster", "tie", "slower", "too few rounds") if v in verdicts)
     met = "met" if verdicts and all(v in ("faster", "tie") for v in verdicts) else "NOT met"
