@@ -15,7 +15,8 @@
 # it, the same ratio of the two runs' raw replays (the collective probe's
 # broadcasts of each sync's own byte counts in its arena): where it moves with
 # the syncs' ratio, the difference lies in the backend's broadcasts of those
-# messages (4 owners' buckets against one message a tensor), not in the layout. A case's
+# messages (4 owners' buckets against one message a tensor), not in the layout.
+# Last, each case's ratios round by round, so that records can be pooled. A case's
 # round ratios spread 0.78-1.37 in results/bench/comm.md's 5 rounds (mpi BERT
 # W = 4), too wide for its median of 5 to tell a tie from a few per cent, and
 # 5 rounds are too few for a 95 % interval. Records results/bench/bucket_sync.md.
@@ -49,6 +50,6 @@ echo "slower (faster) where that interval lies wholly above (below) 1, else tied
 echo "raw: the same ratio of the two runs' raw replays (the probe's broadcasts of each sync's own messages, in its"
 echo "arena), with its interval: where it moves with the syncs' ratio, the backend's broadcasts of those messages differ."
 echo
-python3 scripts/comm_rounds.py bucket "$tmp"/round*.json
+python3 scripts/comm_rounds.py bucket $(printf '%s\n' "$tmp"/round*.json | sort -V)  # round 1, 2, ..., 10 (mktemp: no spaces)
 } | tee "$out.tmp"
 mv "$out.tmp" "$out"

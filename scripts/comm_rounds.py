@@ -133,7 +133,8 @@ def bucket(paths):
           "rounds' range | bucket is | raw: bucket / per-param | raw's 95 % interval |")
     print("|---|---|---:|---:|---:|---:|---|---:|---|---|---:|---|")
     verdicts = []
-    for backend, model, w, base, xs, ratios in bucket_pairs(phases_of(paths)):
+    pairs = list(bucket_pairs(phases_of(paths)))
+    for backend, model, w, base, xs, ratios in pairs:
         verdicts.append(bucket_verdict(median_interval(ratios)))
         raw_ratios = round_ratios(xs, base, "raw_median_seconds")
         print(f"| {backend} | {model} | {w} | {med(p['phase_median_seconds'] for p in base):.4f} | "
@@ -144,6 +145,13 @@ def bucket(paths):
     counts = ", ".join(f"{v} {verdicts.count(v)}" for v in ("faster", "tie", "slower", "too few rounds") if v in verdicts)
     met = "met" if verdicts and all(v in ("faster", "tie") for v in verdicts) else "NOT met"
     print(f"**verdict**: of {len(verdicts)} cases, {counts}; bucket sync no slower than per-param: {met}")
+    print()
+    print("Each round's ratio, in round order (so that records can be pooled):")
+    print()
+    for backend, model, w, base, xs, ratios in pairs:
+        raw_ratios = round_ratios(xs, base, "raw_median_seconds")
+        print(f"- {backend} {model} W = {w}: sync {' '.join(f'{r:.3f}' for r in ratios)}; "
+              f"raw {' '.join(f'{r:.3f}' for r in raw_ratios)}")
 
 
 def table(paths):
