@@ -133,10 +133,9 @@ def bucket(paths):
           "rounds' range | bucket is | raw: bucket / per-param | raw's 95 % interval |")
     print("|---|---|---:|---:|---:|---:|---|---:|---|---|---:|---|")
     verdicts = []
-    pairs = list(bucket_pairs(phases_of(paths)))
-    for backend, model, w, base, xs, ratios in pairs:
+    pairs = [(*pair, round_ratios(pair[4], pair[3], "raw_median_seconds")) for pair in bucket_pairs(phases_of(paths))]
+    for backend, model, w, base, xs, ratios, raw_ratios in pairs:
         verdicts.append(bucket_verdict(median_interval(ratios)))
-        raw_ratios = round_ratios(xs, base, "raw_median_seconds")
         print(f"| {backend} | {model} | {w} | {med(p['phase_median_seconds'] for p in base):.4f} | "
               f"{med(b['phase_median_seconds'] for b in xs):.4f} | {med(ratios):.2f} | {shown_interval(ratios)} | "
               f"{len(ratios)} | {min(ratios):.2f}-{max(ratios):.2f} | {verdicts[-1]} | {med(raw_ratios):.2f} | "
@@ -148,8 +147,7 @@ def bucket(paths):
     print()
     print("Each round's ratio, in round order (so that records can be pooled):")
     print()
-    for backend, model, w, base, xs, ratios in pairs:
-        raw_ratios = round_ratios(xs, base, "raw_median_seconds")
+    for backend, model, w, base, xs, ratios, raw_ratios in pairs:
         print(f"- {backend} {model} W = {w}: sync {' '.join(f'{r:.3f}' for r in ratios)}; "
               f"raw {' '.join(f'{r:.3f}' for r in raw_ratios)}")
 
