@@ -4,9 +4,10 @@ collective is below 0.90; `table FILE...` prints the record's tables from the
 rounds (roundN.json) and the cases' retest rounds (retestN.json); `bucket
 ROUND.json...` prints bench_bucket_sync.sh's table: each case's bucket /
 per-param sync ratio, the median over the rounds with a 95 % distribution-free
-interval, and whether the bucket is slower, faster or tied. Each file is
-one round's `zero_analyze --format json`; its runs are named
-<backend>_<partitioner>_<sync>."""
+interval, whether the bucket is slower, faster or tied, and the same ratio of
+the raw replays; then each case's ratios round by round, in the order of the
+files given. Each file is one round's `zero_analyze --format json`; its runs
+are named <backend>_<partitioner>_<sync>."""
 import json
 import math
 import statistics
@@ -123,8 +124,7 @@ def bucket_verdict(interval):
     return "slower" if low > 1 else "faster" if high < 1 else "tie"
 
 
-def shown_interval(xs):
-    interval = median_interval(xs)
+def shown_interval(interval):
     return f"{interval[0]:.2f}-{interval[1]:.2f}" if interval else "-"
 
 
@@ -133,13 +133,15 @@ def bucket(paths):
           "rounds' range | bucket is | raw: bucket / per-param | raw's 95 % interval |")
     print("|---|---|---:|---:|---:|---:|---|---:|---|---|---:|---|")
     verdicts = []
-    pairs = [(*pair, round_ratios(pair[4], pair[3], "raw_median_seconds")) for pair in bucket_pairs(phases_of(paths))]
+    pairs = [(backend, model, w, base, xs, ratios, round_ratios(xs, base, "raw_median_seconds"))
+             for backend, model, w, base, xs, ratios in bucket_pairs(phases_of(paths))]
     for backend, model, w, base, xs, ratios, raw_ratios in pairs:
-        verdicts.append(bucket_verdict(median_interval(ratios)))
+        interval = median_interval(ratios)
+        verdicts.append(bucket_verdict(interval))
         print(f"| {backend} | {model} | {w} | {med(p['phase_median_seconds'] for p in base):.4f} | "
-              f"{med(b['phase_median_seconds'] for b in xs):.4f} | {med(ratios):.2f} | {shown_interval(ratios)} | "
+              f"{med(b['phase_median_seconds'] for b in xs):.4f} | {med(ratios):.2f} | {shown_interval(interval)} | "
               f"{len(ratios)} | {min(ratios):.2f}-{max(ratios):.2f} | {verdicts[-1]} | {med(raw_ratios):.2f} | "
-              f"{shown_interval(raw_ratios)} |")
+              f"{shown_interval(median_interval(raw_ratios))} |")
     print()
     counts = ", ".join(f"{v} {verdicts.count(v)}" for v in ("faster", "tie", "slower", "too few rounds") if v in verdicts)
     met = "met" if verdicts and all(v in ("faster", "tie") for v in verdicts) else "NOT met"
