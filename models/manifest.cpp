@@ -6,6 +6,7 @@
 
 #include "src/common/atomic_file.hpp"
 #include "src/common/errors.hpp"
+#include "src/common/json_input.hpp"
 #include "registry.hpp"
 
 namespace zb {
@@ -43,12 +44,7 @@ ParamSpec parse_entry(const std::string& path, const json& entry, std::size_t in
 
 ModelSpec load_manifest(const std::string& path) {
   const std::string text = read_file(path);  // a regular file, or a UsageError naming it
-  json doc;
-  try {
-    doc = json::parse(text);
-  } catch (const json::exception& e) {  // malformed, or a number out of range (1e999)
-    bad_manifest(path, std::string("not valid JSON: ") + e.what());
-  }
+  const json doc = parse_json_input(text, "manifest '" + path + "'");
   if (!doc.is_array() || doc.empty())
     bad_manifest(path, "expected a non-empty array of {\"name\": ..., \"shape\": [...]}");
   ModelSpec model{std::filesystem::path(path).stem().string(), {}};

@@ -5,6 +5,7 @@
 
 #include "src/common/atomic_file.hpp"
 #include "src/common/errors.hpp"
+#include "src/common/json_input.hpp"
 
 namespace zb {
 namespace {
@@ -26,12 +27,7 @@ double coefficient(const nlohmann::json& c, const char* key, const std::string& 
 }  // namespace
 
 CostModel cost_model_from_json_text(const std::string& text, const std::string& source) {
-  nlohmann::json doc;
-  try {
-    doc = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw UsageError("cost model '" + source + "': malformed JSON: " + e.what());
-  }
+  const nlohmann::json doc = parse_json_input(text, "cost model '" + source + "'");
   if (!doc.is_object())
     throw UsageError("cost model '" + source + "': not a JSON object (write one with zero_bench --calibrate "
                      "--cost-model FILE)");

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "src/common/errors.hpp"
+#include "src/common/json_input.hpp"
 
 namespace zb {
 
@@ -25,12 +26,7 @@ nlohmann::ordered_json baseline_json(const std::vector<BaselineEntry>& entries) 
 
 std::vector<BaselineEntry> baseline_from_json_text(const std::string& text, const std::string& source) {
   auto fail = [&](const std::string& why) { throw UsageError("baseline '" + source + "': " + why); };
-  nlohmann::json doc;
-  try {
-    doc = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    fail(std::string("malformed JSON: ") + e.what());
-  }
+  const nlohmann::json doc = parse_json_input(text, "baseline '" + source + "'");
   if (!doc.is_object() || !doc.contains("schema") || !doc["schema"].is_string())
     fail(std::string("no \"schema\"; expected ") + kBaselineSchema);
   if (doc["schema"] != kBaselineSchema)

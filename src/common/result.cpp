@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "errors.hpp"
+#include "json_input.hpp"
 #include "json_schema.hpp"
 #include "precision.hpp"
 
@@ -265,11 +266,7 @@ struct Schema<ExpInfo> {
 namespace {
 
 json parse_or_fail(const std::string& text, const JsonSource& src) {
-  try {
-    return json::parse(text);
-  } catch (const json::exception& e) {  // malformed, or a number out of range (1e999)
-    src.fail(std::string("malformed JSON: ") + e.what());
-  }
+  return parse_json_input(text, "'" + src.file + "'");
 }
 
 const json& document_field(const json& doc, const char* key, const JsonSource& src) {
