@@ -1,49 +1,102 @@
 #include "atomic_file.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <sstream>
+#include <vector>
 
 #include "errors.hpp"
 
 namespace zb {
+namespace fs = std::filesystem;
+
+namespace {
+
+// A unique file in `dir` made by mkstemp: created with O_EXCL, so an existing
+// name (a planted link included) is never opened. Returns its descriptor.
+int create_temporary(const fs::path& dir, const std::string& for_name, std::string& created) {
+  std::string pattern = (dir / (std::string(kTemporaryPrefix) + for_name + ".XXXXXX")).string();
+  std::vector<char> buf(pattern.begin(), pattern.end());
+  buf.push_back('\0');
+  const int fd = ::mkstemp(buf.data());
+  if (fd >= 0) created.assign(buf.data());
+  return fd;
+}
+
+bool write_all(int fd, const std::string& contents) {
+  std::size_t done = 0;
+  while (done < contents.size()) {
+    const ssize_t n = ::write(fd, contents.data() + done, contents.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    done += static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+[[noreturn]] void cannot_write(const std::string& path, int error_number) {
+  throw UsageError("cannot write '" + path + "': " + std::strerror(error_number));
+}
+
+}  // namespace
+
+bool is_temporary_file_name(const std::string& file_name) {
+  static const std::regex temporary(R"(\.zb-tmp\..+\.[A-Za-z0-9]{6})");
+  return std::regex_match(file_name, temporary);
+}
 
 void write_file_atomically(const std::string& path, const std::string& contents) {
-  // rename() would replace whatever is there, /dev/null included (as root).
+  // rename() replaces whatever is there (a link itself, /dev/null as root): regular files only.
   std::error_code ec;
-  const auto status = std::filesystem::symlink_status(path, ec);
-  if (!ec && std::filesystem::exists(status) && !std::filesystem::is_regular_file(status))
+  const auto status = fs::symlink_status(path, ec);
+  if (!ec && fs::is_symlink(status))
+    throw UsageError("cannot write '" + path + "': it is a symbolic link (zero-bench replaces regular files "
+                     "only and never follows a link; remove it or choose another name)");
+  if (!ec && fs::exists(status) && !fs::is_regular_file(status))
     throw UsageError("cannot write '" + path + "': it exists and is not a regular file (zero-bench replaces "
                      "regular files only)");
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  std::FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (!f) throw UsageError("cannot write '" + path + "': " + std::strerror(errno));
-  const bool written = std::fwrite(contents.data(), 1, contents.size(), f) == contents.size();
-  const int saved_errno = errno;
-  if (std::fclose(f) != 0 || !written) {
-    std::remove(tmp.c_str());
-    throw UsageError("cannot write '" + path + "': " + std::strerror(written ? errno : saved_errno));
+  const fs::path target(path);
+  const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  std::string tmp;
+  const int fd = create_temporary(dir, target.filename().string(), tmp);
+  if (fd < 0) cannot_write(path, errno);
+  const bool written = write_all(fd, contents) && ::fchmod(fd, 0644) == 0;
+  const int write_errno = errno;
+  if (::close(fd) != 0 || !written) {
+    const int error_number = written ? errno : write_errno;
+    ::unlink(tmp.c_str());
+    cannot_write(path, error_number);
   }
   if (std::rename(tmp.c_str(), path.c_str()) != 0) {
     const int rename_errno = errno;
-    std::remove(tmp.c_str());
-    throw UsageError("cannot write '" + path + "': " + std::strerror(rename_errno));
+    ::unlink(tmp.c_str());
+    cannot_write(path, rename_errno);
   }
+}
+
+void check_directory_writable(const std::string& dir) {
+  std::string probe;
+  const int fd = create_temporary(dir, "write-probe", probe);
+  if (fd < 0) cannot_write(dir, errno);
+  ::close(fd);
+  ::unlink(probe.c_str());
 }
 
 std::string read_file(const std::string& path) {
   // Regular files only (a FIFO would block, /dev/zero would never end), and
   // no larger than any file zero-bench writes or reads could sensibly be.
   std::error_code ec;
-  const auto status = std::filesystem::status(path, ec);
-  if (!ec && std::filesystem::exists(status) && !std::filesystem::is_regular_file(status))
+  const auto status = fs::status(path, ec);
+  if (!ec && fs::exists(status) && !fs::is_regular_file(status))
     throw UsageError("cannot read '" + path + "': not a regular file");
-  if (!ec && std::filesystem::exists(status) && std::filesystem::file_size(path, ec) > kMaxReadBytes)
+  if (!ec && fs::exists(status) && fs::file_size(path, ec) > kMaxReadBytes)
     throw UsageError("cannot read '" + path + "': larger than " + std::to_string(kMaxReadBytes >> 20) + " MiB");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw UsageError("cannot read '" + path + "': " + std::strerror(errno));

@@ -1,5 +1,7 @@
-// Whole-file writes that never leave a half-written result: write a temp
-// file beside the target, then rename over it.
+// Whole-file writes that never leave a half-written result and never follow a
+// link someone else planted: the contents go to a fresh temporary file beside
+// the target (created exclusively, so it cannot be a link), which is then
+// renamed over the target.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -10,9 +12,20 @@ namespace zb {
 // baseline zero-bench writes (a shard list of a million tensors is ~100 MiB).
 inline constexpr std::uintmax_t kMaxReadBytes = std::uintmax_t{1} << 30;
 
+// Every temporary file of an atomic write is named kTemporaryPrefix + the
+// target's name + "." + six random characters, so that a run directory's
+// leftovers can be told from the user's own files.
+inline constexpr const char* kTemporaryPrefix = ".zb-tmp.";
+
+// True for the names write_file_atomically gives its temporary files.
+bool is_temporary_file_name(const std::string& file_name);
+
 // Throws UsageError naming the path and the OS error if it cannot write, or
-// if the path exists and is not a regular file.
+// if the path exists and is not a regular file (a symbolic link included).
 void write_file_atomically(const std::string& path, const std::string& contents);
+
+// Throws UsageError if `dir` is not a directory this process can create files in.
+void check_directory_writable(const std::string& dir);
 
 // Throws UsageError if unreadable, not a regular file, or over kMaxReadBytes.
 std::string read_file(const std::string& path);

@@ -2,9 +2,12 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <iostream>
 #include <filesystem>
 #include <regex>
 #include <vector>
@@ -21,24 +24,60 @@ bool is_run_file_name(const std::string& file_name) {
   return file_name == "exp_info.json" || std::regex_match(file_name, rank_or_case_file);
 }
 
+bool starts_like_zero_bench_record(const std::string& head) {
+  // Every record, case file and exp_info.json zero-bench writes opens with its
+  // schema tag (the rank's and case's inside "context"); the user's own JSON
+  // that merely has a run file's name does not.
+  static const std::regex opening(R"(^\s*\{\s*("context"\s*:\s*\{\s*)?"schema"\s*:\s*"zero-bench/[0-9]+")");
+  return std::regex_search(head, opening);
+}
+
 namespace {
 
-// The regular files in `dir` whose name `wanted` accepts.
+// The first bytes of a regular file, read without following a link.
+std::string head_of(const fs::path& file, std::size_t bytes) {
+  const int fd = ::open(file.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) return {};
+  std::string head(bytes, '\0');
+  const ssize_t n = ::read(fd, head.data(), bytes);
+  ::close(fd);
+  head.resize(n > 0 ? static_cast<std::size_t>(n) : 0);
+  return head;
+}
+
+// The regular files (not links) in `dir` whose name `wanted` accepts.
 template <typename Predicate>
 std::vector<fs::path> files_named(const fs::path& dir, const Predicate& wanted) {
   std::vector<fs::path> found;
   for (const auto& entry : fs::directory_iterator(dir))
-    if (entry.is_regular_file() && wanted(entry.path().filename().string())) found.push_back(entry.path());
+    if (!entry.is_symlink() && entry.is_regular_file() && wanted(entry.path().filename().string()))
+      found.push_back(entry.path());
+  std::sort(found.begin(), found.end());
   return found;
 }
 
-std::vector<fs::path> existing_run_files(const fs::path& dir) { return files_named(dir, is_run_file_name); }
-
-// What atomic writes leave when their process is killed: NAME.tmp.PID.
-std::vector<fs::path> leftover_temporaries(const fs::path& dir) {
-  static const std::regex temporary(R"(.+\.json\.tmp\.[0-9]+)");
-  return files_named(dir, [](const std::string& name) { return std::regex_match(name, temporary); });
+// The files of an earlier run: a run file's name and a zero-bench record's opening.
+std::vector<fs::path> existing_run_files(const fs::path& dir) {
+  return files_named(dir, [&](const std::string& name) {
+    return is_run_file_name(name) && starts_like_zero_bench_record(head_of(dir / name, 512));
+  });
 }
+
+// Anything but a regular file under a name a run writes (a link planted
+// there, a FIFO): refused before the run starts rather than at its write.
+void refuse_planted_entries(const fs::path& dir) {
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    const std::string name = entry.path().filename().string();
+    if (!is_run_file_name(name) && !is_temporary_file_name(name)) continue;
+    if (entry.is_symlink() || !entry.is_regular_file())
+      throw UsageError("output directory '" + dir.string() + "': '" + name + "' is " +
+                       (entry.is_symlink() ? "a symbolic link" : "not a regular file") +
+                       " under a name zero-bench writes (it never follows or replaces one); remove it");
+  }
+}
+
+// What atomic writes leave when their process is killed.
+std::vector<fs::path> leftover_temporaries(const fs::path& dir) { return files_named(dir, is_temporary_file_name); }
 
 std::string read_holder(int fd) {
   char buf[512] = {};
@@ -48,20 +87,43 @@ std::string read_holder(int fd) {
   return text.empty() ? "another process (it recorded no details)" : text;
 }
 
+std::string names_of(const std::vector<fs::path>& files) {
+  std::string names;
+  for (std::size_t i = 0; i < files.size() && i < 8; ++i)
+    names += (i ? ", " : "") + files[i].filename().string();
+  if (files.size() > 8) names += " and " + std::to_string(files.size() - 8) + " more";
+  return names;
+}
+
 void remove_run(const fs::path& dir, std::vector<fs::path> files) {
   // exp_info.json goes first: a replacement interrupted midway reads as incomplete.
   std::stable_partition(files.begin(), files.end(),
                         [](const fs::path& p) { return p.filename() == "exp_info.json"; });
+  const auto leftovers = leftover_temporaries(dir);
+  files.insert(files.end(), leftovers.begin(), leftovers.end());
+  if (files.empty()) return;
   for (const auto& f : files) fs::remove(f);
-  (void)dir;
+  std::cout << "--force: removed " << files.size() << " file" << (files.size() == 1 ? "" : "s")
+            << " of an earlier run from " << dir.string() << " (" << names_of(files) << ")\n"
+            << std::flush;
 }
 
 }  // namespace
 
 RunDirLock::RunDirLock(const std::string& dir) {
   const std::string path = (fs::path(dir) / ".zero_bench.lock").string();
-  fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  // Never through a link, and never a file with other names: the holder's line is written into it.
+  fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
+  if (fd_ < 0 && errno == ELOOP)
+    throw UsageError("output directory '" + dir + "': its lock file " + path + " is a symbolic link (zero-bench "
+                     "never follows one); remove it");
   if (fd_ < 0) throw UsageError("output directory '" + dir + "' is not writable (cannot create " + path + ")");
+  struct stat st {};
+  if (::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode) || st.st_nlink != 1) {
+    ::close(fd_);
+    throw UsageError("output directory '" + dir + "': its lock file " + path + " is not a plain regular file " +
+                     "(a device, FIFO or a hard link to another file); remove it");
+  }
   if (flock(fd_, LOCK_EX | LOCK_NB) != 0) {
     const std::string holder = read_holder(fd_);
     ::close(fd_);
@@ -88,20 +150,18 @@ std::unique_ptr<RunDirLock> prepare_run_dir(const std::string& dir, bool force) 
     throw UsageError("output directory '" + dir + "' cannot be created: " +
                      (ec ? ec.message() : "a file of that name exists"));
   auto lock = std::make_unique<RunDirLock>(dir);
+  refuse_planted_entries(dir);
   const auto files = existing_run_files(dir);
   if (!files.empty() && !force)
     throw UsageError("output directory '" + dir + "' already holds a run (" + files.front().filename().string() +
                      "); pass --force to replace it or -o to choose another directory");
-  const std::string probe = (fs::path(dir) / ".zero_bench_write_probe").string();
   try {
-    write_file_atomically(probe, "probe\n");
+    check_directory_writable(dir);
   } catch (const UsageError& e) {
     throw UsageError("output directory '" + dir + "' is not writable (" + e.what() + ")");
   }
-  fs::remove(probe);
   if (!force) return lock;
   remove_run(dir, files);
-  for (const auto& leftover : leftover_temporaries(dir)) fs::remove(leftover);
   return lock;
 }
 

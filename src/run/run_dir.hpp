@@ -21,13 +21,18 @@ class RunDirLock {
 };
 
 // Creates `dir` if needed, locks it, and proves it writable. If it already
-// holds a run (exp_info.json or rank files), refuses with UsageError unless
-// `force`, which deletes that run's files (exp_info.json first) and the
-// temporary files of writes a killed run left behind, and nothing else.
+// holds a run (exp_info.json or rank files: a run file's name and a
+// zero-bench record's opening), refuses with UsageError unless `force`, which
+// deletes that run's files (exp_info.json first) and the temporary files of
+// writes a killed run left behind, says what it removed, and touches nothing
+// else: the user's own files, whatever their names, stay.
 // Keep the returned lock for as long as the run writes.
 std::unique_ptr<RunDirLock> prepare_run_dir(const std::string& dir, bool force);
 
 // True for exp_info.json and names shaped like <Model>_<W>_<rank>.json or <Model>_<W>.json.
 bool is_run_file_name(const std::string& file_name);
+
+// True if `head`, a file's first bytes, opens the way zero-bench's records do.
+bool starts_like_zero_bench_record(const std::string& head);
 
 }  // namespace zb

@@ -108,17 +108,6 @@ TEST_CASE("a run directory in use by another run is refused, naming the holder, 
   CHECK(after.exit_code == 0);
 }
 
-TEST_CASE("zero_bench --force also removes the temporary files a killed run left behind") {
-  zbtest::TempDir tmp;
-  const std::string dir = tmp.str() + "/run";
-  REQUIRE(bench("--plan-only greedy 2 --models ResNet50 -o " + quote(dir)).exit_code == 0);
-  zbtest::write_text(fs::path(dir) / "ResNet50_2.json.tmp.12345", "{\"half\": ");
-  zbtest::write_text(fs::path(dir) / "notes.txt", "mine");
-  REQUIRE(bench("--plan-only lpt 2 --models ResNet50 --force -o " + quote(dir)).exit_code == 0);
-  CHECK_FALSE(fs::exists(fs::path(dir) / "ResNet50_2.json.tmp.12345"));
-  CHECK(fs::exists(fs::path(dir) / "notes.txt"));  // not ours: kept
-}
-
 TEST_CASE("zero_analyze refuses a run whose rank files come from another run or do not add up to the model") {
   zbtest::TempDir tmp;
   const std::string greedy = tmp.str() + "/greedy", lpt = tmp.str() + "/lpt";
