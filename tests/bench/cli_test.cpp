@@ -12,12 +12,29 @@ using zbtest::run_command;
 namespace {
 zbtest::ProcessResult bench(const std::string& args) { return run_command(std::string(ZB_BENCH_BIN) + " " + args); }
 
+// zero_bench run from `dir`, so that a default output directory (results/...) would land there.
+zbtest::ProcessResult bench_in(const std::filesystem::path& dir, const std::string& args) {
+  return run_command("cd " + quote(dir.string()) + " && " + ZB_BENCH_BIN + " " + args);
+}
+
 void expect_usage_error(const std::string& args, const std::string& must_mention) {
   const auto r = bench(args);
   INFO("zero_bench " << args << "\nstdout: " << r.out << "\nstderr: " << r.err);
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.err, Catch::StartsWith("zero_bench: error: ") && Catch::Contains(must_mention));
   CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);  // one line
+}
+
+// As expect_usage_error, run in an empty directory that must stay empty.
+zbtest::ProcessResult expect_usage_error_writing_nothing(const std::string& args, const std::string& must_mention) {
+  zbtest::TempDir cwd;
+  const auto r = bench_in(cwd.path(), args);
+  INFO("zero_bench " << args << "\nstdout: " << r.out << "\nstderr: " << r.err);
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::StartsWith("zero_bench: error: ") && Catch::Contains(must_mention));
+  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  CHECK(std::filesystem::is_empty(cwd.path()));
+  return r;
 }
 }  // namespace
 
@@ -137,4 +154,29 @@ TEST_CASE("--help lists the valid values of each such option") {
     CHECK_THAT(r.out, Catch::Contains(values));
   CHECK_THAT(r.out, Catch::Contains("--optimizer-impl"));
   CHECK_THAT(r.out, !Catch::Contains("--adam"));
+}
+
+TEST_CASE("a manifest named like any built-in model, synthetic ones included, exits 2 naming both") {
+  zbtest::TempDir tmp;
+  const char* manifest = R"([{"name": "w", "shape": [4, 4]}])";
+  for (const char* stem : {"synthetic-5-0", "Synthetic-12-3", "bert", "LLAMA-2-7B"})
+    zbtest::write_text(tmp.path() / (std::string(stem) + ".json"), manifest);
+  const auto file = [&](const char* stem) { return quote((tmp.path() / (std::string(stem) + ".json")).string()); };
+  // The manifest alone, and beside the built-in it would stand in for.
+  expect_usage_error_writing_nothing("--plan-only greedy 2 --model-file " + file("synthetic-5-0"),
+                                     "synthetic-5-0.json' is named 'synthetic-5-0', like the built-in model "
+                                     "synthetic:5:0");
+  expect_usage_error_writing_nothing("--plan-only greedy 2 --models synthetic:12:3 --model-file " + file("Synthetic-12-3"),
+                                     "is named 'Synthetic-12-3', like the built-in model synthetic:12:3");
+  expect_usage_error_writing_nothing("--print-model synthetic:5 --model-file " + file("synthetic-5-0"),
+                                     "like the built-in model synthetic:5:0");
+  expect_usage_error_writing_nothing("--print-model bert --model-file " + file("bert"),
+                                     "bert.json' is named 'bert', like the built-in model BERT; rename the file");
+  expect_usage_error_writing_nothing("--plan-only greedy 2 --model-file " + file("LLAMA-2-7B"),
+                                     "like the built-in model Llama-2-7B");
+  // A name that only starts like the family is the user's own.
+  zbtest::write_text(tmp.path() / "synthetic-gpt.json", manifest);
+  const auto own = bench("--plan-only greedy 2 --model-file " + file("synthetic-gpt") + " -o " + quote(tmp.str() + "/run"));
+  INFO(own.err);
+  CHECK(own.exit_code == 0);
 }
