@@ -180,3 +180,15 @@ TEST_CASE("a manifest named like any built-in model, synthetic ones included, ex
   INFO(own.err);
   CHECK(own.exit_code == 0);
 }
+
+TEST_CASE("zero_bench exits 1 with one line when standard output cannot be written") {
+  zbtest::TempDir tmp;
+  for (const std::string args : {"--plan-only greedy 2 --models ResNet50 -o " + quote(tmp.str() + "/run"),
+                                 std::string("--list-models"), std::string("--help")}) {
+    const auto r = run_command(std::string(ZB_BENCH_BIN) + " " + args + " > /dev/full");
+    INFO("zero_bench " << args << "\nstderr: " << r.err);
+    CHECK(r.exit_code == 1);
+    CHECK(r.err == "zero_bench: error: cannot write to standard output (is the disk full or the pipe closed?)\n");
+  }
+}
+
