@@ -1,48 +1,35 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
-#include <charconv>
-#include <cmath>
-#include <cstdio>
+#include <climits>
 #include <iostream>
 #include <set>
 
 #include "src/common/cli_choice.hpp"
+#include "src/common/cli_numbers.hpp"
 #include "src/common/errors.hpp"
 #include "src/run/config.hpp"
 
 namespace zb {
 
 int parse_world_size(const std::string& text) {
-  int value = 0;
-  const char* end = text.data() + text.size();
-  const auto [ptr, ec] = std::from_chars(text.data(), end, value);
-  const bool too_large = ec == std::errc::result_out_of_range && ptr == end && text[0] != '-';
-  if (text.empty() || (ec != std::errc() && !too_large) || ptr != end || (value < 1 && !too_large))
-    throw UsageError("world size '" + text + "' is not a positive integer (e.g. 2 4 8)");
-  if (too_large || value > kMaxWorldSize)
+  const DecimalInteger read = read_decimal_integer(text);
+  const bool too_large = read.kind == DecimalInteger::Kind::kTooLarge ||
+                         (read.kind == DecimalInteger::Kind::kInteger && read.value > kMaxWorldSize);
+  if (too_large)
     throw UsageError("world size " + text + " is above the largest supported, " + std::to_string(kMaxWorldSize) +
                      " (each rank writes its own result file)");
-  return value;
+  if (read.kind != DecimalInteger::Kind::kInteger || read.value < 1)
+    throw UsageError("world size '" + text + "' is not a positive integer (e.g. 2 4 8)");
+  return static_cast<int>(read.value);
 }
 
 namespace {
 
-// Digits only: CLI11 would wrap "-1" into an unsigned 2^64 - 1.
-CLI::Validator non_negative_integer() {
-  return CLI::Validator(
-      [](std::string& text) {
-        return !text.empty() && text.find_first_not_of("0123456789") == std::string::npos
-                   ? std::string()
-                   : "'" + text + "' is not a non-negative integer";
-      },
-      "UINT", "non-negative integer");
-}
+// A gradient bucket is one flat allocation per collective; a terabyte is no bucket.
+constexpr double kMaxGradBucketMb = 1e6;
 
-std::string number_text(double s) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", s);
-  return buf;
-}
+// A bound for an error message: 1000000, not 1e+06.
+std::string whole_number(double bound) { return std::to_string(static_cast<long long>(bound)); }
 
 std::vector<std::string> split_commas(const std::string& list) {
   std::vector<std::string> out;
@@ -81,32 +68,36 @@ void add_timed_options(CLI::App& app, Config& c, std::optional<Dtype>& grad_dtyp
   auto* timed = "timed runs (under mpirun)";
   add_choice(app, "-b,--backend", c.backend, backend_choices(), "default: nccl on CUDA, gloo on CPU")->group(timed);
   add_choice(app, "--device", c.device, device_choices(), "auto: CUDA when libtorch sees a GPU (default)")->group(timed);
-  app.add_option("-n,--iters", c.iters,
-                 "timed iterations per (world size, model) (default 30); on the CPU each is followed by a probe "
-                 "iteration")
+  add_integer(app, "-n,--iters", c.iters, 1, INT_MAX,
+              "timed iterations per (world size, model) (default 30); on the CPU each is followed by a probe "
+              "iteration")
       ->group(timed);
-  app.add_option("-w,--warmup", c.warmup, "discarded warm-up iterations before them (default 1)")->group(timed);
+  add_integer(app, "-w,--warmup", c.warmup, 0, INT_MAX, "discarded warm-up iterations before them (default 1)")
+      ->group(timed);
   add_choice(app, "--sync", c.sync, sync_choices(),
              "per-param: one broadcast per parameter (default); bucket: one flat bucket per owner rank")->group(timed);
   add_choice(app, "--grad-sync", c.grad_sync, grad_sync_choices(),
              "the gradient reduction timed before each step: none (default: every rank has the same gradients, "
              "the seed's measurement) | all-reduce (DDP; every rank gets every averaged gradient) | reduce-scatter "
              "(ZeRO: each rank gets the averaged gradients it owns)")->group(timed);
-  app.add_option("--grad-bucket-mb", c.grad_bucket_mb,
-                 "--grad-sync: gradients share flat buckets of this many MB, one collective each (default 25, as DDP)")
+  add_number(app, "--grad-bucket-mb", c.grad_bucket_mb,
+             {0, false, kMaxGradBucketMb, "must be above 0 and up to " + whole_number(kMaxGradBucketMb) + " (MB)"},
+             "--grad-sync: gradients share flat buckets of this many MB, one collective each (default 25, as DDP)")
       ->group(timed);
   add_choice(app, "--step-timing", c.step_timing, step_timing_choices(),
                  "concurrent: every rank steps at once (default); serial: ranks take turns, the others waiting, so "
                  "each step time is the rank's own, as with a device each (for ranks sharing cores or a GPU)")
       ->group(timed);
-  app.add_option("--timeout", c.timeout_s,
-                 "seconds one (world size, model) case may take before the job is aborted, naming the case and "
-                 "the ranks that have not finished (default 3600; 0: no limit)")->group(timed);
-  app.add_option("--seed", c.seed, "seed of the synthetic parameters and gradients (default 0)")
-      ->check(non_negative_integer())->group(timed);
-  app.add_option("--threads", c.threads,
-                 "CPU threads per rank for the optimizer (fused: its parallel loop), the bandwidth probe and "
-                 "libtorch's intra-op pool (default 1)")->group(timed);
+  add_number(app, "--timeout", c.timeout_s,
+             {0, true, kMaxSeconds, "must be 0 (no limit) or a number of seconds up to " + whole_number(kMaxSeconds)},
+             "seconds one (world size, model) case may take before the job is aborted, naming the case and "
+             "the ranks that have not finished (default 3600; 0: no limit)")->group(timed);
+  // Like every integer option, read as a signed 64-bit value: 2^63 - 1 seeds are plenty.
+  add_integer(app, "--seed", c.seed, 0, INT64_MAX, "seed of the synthetic parameters and gradients (default 0)")
+      ->group(timed);
+  add_integer(app, "--threads", c.threads, 1, kMaxThreads,
+              "CPU threads per rank for the optimizer (fused: its parallel loop), the bandwidth probe and "
+              "libtorch's intra-op pool (default 1)")->group(timed);
   add_choice(app, "--optimizer", c.optimizer, optimizer_choices(),
              "adam (default) | adamw | sgd (momentum 0.9) | muon (Newton-Schulz on 2-D weights, Adam for "
              "the rest; whole-tensor partitioners only)")->group(timed);
@@ -136,11 +127,11 @@ void add_timed_options(CLI::App& app, Config& c, std::optional<Dtype>& grad_dtyp
              "registration order (FSDP's flat parameter, DeepSpeed's flattened groups); whole-tensor partitioners "
              "with --sync per-param, and none (bucket and range layouts already place the parameters)")
       ->group(timed);
-  app.add_option("--shard-group", c.shard_group,
-                 "shard within consecutive groups of G ranks and replicate across the W/G groups (HSDP, MiCS): "
-                 "the plan is for G ranks; gradients are reduced in the group, the owned shard all-reduced across "
-                 "the replicas; the sync stays in the group (default: G = W)")
-      ->check(CLI::PositiveNumber)->group("partitioner options");
+  add_integer(app, "--shard-group", c.shard_group, 1, kMaxWorldSize,
+              "shard within consecutive groups of G ranks and replicate across the W/G groups (HSDP, MiCS): "
+              "the plan is for G ranks; gradients are reduced in the group, the owned shard all-reduced across "
+              "the replicas; the sync stays in the group (default: G = W)")
+      ->group("partitioner options");
   app.add_flag("-c,--check", c.check,
                "after timing, compare every parameter with a single-process Adam over all of them "
                "(bitwise; costs a second copy of the model)")->group(timed);
@@ -148,13 +139,14 @@ void add_timed_options(CLI::App& app, Config& c, std::optional<Dtype>& grad_dtyp
 
 void add_partitioner_options(CLI::App& app, Config& c) {
   auto* knobs = "partitioner options";
-  app.add_option("--bucket-elems", c.bucket_elems, "buckets: close a bucket at this many elements (default 40M)")
-      ->group(knobs);
-  app.add_option("--time-limit", c.time_limit_s, "optimal: search budget in seconds per plan (default 10)")
-      ->group(knobs);
-  app.add_option("--search-nodes", c.search_nodes,
-                 "optimal: also stop after this many search nodes (default: no node budget); unlike the time "
-                 "limit, the same on every machine")->check(non_negative_integer())->group(knobs);
+  add_integer(app, "--bucket-elems", c.bucket_elems, 1, INT64_MAX,
+              "buckets: close a bucket at this many elements (default 40M)")->group(knobs);
+  add_number(app, "--time-limit", c.time_limit_s,
+             {0, false, kMaxSeconds, "must be a number of seconds above 0 and up to " + whole_number(kMaxSeconds)},
+             "optimal: search budget in seconds per plan (default 10)")->group(knobs);
+  add_integer(app, "--search-nodes", c.search_nodes, 0, INT64_MAX,
+              "optimal: also stop after this many search nodes (default: no node budget); unlike the time "
+              "limit, the same on every machine")->group(knobs);
   app.add_option("--cost-model", c.cost_model,
                  "cost: coefficients file to read; with --calibrate, the file to write")->group(knobs);
   app.add_flag("--calibrate", c.calibrate,
@@ -162,23 +154,12 @@ void add_partitioner_options(CLI::App& app, Config& c) {
                "model to --cost-model FILE (under mpirun every rank measures at once)")->group(knobs);
 }
 
+// Each number's own range is checked as it is parsed (add_integer, add_number);
+// what remains are the options that exclude each other.
 void check_timed_options(const Config& c) {
-  if (c.iters < 1) throw UsageError("--iters " + std::to_string(c.iters) + ": need at least 1 timed iteration");
-  if (c.warmup < 0) throw UsageError("--warmup " + std::to_string(c.warmup) + ": must be 0 or more");
-  if (c.threads < 1 || c.threads > kMaxThreads)
-    throw UsageError("--threads " + std::to_string(c.threads) + ": must be 1 to " + std::to_string(kMaxThreads));
-  if (!std::isfinite(c.timeout_s) || c.timeout_s < 0 || c.timeout_s > kMaxSeconds)
-    throw UsageError("--timeout " + number_text(c.timeout_s) + ": must be 0 (no limit) or a number of seconds up to " +
-                     std::to_string(static_cast<long long>(kMaxSeconds)));
-  if (!(c.grad_bucket_mb > 0) || !std::isfinite(c.grad_bucket_mb) || c.grad_bucket_mb > 1e6)
-    throw UsageError("--grad-bucket-mb " + number_text(c.grad_bucket_mb) + ": must be above 0 and up to 1000000");
   if (c.overlap && c.step_timing == StepTiming::kSerial)
     throw UsageError("--overlap with --step-timing serial: ranks taking turns to step cannot overlap the sync; use "
                      "--step-timing concurrent");
-  if (c.bucket_elems < 1) throw UsageError("--bucket-elems " + std::to_string(c.bucket_elems) + ": must be 1 or more");
-  if (!(c.time_limit_s > 0) || !std::isfinite(c.time_limit_s) || c.time_limit_s > kMaxSeconds)
-    throw UsageError("--time-limit " + number_text(c.time_limit_s) + ": must be a number of seconds above 0 and up to " +
-                     std::to_string(static_cast<long long>(kMaxSeconds)));
 }
 
 void check_unique(const std::vector<std::string>& names, const char* what) {

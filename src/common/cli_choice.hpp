@@ -1,19 +1,49 @@
-// For the two front ends (they link CLI11): an option whose value is parsed
-// straight into an enum through its Choices table. --help shows the valid
-// names; a bad one is the table's UsageError ("unknown --sync 'x'; valid: ...").
-// The target is the enum, or a std::optional of it (unset: not given).
+// For the two front ends (they link CLI11): options parsed straight into
+// their type, each refusing a bad value with a UsageError that names the
+// option and what would be valid. An enum goes through its Choices table
+// (--help shows the names; "unknown --sync 'x'; valid: ..."); a number
+// through cli_numbers.hpp, since CLI11 alone would take an empty value ('')
+// as 0.
 #pragma once
 #include <CLI/CLI.hpp>
 
 #include "choices.hpp"
+#include "cli_numbers.hpp"
 
 namespace zb {
 
+// The name errors use for an option: its long name ("-n,--iters": --iters).
+inline std::string option_name(const std::string& flags) {
+  const auto dashes = flags.rfind("--");
+  if (dashes == std::string::npos) return flags.substr(0, flags.find(','));
+  return flags.substr(dashes, flags.find(',', dashes) - dashes);
+}
+
+// The target is the enum, or a std::optional of it (unset: not given).
 template <typename Target, typename E>
 CLI::Option* add_choice(CLI::App& app, const std::string& flags, Target& target, const Choices<E>& choices,
                         const std::string& help) {
   auto parse = [&target, &choices](const std::string& name) { target = choices.parse(name); };
   return app.add_option_function<std::string>(flags, parse, help)->type_name(choices.list("|"));
+}
+
+// An integer option (int, int64_t or uint64_t target) from min to max.
+template <typename Int>
+CLI::Option* add_integer(CLI::App& app, const std::string& flags, Int& target, int64_t min, int64_t max,
+                         const std::string& help) {
+  auto parse = [&target, name = option_name(flags), min, max](const std::string& text) {
+    target = static_cast<Int>(parse_integer_option(name, text, min, max));
+  };
+  return app.add_option_function<std::string>(flags, parse, help)->type_name("INT");
+}
+
+// A floating-point option in range.
+inline CLI::Option* add_number(CLI::App& app, const std::string& flags, double& target, NumberRange range,
+                               const std::string& help) {
+  auto parse = [&target, name = option_name(flags), range = std::move(range)](const std::string& text) {
+    target = parse_number_option(name, text, range);
+  };
+  return app.add_option_function<std::string>(flags, parse, help)->type_name("NUMBER");
 }
 
 // An option renamed: using the old name is an error naming the new one.

@@ -109,11 +109,12 @@ TEST_CASE("absurd values exit 2 naming the value and the valid range, before any
   expect_usage_error("--plan-only greedy 2147483647" + out, "world size 2147483647 is above the largest supported, 65536");
   expect_usage_error("--plan-only greedy 99999999999" + out, "world size 99999999999 is above the largest supported");
   expect_usage_error("--plan-only greedy 20000000" + out, "world size 20000000 is above the largest supported, 65536");
-  expect_usage_error("--plan-only greedy 2 --seed -1" + out, "--seed: '-1' is not a non-negative integer");
-  expect_usage_error("--plan-only optimal 2 --search-nodes -5" + out, "--search-nodes: '-5' is not a non-negative integer");
+  expect_usage_error("--plan-only greedy 2 --seed -1" + out, "--seed -1: must be an integer from 0 to 2^63 - 1");
+  expect_usage_error("--plan-only optimal 2 --search-nodes -5" + out,
+                     "--search-nodes -5: must be an integer from 0 to 2^63 - 1");
   expect_usage_error("--plan-only optimal 2 --time-limit inf" + out, "--time-limit inf: must be a number of seconds above 0 and up to 1000000");
-  expect_usage_error("--plan-only optimal 2 --time-limit 1e11" + out, "--time-limit 1e+11: must be");
-  expect_usage_error("--plan-only greedy 2 --threads 10000" + out, "--threads 10000: must be 1 to 1024");
+  expect_usage_error("--plan-only optimal 2 --time-limit 1e11" + out, "--time-limit 1e11: must be");
+  expect_usage_error("--plan-only greedy 2 --threads 10000" + out, "--threads 10000: must be an integer from 1 to 1024");
   expect_usage_error("--plan-only greedy 2 --timeout nan" + out, "--timeout nan: must be 0 (no limit)");
   CHECK_FALSE(std::filesystem::exists(tmp.path() / "run" / "exp_info.json"));
 }
@@ -189,6 +190,58 @@ TEST_CASE("zero_bench exits 1 with one line when standard output cannot be writt
     INFO("zero_bench " << args << "\nstderr: " << r.err);
     CHECK(r.exit_code == 1);
     CHECK(r.err == "zero_bench: error: cannot write to standard output (is the disk full or the pipe closed?)\n");
+  }
+}
+
+TEST_CASE("an integer past 64 bits or past its option's range exits 2 naming the option and the range") {
+  const std::string run = "--plan-only optimal 2 --models ResNet50 ";
+  for (const char* too_large : {"9223372036854775808", "18446744073709551616", "99999999999999999999999"}) {
+    expect_usage_error_writing_nothing(run + "--bucket-elems " + too_large,
+                                       "--bucket-elems " + std::string(too_large) + ": must be an integer from 1 to 2^63 - 1");
+    expect_usage_error_writing_nothing(run + "--seed " + too_large,
+                                       "--seed " + std::string(too_large) + ": must be an integer from 0 to 2^63 - 1");
+    expect_usage_error_writing_nothing(run + "--search-nodes " + too_large,
+                                       "--search-nodes " + std::string(too_large) + ": must be an integer from 0 to 2^63 - 1");
+  }
+  expect_usage_error_writing_nothing(run + "--bucket-elems -9223372036854775809", "--bucket-elems -9223372036854775809: must be");
+  expect_usage_error_writing_nothing(run + "-n 2147483648", "--iters 2147483648: must be an integer from 1 to 2^31 - 1");
+  expect_usage_error_writing_nothing(run + "--shard-group 0", "--shard-group 0: must be an integer from 1 to 65536");
+  expect_usage_error_writing_nothing(run + "--shard-group 65537", "--shard-group 65537: must be an integer from 1 to 65536");
+}
+
+TEST_CASE("integers are decimal everywhere: leading zeros read as decimal, base prefixes refused") {
+  zbtest::TempDir tmp;
+  // 010 read as octal would be 8, which does not divide 10.
+  const auto ten = bench("--plan-only greedy 10 --models ResNet50 --shard-group 010 --seed 08 -n 010 -o " +
+                         quote(tmp.str() + "/run"));
+  INFO(ten.err);
+  CHECK(ten.exit_code == 0);
+  CHECK(std::filesystem::exists(tmp.path() / "run" / "exp_info.json"));
+  // 01025 read as octal would be 533, inside 1 to 1024.
+  expect_usage_error_writing_nothing("--plan-only greedy 2 --threads 01025", "--threads 01025: must be an integer from 1 to 1024");
+  expect_usage_error_writing_nothing("--plan-only greedy 2 -n 0x10", "--iters 0x10: must be an integer");
+  expect_usage_error_writing_nothing("--plan-only greedy 2 --bucket-elems 0x10", "--bucket-elems 0x10: must be an integer");
+  expect_usage_error_writing_nothing("--plan-only greedy 2 --seed 0b1", "--seed 0b1: must be an integer");
+  expect_usage_error_writing_nothing("--plan-only greedy 2 -w +1", "--warmup +1: must be an integer");
+  expect_usage_error_writing_nothing("--plan-only greedy 2 -w 1.0", "--warmup 1.0: must be an integer");
+  expect_usage_error_writing_nothing("--plan-only greedy 0x2", "world size '0x2' is not a positive integer");
+  expect_usage_error_writing_nothing("--plan-only optimal 2 --time-limit 0x1p3", "--time-limit 0x1p3: must be a number");
+}
+
+TEST_CASE("a number out of range exits 2 stating the range in readable numbers") {
+  const std::string run = "--plan-only greedy 2 --models ResNet50 ";
+  const std::pair<const char*, const char*> cases[] = {
+      {"--grad-bucket-mb 0", "--grad-bucket-mb 0: must be above 0 and up to 1000000 (MB)"},
+      {"--grad-bucket-mb 1e7", "--grad-bucket-mb 1e7: must be above 0 and up to 1000000 (MB)"},
+      {"--grad-bucket-mb -inf", "--grad-bucket-mb -inf: must be above 0"},
+      {"--timeout -1", "--timeout -1: must be 0 (no limit) or a number of seconds up to 1000000"},
+      {"--timeout 1e999", "--timeout 1e999: must be 0 (no limit) or a number of seconds up to 1000000"},
+      {"--time-limit 0", "--time-limit 0: must be a number of seconds above 0 and up to 1000000"},
+  };
+  for (const auto& [args, message] : cases) {
+    const auto r = expect_usage_error_writing_nothing(run + args, message);
+    CHECK(r.err.size() < 160);  // no 300-digit bound
+    CHECK_THAT(r.err, !Catch::Contains("17976931348"));
   }
 }
 
