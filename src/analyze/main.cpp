@@ -82,29 +82,31 @@ int run(int argc, char** argv) {
   CLI::App app{"zero_analyze: tables of zero_bench runs (max / mean / diff / slowest-rank step time)",
                "zero_analyze"};
   Options o;
-  app.add_option("runs", o.runs, "run directories, or run names under --results")->required();
+  zb::add_text(app, "runs", o.runs, "a run directory or a run name", "run directories, or run names under --results")
+      ->required();
   zb::add_choice(app, "--format", o.format, zb::format_choices(),
                  "text (the seed's layout plus lower bound, gap, padding, tensors split, roofline), seed (exactly "
                  "the seed analyze.py's five lines), json, markdown or csv");
-  app.add_option("--results", o.results_root, "where run names are looked up (default: results)");
+  zb::add_text(app, "--results", o.results_root, "the directory that holds the runs, or leave --results out",
+               "where run names are looked up (default: results)");
   app.add_flag("--compare", o.compare,
                "runs side by side per (W, model): balance, gap, slowest rank's step and sync, straggler ratio, "
                "change vs the first run with a Mann-Whitney U p-value");
-  app.add_option("--plot", o.plot,
-                 "also write the report's figures (imbalance and gap against W, deviation from the ideal share per "
-                 "rank, phases per rank, memory per rank) as one self-contained SVG to this file");
-  app.add_option("--html", o.html,
-                 "also write one self-contained HTML page (no network) with the figures and the tables to this file");
+  zb::add_text(app, "--plot", o.plot, "the SVG file to write",
+               "also write the report's figures (imbalance and gap against W, deviation from the ideal share per "
+               "rank, phases per rank, memory per rank) as one self-contained SVG to this file");
+  zb::add_text(app, "--html", o.html, "the HTML file to write",
+               "also write one self-contained HTML page (no network) with the figures and the tables to this file");
   app.add_flag("--memory", o.memory, "per-rank bytes for DP and ZeRO-1/2/3 under mixed precision, from each rank's shard");
   app.add_flag("--fp32-grads", o.fp32_grads, "--memory: gradients accumulated in fp32 (4 B) instead of bf16");
   app.add_flag("--comm", o.comm,
                "per-rank bytes per step: DDP all-reduce, ZeRO-1 reduce-scatter + all-gather; then each phase's "
                "collective, predicted beside measured bytes, with algorithm and bus bandwidth as nccl-tests reports them");
-  app.add_option("--write-baseline", o.write_baseline,
-                 "record each (partitioner, model, W)'s largest rank in this file (the CI gate's baseline)");
-  app.add_option("--gate", o.gate_baseline,
-                 "exit 1 listing each (partitioner, model, W) whose largest rank grew against this baseline, "
-                 "or has no entry in it (the CI gate on partition balance)");
+  zb::add_text(app, "--write-baseline", o.write_baseline, "the baseline file to write",
+               "record each (partitioner, model, W)'s largest rank in this file (the CI gate's baseline)");
+  zb::add_text(app, "--gate", o.gate_baseline, "the baseline file to read",
+               "exit 1 listing each (partitioner, model, W) whose largest rank grew against this baseline, "
+               "or has no entry in it (the CI gate on partition balance)");
   zb::add_renamed(app, "--check", "is zero_bench's bitwise check; zero_analyze's baseline gate is --gate BASELINE");
   app.add_flag("--force", o.force, "replace an existing --write-baseline, --plot or --html file");
   try {

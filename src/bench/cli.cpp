@@ -31,35 +31,44 @@ constexpr double kMaxGradBucketMb = 1e6;
 // A bound for an error message: 1000000, not 1e+06.
 std::string whole_number(double bound) { return std::to_string(static_cast<long long>(bound)); }
 
-std::vector<std::string> split_commas(const std::string& list) {
+// --models A,B -> {A, B}. An empty name (',', 'A,,B', 'A,') is refused, not
+// skipped: a list that names nothing must not quietly run the defaults.
+std::vector<std::string> model_list(const std::string& list) {
   std::vector<std::string> out;
   std::size_t start = 0;
   while (start <= list.size()) {
     const std::size_t comma = std::min(list.find(',', start), list.size());
-    if (comma > start) out.push_back(list.substr(start, comma - start));
+    if (comma == start)
+      throw UsageError("--models '" + list + "': an empty model name; give comma-separated names, e.g. "
+                       "ResNet50,BERT (see --list-models)");
+    out.push_back(list.substr(start, comma - start));
     start = comma + 1;
   }
   return out;
 }
 
 void add_options(CLI::App& app, Config& c, std::vector<std::string>& world_sizes, std::string& models) {
-  app.add_option("partitioner", c.partitioner, "partitioning algorithm (see --list-partitioners)");
+  add_text(app, "partitioner", c.partitioner, "a partitioner name (see --list-partitioners)",
+           "partitioning algorithm (see --list-partitioners)");
   app.add_option("world_sizes", world_sizes, "one or more world sizes W (positive integers)");
   app.add_flag("--plan-only", c.plan_only,
                "compute every rank's shard in this one process and write the JSON without timings");
-  app.add_option("-o,--outdir", c.outdir, "run directory to write (default: results/<partitioner>)");
+  add_text(app, "-o,--outdir", c.outdir, "a directory path, or leave -o out for results/<partitioner>",
+           "run directory to write (default: results/<partitioner>)");
   app.add_flag("--force", c.force, "replace the run already in the output directory");
-  app.add_option("--models", models, "comma-separated models (default: ResNet50,ResNet152,BERT)");
-  app.add_option("--model-file", c.model_files,
-                 "JSON manifest [{\"name\",\"shape\"},...]; the model is named after the file stem "
-                 "(repeatable; without --models only the manifests run)")
+  add_text(app, "--models", models, "comma-separated model names, e.g. ResNet50,BERT (see --list-models)",
+           "comma-separated models (default: ResNet50,ResNet152,BERT)");
+  add_text(app, "--model-file", c.model_files, "the path of a JSON manifest",
+           "JSON manifest [{\"name\",\"shape\"},...]; the model is named after the file stem "
+           "(repeatable; without --models only the manifests run)")
       ->allow_extra_args(false);
   add_choice(app, "--shard-list", c.shard_list, shard_list_choices(),
              "full: each rank's JSON lists its shards (default); none: counts only, for huge models");
   add_choice(app, "--plan-files", c.plan_files, plan_files_choices(),
              "plan-only: case, one file per model and W holding every rank (default); rank, one file per rank "
              "(the layout of schema 1, for tools that read it)");
-  app.add_option("--print-model", c.print_model, "print a model's tensors (index, name, shape, numel)");
+  add_text(app, "--print-model", c.print_model, "a model name (see --list-models)",
+           "print a model's tensors (index, name, shape, numel)");
   app.add_flag("--list-partitioners", "print each partitioner with a one-line summary");
   app.add_flag("--list-models", "print the built-in models");
 }
@@ -147,8 +156,8 @@ void add_partitioner_options(CLI::App& app, Config& c) {
   add_integer(app, "--search-nodes", c.search_nodes, 0, INT64_MAX,
               "optimal: also stop after this many search nodes (default: no node budget); unlike the time "
               "limit, the same on every machine")->group(knobs);
-  app.add_option("--cost-model", c.cost_model,
-                 "cost: coefficients file to read; with --calibrate, the file to write")->group(knobs);
+  add_text(app, "--cost-model", c.cost_model, "the path of a cost model file",
+           "cost: coefficients file to read; with --calibrate, the file to write")->group(knobs);
   app.add_flag("--calibrate", c.calibrate,
                "time Adam steps over varied tensor sizes and counts on this device and write the cost "
                "model to --cost-model FILE (under mpirun every rank measures at once)")->group(knobs);
@@ -235,7 +244,7 @@ Config parse_command_line(int argc, char** argv, bool& help_shown) {
   if (app.count("--plan-files") && !c.plan_only)
     throw UsageError("--plan-files applies to --plan-only runs; a timed run writes one file per rank (each rank "
                      "its own)");
-  c.model_names = split_commas(models);
+  if (app.count("--models")) c.model_names = model_list(models);
   set_grad_dtype(c, grad_dtype);
   check_unique(c.model_names, "model");
   if (app.count("--list-partitioners")) c.action = Action::kListPartitioners;

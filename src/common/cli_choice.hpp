@@ -2,8 +2,8 @@
 // their type, each refusing a bad value with a UsageError that names the
 // option and what would be valid. An enum goes through its Choices table
 // (--help shows the names; "unknown --sync 'x'; valid: ..."); a number
-// through cli_numbers.hpp, since CLI11 alone would take an empty value ('')
-// as 0.
+// through cli_numbers.hpp; a text must not be empty. CLI11 alone would take
+// an empty value ('') as if the option were absent, or as 0.
 #pragma once
 #include <CLI/CLI.hpp>
 
@@ -44,6 +44,23 @@ inline CLI::Option* add_number(CLI::App& app, const std::string& flags, double& 
     target = parse_number_option(name, text, range);
   };
   return app.add_option_function<std::string>(flags, parse, help)->type_name("NUMBER");
+}
+
+// Throws "<option> '': is empty; give <valid>" for an empty value.
+inline void refuse_empty(const std::string& option, const std::string& text, const std::string& valid) {
+  if (text.empty()) throw UsageError(option + " '': is empty; give " + valid);
+}
+
+// A text option that must not be empty; `valid` says what to give instead
+// ("a directory path"). The target is a string, or a vector of them for a
+// repeatable option.
+template <typename Target>
+CLI::Option* add_text(CLI::App& app, const std::string& flags, Target& target, const std::string& valid,
+                      const std::string& help) {
+  const std::string name = option_name(flags);
+  return app.add_option(flags, target, help)->each([name, valid](const std::string& text) {
+    refuse_empty(name, text, valid);
+  });
 }
 
 // An option renamed: using the old name is an error naming the new one.

@@ -143,3 +143,25 @@ TEST_CASE("zero_analyze writes regular files only, reads regular files only, and
   CHECK(full.err == "zero_analyze: error: cannot write to standard output (is the disk full or the pipe closed?)\n");
   expect_error(quote(run.string()) + " --gate a.json --write-baseline b.json", "--gate and --write-baseline together");
 }
+
+TEST_CASE("zero_analyze refuses an empty option value with the option's own message, writing nothing") {
+  zbtest::TempDir tmp;
+  const std::string run = quote((fs::path(ZB_FIXTURES_DIR) / "plan_tiny").string());
+  const std::pair<std::string, std::string> cases[] = {
+      {run + " --plot ''", "--plot '': is empty; give the SVG file to write"},
+      {run + " --html ''", "--html '': is empty; give the HTML file to write"},
+      {run + " --write-baseline ''", "--write-baseline '': is empty; give the baseline file to write"},
+      {run + " --gate ''", "--gate '': is empty; give the baseline file to read"},
+      {run + " --results ''", "--results '': is empty; give the directory that holds the runs, or leave --results out"},
+      {"''", "runs '': is empty; give a run directory or a run name"},
+  };
+  for (const auto& [args, message] : cases) {
+    const auto r = run_command("cd " + quote(tmp.str()) + " && " + ZB_ANALYZE_BIN + " " + args);
+    INFO("zero_analyze " << args << "\nstdout: " << r.out << "\nstderr: " << r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err == "zero_analyze: error: " + message + "\n");
+    CHECK(r.out.empty());  // no report printed as if the option were absent
+    CHECK(fs::is_empty(tmp.path()));
+  }
+}
+

@@ -245,3 +245,21 @@ TEST_CASE("a number out of range exits 2 stating the range in readable numbers")
   }
 }
 
+TEST_CASE("an empty option value exits 2 with the option's own message, never read as the option left out") {
+  const std::string run = "--plan-only greedy 2 --models ResNet50 ";
+  expect_usage_error_writing_nothing(run + "--timeout ''", "--timeout '': must be 0 (no limit) or a number of seconds");
+  expect_usage_error_writing_nothing(run + "-w ''", "--warmup '': must be an integer from 0 to 2^31 - 1");
+  expect_usage_error_writing_nothing(run + "-n ''", "--iters '': must be an integer from 1 to 2^31 - 1");
+  expect_usage_error_writing_nothing(run + "--seed ''", "--seed '': must be an integer from 0");
+  expect_usage_error_writing_nothing(run + "--grad-bucket-mb ''", "--grad-bucket-mb '': must be above 0");
+  expect_usage_error_writing_nothing(run + "-o ''", "--outdir '': is empty; give a directory path");
+  expect_usage_error_writing_nothing(run + "--cost-model ''", "--cost-model '': is empty; give the path of a cost model");
+  expect_usage_error_writing_nothing(run + "--model-file ''", "--model-file '': is empty; give the path of a JSON manifest");
+  expect_usage_error_writing_nothing("--plan-only greedy 2 --models ''", "--models '': is empty; give comma-separated");
+  expect_usage_error_writing_nothing("--plan-only greedy 2 --models ,", "--models ',': an empty model name");
+  expect_usage_error_writing_nothing("--plan-only greedy 2 --models ResNet50,", "--models 'ResNet50,': an empty model name");
+  expect_usage_error_writing_nothing("--plan-only greedy 2 --models ResNet50,,BERT", "--models 'ResNet50,,BERT': an empty");
+  expect_usage_error_writing_nothing("--print-model ''", "--print-model '': is empty; give a model name");
+  expect_usage_error_writing_nothing("--plan-only '' 2", "partitioner '': is empty; give a partitioner name");
+}
+
