@@ -1,6 +1,7 @@
 #include "world.hpp"
 
 #include <chrono>
+#include <cstdint>
 #include <cstdlib>
 #include <iostream>
 #include <thread>
@@ -149,6 +150,21 @@ void abort_job_on_failure(const char* tool, const std::function<void()>& phase) 
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   std::cerr << tool << ": error on rank " << rank << ": " << message << "\n" << std::flush;
   abort_all_ranks(code);
+}
+
+std::optional<std::string> differing_launch(const std::vector<std::string>& argv) {
+  std::uint64_t hash = 1469598103934665603ull;  // FNV-1a over the arguments, the program's path left out
+  for (std::size_t i = 1; i < argv.size(); ++i)
+    for (const unsigned char c : argv[i] + '\0') hash = (hash ^ c) * 1099511628211ull;
+  int size = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  std::vector<std::uint64_t> hashes(static_cast<std::size_t>(size));
+  MPI_Allgather(&hash, 1, MPI_UINT64_T, hashes.data(), 1, MPI_UINT64_T, MPI_COMM_WORLD);
+  for (int r = 1; r < size; ++r)
+    if (hashes[static_cast<std::size_t>(r)] != hashes[0])
+      return "rank " + std::to_string(r) + " was launched with other arguments than rank 0 (mpirun's ':' syntax?); "
+             "every rank must run the same request";
+  return std::nullopt;
 }
 
 void abort_all_ranks(int exit_code) {

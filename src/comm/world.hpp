@@ -81,6 +81,12 @@ int report_failure(const char* tool, const RankFailure& failure);
 // with its exit code: never a hang, never MPI_Finalize under a waiting rank.
 void abort_job_on_failure(const char* tool, const std::function<void()>& phase);
 
+// Says which rank, if any, was launched with arguments (argv[1..]) other than
+// rank 0's: such ranks would build different plans and meet in mismatched
+// collectives. Collective over MPI_COMM_WORLD, before any backend's; compares
+// a 64-bit hash of each rank's arguments.
+std::optional<std::string> differing_launch(const std::vector<std::string>& argv);
+
 void world_barrier();
 [[noreturn]] void abort_all_ranks(int exit_code);
 std::string mpi_library_version();

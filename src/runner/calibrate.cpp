@@ -17,6 +17,7 @@
 #include "src/run/run_context.hpp"
 #include "src/run/timed_run.hpp"
 #include "src/comm/world.hpp"
+#include "watchdog.hpp"
 #include "src/common/atomic_file.hpp"
 #include "partitioners/cost_model_file.hpp"
 #include "src/common/errors.hpp"
@@ -49,7 +50,15 @@ struct Bench {
   bool serial;  // --step-timing serial: ranks take turns, the others waiting
   OptimizerSettings settings;
   int64_t fit_min_elements;
+  Watchdog& watchdog;  // armed for each sample: a frozen rank ends the job, not hangs it
 };
+
+// Arms the watchdog for one sample; in serial mode the ranks take turns, so the
+// sample's deadline is one --timeout per rank.
+void arm_for_sample(const Bench& bench, const std::string& what) {
+  bench.watchdog.arm("--calibrate, " + what, {}, bench.serial ? bench.world_size : 1);
+  stop_here_if_asked("calibrate", bench.rank);
+}
 
 struct Sample {
   int64_t tensors, elements_per_tensor;
@@ -106,6 +115,8 @@ std::vector<Sample> measure_grid(const Bench& bench) {
     for (int64_t count : {1, 8, 64, 512}) {
       if (size * count > (int64_t{1} << 25) || size * count < 4096) continue;  // 4K .. 32M elements
       const std::vector<std::vector<int64_t>> shapes(count, std::vector<int64_t>{size});
+      arm_for_sample(bench, "the sample of " + std::to_string(count) + " tensors of " + std::to_string(size) +
+                                " elements");
       const double seconds = median_step_seconds(shapes, bench, 5);
       samples.push_back({count, size, ranks_mean(seconds, bench.world_size)});
     }
@@ -120,6 +131,7 @@ double measure_muon_unit(const Bench& bench, const std::array<double, 3>& c, nlo
   std::vector<double> per_unit;
   for (const std::vector<int64_t>& shape : std::vector<std::vector<int64_t>>{
            {64, 64, 3, 3}, {256, 1024}, {512, 512, 3, 3}, {1024, 1024}, {2048, 512}, {768, 3072}}) {
+    arm_for_sample(bench, "the muon sample of one matrix");
     const double seconds = ranks_mean(median_step_seconds({shape}, bench, 3), bench.world_size);
     int64_t numel = 1;
     for (int64_t d : shape) numel *= d;
@@ -220,10 +232,25 @@ void check_cost_model_path(const Config& config) {
                      "' is not a writable directory");
 }
 
+void write_cost_model(const Config& config, const Bench& bench, const std::vector<Sample>& samples,
+                      const std::array<double, 3>& coef, const std::optional<double>& muon_unit,
+                      const nlohmann::ordered_json& muon_samples) {
+  stop_here_if_asked("final-write", bench.rank);
+  std::vector<Sample> shard_sized;
+  for (const Sample& s : samples)
+    if (s.fitted(bench)) shard_sized.push_back(s);
+  const auto doc = cost_file(config, bench, samples, coef, muon_unit, muon_samples);
+  write_file_atomically(config.cost_model, doc.dump(2) + "\n");
+  std::printf("wrote %s: %.4g s/element, %.4g s/tensor, %.4g s/step (worst fit error %.1f %% over the %zu samples of >= %lld elements)\n",
+              config.cost_model.c_str(), coef[0], coef[1], coef[2], 100 * doc["worst_relative_error"].get<double>(),
+              shard_sized.size(), static_cast<long long>(bench.fit_min_elements));
+}
+
 void calibrate(const Config& config, const at::Device& device, const World& world) {
+  Watchdog watchdog(config.timeout_s, world.rank);
   const Bench bench{device, world.size, world.rank, config.step_timing == StepTiming::kSerial,
                     OptimizerSettings{.optimizer = config.optimizer, .optimizer_impl = config.optimizer_impl, .precision = {}},
-                    fit_min_elements(device)};
+                    fit_min_elements(device), watchdog};
   const std::vector<Sample> samples = measure_grid(bench);
   std::vector<Sample> shard_sized;
   for (const Sample& s : samples)
@@ -232,12 +259,10 @@ void calibrate(const Config& config, const at::Device& device, const World& worl
   std::optional<double> muon_unit;
   nlohmann::ordered_json muon_samples = nlohmann::ordered_json::array();
   if (config.optimizer == OptimizerKind::kMuon) muon_unit = measure_muon_unit(bench, coef, muon_samples);
-  if (world.rank != 0) return;
-  const auto doc = cost_file(config, bench, samples, coef, muon_unit, muon_samples);
-  write_file_atomically(config.cost_model, doc.dump(2) + "\n");
-  std::printf("wrote %s: %.4g s/element, %.4g s/tensor, %.4g s/step (worst fit error %.1f %% over the %zu samples of >= %lld elements)\n",
-              config.cost_model.c_str(), coef[0], coef[1], coef[2], 100 * doc["worst_relative_error"].get<double>(),
-              shard_sized.size(), static_cast<long long>(bench.fit_min_elements));
+  watchdog.arm("--calibrate, writing the cost model on rank 0 (every rank arriving after it)");
+  if (world.rank == 0) write_cost_model(config, bench, samples, coef, muon_unit, muon_samples);
+  world_barrier();  // MPI_Finalize waits for every rank too: a rank frozen before it is caught here
+  watchdog.disarm();
 }
 
 }  // namespace
@@ -246,7 +271,9 @@ int run_calibration(const Config& config) {
   MpiSession mpi(nullptr, nullptr);
   const World& world = mpi.world();
   at::Device device(at::kCPU);
+  const auto differing = differing_launch(config.argv);
   const auto failure = agree_on_failure([&] {
+    if (differing) throw UsageError(*differing);
     apply_huge_pages(config.huge_pages);  // before the first CPU tensor
     at::set_num_threads(config.threads);
     device = choose_device(config.device, world.local_rank);

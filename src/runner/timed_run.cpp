@@ -51,6 +51,28 @@ int64_t grad_bucket_elems(const Config& config) {
   return std::max<int64_t>(1, std::llround(config.grad_bucket_mb * 1024 * 1024 / 4));
 }
 
+// Each bucket is a collective call and a set of tensor views on every rank;
+// far more than any training configuration uses (Megatron's default gives 37
+// for GPT-2 XL at W = 64), and few enough that their bookkeeping fits.
+constexpr int64_t kMaxGradBuckets = int64_t{1} << 17;
+
+// Refuses, before allocating, a --grad-bucket-mb that would cut the model's
+// gradients into more buckets (or --overlap chunks) than kMaxGradBuckets.
+void check_bucket_count(const ModelSpec& model, const Config& config) {
+  if (config.grad_sync == GradSync::kNone && !config.overlap) return;
+  const int64_t per_bucket = grad_bucket_elems(config);
+  const int64_t buckets = (model.total_numel() + per_bucket - 1) / per_bucket;
+  if (buckets <= kMaxGradBuckets) return;
+  char given_mb[32], least_mb[32];
+  std::snprintf(given_mb, sizeof given_mb, "%g", config.grad_bucket_mb);
+  std::snprintf(least_mb, sizeof least_mb, "%.3g", 4.0 * static_cast<double>(model.total_numel()) /
+                                                       static_cast<double>(kMaxGradBuckets) / (1024 * 1024));
+  throw UsageError("--grad-bucket-mb " + std::string(given_mb) + " cuts model " + model.name + "'s " +
+                   std::to_string(model.total_numel()) + " gradient elements into " + std::to_string(buckets) +
+                   " buckets of " + std::to_string(per_bucket) + ", more than " + std::to_string(kMaxGradBuckets) +
+                   "; use --grad-bucket-mb " + least_mb + " or more");
+}
+
 std::string gib(double bytes) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.1f GiB", bytes / (1024.0 * 1024 * 1024));
@@ -139,6 +161,7 @@ TimedSetup check_request(const Config& config, const World& world) {
     if (!reason.empty()) throw UsageError(reason);
   s.dir = run_directory(config);
   s.options = plan_options(config);
+  for (const ModelSpec& m : s.models) check_bucket_count(m, config);
   for (int w : config.world_sizes)
     for (const ModelSpec& m : s.models) check_fits(m, w, s, config, world);
   return s;
@@ -506,43 +529,68 @@ std::string unfinished_ranks(const std::string& dir, const std::string& model, i
   return count == 0 ? "every rank has written its result" : "ranks without their result yet: " + missing;
 }
 
+// The world size's connected groups and its cases, on a member rank.
+void run_world_size(const Config& config, const TimedSetup& setup, const RunContext& base, const SubWorld& group,
+                    const Bandwidth& bandwidth, Clock::time_point started, Watchdog& watchdog) {
+  const std::string size_text = std::to_string(group.size());
+  watchdog.arm("connecting the world-size-" + size_text + " " + setup.backend->name + " groups");
+  stop_here_if_asked("connect", group.rank());
+  ShardGroups groups(config, group);
+  MeteredCommunicator shard(connect(*setup.backend, groups.shard(), setup.device));
+  std::optional<MeteredCommunicator> replicas;
+  if (groups.replicated()) replicas.emplace(connect(*setup.backend, *groups.replicas, setup.device));
+  CaseComms comms{shard, replicas ? &*replicas : nullptr};
+  for (const ModelSpec& model : setup.models) {
+    watchdog.arm("world size " + size_text + ", model " + model.name,
+                 [&] { return unfinished_ranks(setup.dir, model.name, group.size()); });
+    stop_here_if_asked("case", group.rank());
+    run_case(config, setup, base, model, comms, group, bandwidth, started);
+  }
+  watchdog.arm("closing the world-size-" + size_text + " groups");
+  shard.close();
+  if (replicas) replicas->close();
+}
+
 void run_all(const Config& config, const TimedSetup& setup, const World& world) {
   Watchdog watchdog(config.timeout_s, world.rank);
   const RunContext base = timed_context(config, setup, world);
   if (world.rank == 0) std::cout << console_banner(base, world.size) << std::flush;
+  watchdog.arm("the start-up barrier (every rank arriving)");
+  stop_here_if_asked("startup", world.rank);
   world_barrier();  // every rank probes at once, as every rank steps at once
+  watchdog.arm("the memory bandwidth probe");
+  stop_here_if_asked("probe", world.rank);
   const Bandwidth bandwidth = measure_bandwidth(setup.device, config.threads);
   release_cached_memory(setup.device);
   const auto started = Clock::now();
+  // A rank outside a world size waits through its connection and every case,
+  // each of which its members bound by --timeout.
+  const double cases_of_one_size = static_cast<double>(setup.models.size()) + 2;
   for (int w : config.world_sizes) {
+    const std::string size_text = std::to_string(w);
+    watchdog.arm("forming the world-size-" + size_text + " group (every rank arriving)");
     SubWorld group(w);
+    if (group.member()) run_world_size(config, setup, base, group, bandwidth, started, watchdog);
     if (group.member()) {
-      const std::string size_text = std::to_string(group.size());
-      watchdog.arm("connecting the world-size-" + size_text + " " + setup.backend->name + " groups", {});
-      ShardGroups groups(config, group);
-      MeteredCommunicator shard(connect(*setup.backend, groups.shard(), setup.device));
-      std::optional<MeteredCommunicator> replicas;
-      if (groups.replicated()) replicas.emplace(connect(*setup.backend, *groups.replicas, setup.device));
-      CaseComms comms{shard, replicas ? &*replicas : nullptr};
-      watchdog.disarm();
-      for (const ModelSpec& model : setup.models) {
-        watchdog.arm("world size " + size_text + ", model " + model.name,
-                     [&] { return unfinished_ranks(setup.dir, model.name, group.size()); });
-        run_case(config, setup, base, model, comms, group, bandwidth, started);
-        watchdog.disarm();
-      }
-      shard.close();
-      if (replicas) replicas->close();
+      watchdog.arm("the barrier after world size " + size_text + " (every rank arriving)");
+      stop_here_if_asked("between-cases", world.rank);
+    } else {
+      watchdog.arm("waiting, outside world size " + size_text + ", for its ranks to finish", {}, cases_of_one_size);
+      stop_here_if_asked("outside-w", world.rank);
     }
-    world_barrier();  // ranks beyond W wait here
+    world_barrier();
   }
+  watchdog.arm("writing exp_info.json on rank 0 (every rank arriving after it)");
   if (world.rank == 0) {
+    stop_here_if_asked("final-write", world.rank);
     ExpInfo info{std::filesystem::path(setup.dir).filename().string(), config.partitioner, "timed",
                  config.world_sizes, {}, base.time};
     for (const auto& m : setup.models) info.models.push_back(m.name);
     write_file_atomically(setup.dir + "/exp_info.json", to_json_text(info));
-    std::cout << "wrote " << setup.dir << " (exp_info.json last)\n";
+    std::cout << "wrote " << setup.dir << " (exp_info.json last)\n" << std::flush;
   }
+  world_barrier();  // MPI_Finalize waits for every rank too: a rank frozen before it is caught here
+  watchdog.disarm();
 }
 
 }  // namespace
@@ -551,7 +599,9 @@ int run_timed(const Config& config) {
   MpiSession mpi(nullptr, nullptr);
   const World& world = mpi.world();
   TimedSetup setup;
+  const auto differing = differing_launch(config.argv);
   auto failure = agree_on_failure([&] {
+    if (differing) throw UsageError(*differing);
     apply_huge_pages(config.huge_pages);  // before the first CPU tensor
     at::set_num_threads(config.threads);
     setup = check_request(config, world);

@@ -1,6 +1,8 @@
 #include "watchdog.hpp"
 
+#include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 
 #include "src/comm/world.hpp"
@@ -21,15 +23,16 @@ Watchdog::~Watchdog() {
   if (thread_.joinable()) thread_.join();
 }
 
-void Watchdog::arm(std::string what, std::function<std::string()> details) {
+void Watchdog::arm(std::string what, std::function<std::string()> details, double timeouts) {
   if (timeout_s_ <= 0) return;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     armed_ = true;
     // Rank 0 speaks first; the others only if it cannot (frozen, or gone).
     const double grace_s = rank_ == 0 ? 0.0 : 2.0;
+    limit_s_ = timeout_s_ * timeouts;
     deadline_ = Clock::now() +
-                std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_s_ + grace_s));
+                std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(limit_s_ + grace_s));
     what_ = std::move(what);
     details_ = std::move(details);
   }
@@ -56,13 +59,18 @@ void Watchdog::watch() {
     if (changed_.wait_until(lock, deadline_) == std::cv_status::no_timeout) continue;  // re-armed, disarmed or stopping
     if (!armed_ || stopping_ || Clock::now() < deadline_) continue;
     char limit[32];
-    std::snprintf(limit, sizeof limit, "%g", timeout_s_);
+    std::snprintf(limit, sizeof limit, "%g", limit_s_);
     const std::string details = details_ ? details_() : "";
     std::cerr << "zero_bench: error on rank " << rank_ << ": " << what_ << " did not finish within " << limit
               << " s (--timeout)" << (details.empty() ? "" : "; " + details) << "\n"
               << std::flush;
     abort_all_ranks(kExitFailure);
   }
+}
+
+void stop_here_if_asked(const char* moment, int rank) {
+  const char* asked = std::getenv("ZB_FAULT_STOP");
+  if (asked && std::string(asked) == std::string(moment) + ":" + std::to_string(rank)) std::raise(SIGSTOP);
 }
 
 }  // namespace zb

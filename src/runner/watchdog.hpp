@@ -1,6 +1,9 @@
-// A per-phase deadline for timed runs (--timeout): a frozen rank, or a
-// collective that never completes, ends the job with a message instead of
-// hanging it.
+// A per-phase deadline for timed runs and --calibrate (--timeout): a frozen
+// rank, or a collective that never completes, ends the job with a message
+// instead of hanging it. Every moment a rank can wait on another is armed
+// under its own name: the start-up barrier, the bandwidth probe, forming and
+// connecting groups, each case, the barrier after each world size (and the
+// wait of the ranks outside it), each calibration sample, the final write.
 #pragma once
 #include <chrono>
 #include <condition_variable>
@@ -20,10 +23,12 @@ class Watchdog {
   Watchdog(const Watchdog&) = delete;
   Watchdog& operator=(const Watchdog&) = delete;
 
-  // Arms the deadline for one phase. If it passes before disarm(), prints
-  // "zero_bench: error on rank R: <what> did not finish within S s (--timeout);
-  // <details()>" and aborts every rank (exit 1).
-  void arm(std::string what, std::function<std::string()> details);
+  // Arms the deadline for one phase, `timeouts` times --timeout from now (a
+  // wait that spans several armed phases of other ranks gets that many). If it
+  // passes before disarm() or the next arm(), prints "zero_bench: error on
+  // rank R: <what> did not finish within S s (--timeout); <details()>" and
+  // aborts every rank (exit 1).
+  void arm(std::string what, std::function<std::string()> details = {}, double timeouts = 1.0);
   void disarm();
 
  private:
@@ -37,8 +42,14 @@ class Watchdog {
   bool armed_ = false, stopping_ = false;
   Clock::time_point deadline_;
   std::string what_;
+  double limit_s_ = 0;
   std::function<std::string()> details_;
   std::thread thread_;
 };
+
+// Fault injection for the tests of the watchdog: if the environment holds
+// ZB_FAULT_STOP=<moment>:<rank> naming this moment and rank, the rank stops
+// itself (SIGSTOP) here, as a rank frozen by a debugger or a dying node would.
+void stop_here_if_asked(const char* moment, int rank);
 
 }  // namespace zb
