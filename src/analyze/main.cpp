@@ -2,6 +2,8 @@
 // comparison, memory and communication accounting, an SVG plot, and the CI
 // gate on partition balance.
 #include <CLI/CLI.hpp>
+#include <unistd.h>
+
 #include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -32,14 +34,34 @@ std::string render(const zb::Table& table, zb::Format format) {
   return zb::render_text(table);
 }
 
-void refuse_existing(const std::string& path, bool force) {
-  if (!path.empty() && std::filesystem::exists(path) && !force)
-    throw zb::UsageError("'" + path + "' exists; pass --force to replace it");
+namespace fs = std::filesystem;
+
+// An output file that can be written: its directory exists and takes new
+// files, and the file itself is absent or (with --force) a regular file.
+// Every output is checked before any is written, so that a bad path leaves
+// nothing behind (--plot and --html: both files or neither).
+void check_output_path(const std::string& option, const std::string& path, bool force) {
+  const fs::path target(path);
+  const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  std::error_code ec;
+  const auto refuse = [&](const std::string& why) { throw zb::UsageError(option + " '" + path + "': " + why); };
+  if (!fs::is_directory(dir, ec)) {
+    if (fs::exists(dir, ec)) refuse("'" + dir.string() + "' is not a directory");
+    refuse("directory '" + dir.string() + "' does not exist");
+  }
+  if (::access(dir.c_str(), W_OK | X_OK) != 0) refuse("directory '" + dir.string() + "' is not writable");
+  const fs::file_status status = fs::symlink_status(target, ec);
+  if (!fs::exists(status)) return;
+  if (fs::is_directory(status)) refuse("is a directory; give a file name");
+  if (fs::is_symlink(status)) refuse("is a symbolic link (only regular files are replaced); give another name");
+  if (!fs::is_regular_file(status)) refuse("is not a regular file (a device or a FIFO?); give another name");
+  if (!force) refuse("exists; pass --force to replace it");
 }
 
-void write_new_file(const std::string& path, const std::string& text, bool force) {
-  refuse_existing(path, force);
-  zb::write_file_atomically(path, text);
+// --plot and --html naming one file would write it twice, the second over the first.
+void refuse_same_file(const std::string& plot, const std::string& html) {
+  if (!plot.empty() && !html.empty() && fs::absolute(plot).lexically_normal() == fs::absolute(html).lexically_normal())
+    throw zb::UsageError("--plot '" + plot + "' and --html '" + html + "' name the same file; give each its own");
 }
 
 // The analyses asked for (--compare, --memory, --comm), or the default report.
@@ -76,6 +98,13 @@ void print_tables(const std::vector<zb::RunReport>& reports, const Options& o, z
               << render(zb::phase_comm_table(reports), format);
   if (o.comm && zb::any_comm_roofline(reports))
     std::cout << "\n" << render(zb::comm_roofline_table(reports), format);
+}
+
+void check_outputs(const Options& o) {
+  refuse_same_file(o.plot, o.html);
+  if (!o.write_baseline.empty()) check_output_path("--write-baseline", o.write_baseline, o.force);
+  if (!o.plot.empty()) check_output_path("--plot", o.plot, o.force);
+  if (!o.html.empty()) check_output_path("--html", o.html, o.force);
 }
 
 int run(int argc, char** argv) {
@@ -121,6 +150,7 @@ int run(int argc, char** argv) {
   if (!o.gate_baseline.empty() && !o.write_baseline.empty())
     throw zb::UsageError("--gate and --write-baseline together: --gate only reads the baseline, so the write "
                          "would be skipped; run them one at a time");
+  check_outputs(o);
   std::vector<zb::RunReport> reports;
   for (const auto& r : o.runs) reports.push_back(zb::report_run(zb::load_run(r, o.results_root)));
   if (!o.gate_baseline.empty()) {
@@ -133,13 +163,12 @@ int run(int argc, char** argv) {
   }
   if (!o.write_baseline.empty()) {
     const auto entries = zb::baseline_entries(reports);
-    write_new_file(o.write_baseline, zb::baseline_json(entries).dump(1) + "\n", o.force);
+    zb::write_file_atomically(o.write_baseline, zb::baseline_json(entries).dump(1) + "\n");
     std::cout << "wrote " << o.write_baseline << ": " << entries.size() << " entries\n";
     return zb::kExitOk;
   }
-  refuse_existing(o.html, o.force);  // before the plot is written: both files or neither
-  if (!o.plot.empty()) write_new_file(o.plot, zb::svg_plot(reports), o.force);
-  if (!o.html.empty()) write_new_file(o.html, zb::html_report(reports, zb::html_tables(reports)), o.force);
+  if (!o.plot.empty()) zb::write_file_atomically(o.plot, zb::svg_plot(reports));
+  if (!o.html.empty()) zb::write_file_atomically(o.html, zb::html_report(reports, zb::html_tables(reports)));
   print_tables(reports, o, format);
   return zb::kExitOk;
 }

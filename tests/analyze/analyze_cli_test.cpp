@@ -25,6 +25,7 @@ void expect_error(const std::string& args, const std::string& must_mention) {
   INFO("zero_analyze " << args << "\nstdout: " << r.out << "\nstderr: " << r.err);
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.err, Catch::StartsWith("zero_analyze: error: ") && Catch::Contains(must_mention));
+  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);  // one line
 }
 }  // namespace
 
@@ -135,7 +136,9 @@ TEST_CASE("zero_analyze writes regular files only, reads regular files only, and
   // A rank file that is a FIFO or a link to /dev/zero is refused, not read forever.
   fs::remove(run / "Tiny_2_1.json");
   fs::create_symlink("/dev/zero", run / "Tiny_2_1.json");
-  expect_error(quote(run.string()), "Tiny_2_1.json': not a regular file");
+  const auto linked = analyze(quote(run.string()));
+  CHECK(linked.exit_code == 2);
+  CHECK_THAT(linked.err, Catch::Contains("Tiny_2_1.json'") && Catch::Contains("not a regular file"));
   // A report that cannot be written is an error.
   const auto full = run_command(std::string(ZB_ANALYZE_BIN) + " " + quote((fs::path(ZB_FIXTURES_DIR) / "plan_tiny").string()) +
                                 " > /dev/full");
@@ -165,3 +168,30 @@ TEST_CASE("zero_analyze refuses an empty option value with the option's own mess
   }
 }
 
+TEST_CASE("zero_analyze checks every output path before writing any, so a bad one leaves nothing behind") {
+  zbtest::TempDir tmp;
+  const std::string run = quote((fs::path(ZB_FIXTURES_DIR) / "plan_tiny").string());
+  const fs::path svg = tmp.path() / "p.svg";
+  const std::string plot = " --plot " + quote(svg.string());
+  zbtest::write_text(tmp.path() / "afile", "x");
+  fs::create_directory(tmp.path() / "adir");
+  const std::pair<std::string, std::string> cases[] = {
+      {plot + " --html " + quote(tmp.str() + "/nodir/r.html"),
+       "--html '" + tmp.str() + "/nodir/r.html': directory '" + tmp.str() + "/nodir' does not exist"},
+      {plot + " --html " + quote(tmp.str() + "/afile/r.html"),
+       "--html '" + tmp.str() + "/afile/r.html': '" + tmp.str() + "/afile' is not a directory"},
+      {plot + " --html " + quote(tmp.str() + "/adir") + " --force",
+       "--html '" + tmp.str() + "/adir': is a directory; give a file name"},
+      {plot + " --html " + quote(svg.string()) + " --force", "name the same file; give each its own"},
+      {" --html " + quote(tmp.str() + "/r.html") + " --plot " + quote(tmp.str() + "/nodir/p.svg"),
+       "--plot '" + tmp.str() + "/nodir/p.svg': directory '" + tmp.str() + "/nodir' does not exist"},
+      {" --write-baseline " + quote(tmp.str() + "/nodir/b.json"), "--write-baseline '" + tmp.str() + "/nodir/b.json': directory"},
+  };
+  for (const auto& [args, message] : cases) {
+    expect_error(run + args, message);
+    CHECK_FALSE(fs::exists(svg));
+    CHECK_FALSE(fs::exists(tmp.path() / "r.html"));
+  }
+  CHECK(fs::is_directory(tmp.path() / "adir"));
+  CHECK(zbtest::read_text(tmp.path() / "afile") == "x");
+}
