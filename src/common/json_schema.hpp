@@ -7,6 +7,7 @@
 // A field that is absent or null keeps its default, unless it is required.
 #pragma once
 #include <functional>
+#include <limits>
 #include <map>
 #include <optional>
 #include <string>
@@ -17,14 +18,28 @@
 
 #include "choices.hpp"
 #include "errors.hpp"
+#include "json_input.hpp"
 
 namespace zb {
 
 // The file a reader reads, for its errors: "'<file>': <what>" (UsageError).
+// The path is the user's, but it may hold anything a file name can: it is
+// shown with its control characters escaped.
 struct JsonSource {
   const std::string& file;
-  [[noreturn]] void fail(const std::string& what) const { throw UsageError("'" + file + "': " + what); }
+  [[noreturn]] void fail(const std::string& what) const {
+    throw UsageError("'" + excerpt_for_message(file, std::string::npos) + "': " + what);
+  }
 };
+
+// The first control character in `text` (a terminal would act on it), or npos.
+inline std::size_t control_character_at(const std::string& text) {
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(text[i]);
+    if (c < 0x20 || c == 0x7f) return i;
+  }
+  return std::string::npos;
+}
 
 enum class Need { kOptional, kRequired };
 
@@ -85,6 +100,69 @@ nlohmann::ordered_json to_json_value(const T& v) {
   }
 }
 
+namespace schema_detail {
+template <typename T>
+struct is_vector : std::false_type {};
+template <typename T>
+struct is_vector<std::vector<T>> : std::true_type {};
+template <typename T>
+struct is_string_map : std::false_type {};
+template <typename T>
+struct is_string_map<std::map<std::string, T>> : std::true_type {};
+
+// What a field of type T holds, for "expected ..." in an error.
+template <typename T>
+const char* expected_json_type() {
+  if constexpr (std::is_same_v<T, bool>) return "true or false";
+  else if constexpr (std::is_integral_v<T>) return "an integer";
+  else if constexpr (std::is_floating_point_v<T>) return "a number";
+  else if constexpr (std::is_same_v<T, std::string>) return "a string";
+  else if constexpr (is_vector<T>::value) return "a list";
+  else return "an object";
+}
+
+// An error quotes a short excerpt of the value: a record can hold megabytes.
+template <typename T>
+[[noreturn]] void fail_wrong_type(const nlohmann::json& j, const JsonSource& src, const std::string& where) {
+  src.fail("field " + where + " has the wrong type: " + excerpt_for_message(j.dump(), 60) + "; expected " +
+           expected_json_type<T>());
+}
+
+// An integer of T's range, never a fraction (2.5), a boolean, or a number that
+// T would wrap (2^32 for an int): nlohmann's get<int>() converts all of them.
+template <typename T>
+void read_integer(const nlohmann::json& j, T& out, const JsonSource& src, const std::string& where) {
+  if (!j.is_number_integer()) fail_wrong_type<T>(j, src, where);
+  using Limits = std::numeric_limits<T>;
+  bool fits = false;
+  if (j.is_number_unsigned()) {
+    fits = j.get<std::uint64_t>() <= static_cast<std::uint64_t>(Limits::max());
+  } else {  // negative
+    const std::int64_t v = j.get<std::int64_t>();
+    fits = Limits::is_signed && v >= static_cast<std::int64_t>(Limits::min());
+  }
+  if (!fits)
+    src.fail("field " + where + " is " + excerpt_for_message(j.dump(), 40) + ", out of range (" +
+             std::to_string(Limits::min()) + " to " + std::to_string(Limits::max()) + ")");
+  out = j.get<T>();
+}
+
+// Text a report may print: a control character (an escape sequence) would
+// reach the user's terminal, so it is refused where it is read.
+inline void read_text(const nlohmann::json& j, std::string& out, const JsonSource& src, const std::string& where) {
+  if (!j.is_string()) fail_wrong_type<std::string>(j, src, where);
+  const std::string& text = j.get_ref<const std::string&>();
+  const std::size_t at = control_character_at(text);
+  if (at != std::string::npos)
+    src.fail("field " + where + " holds a control character ('" + excerpt_for_message(text.substr(at, 1)) +
+             "' at byte " + std::to_string(at) + "); text fields hold printable characters only");
+  out = text;
+}
+}  // namespace schema_detail
+
+// Reads a value of exactly T's JSON type: no conversion nlohmann would make
+// silently (a fraction or a boolean to an integer, a number to a wider one's
+// wrap-around), for every element of a list or map as for a single value.
 template <typename T>
 void from_json_value(const nlohmann::json& j, T& out, const JsonSource& src, const std::string& where) {
   using namespace schema_detail;
@@ -95,14 +173,36 @@ void from_json_value(const nlohmann::json& j, T& out, const JsonSource& src, con
     from_json_value(j, value, src, where);
     out = std::move(value);
   } else if constexpr (is_record_vector<T>::value) {
-    if (!j.is_array()) src.fail("field " + where + " has the wrong type: " + j.dump());
+    if (!j.is_array()) fail_wrong_type<T>(j, src, where);
     out.assign(j.size(), typename T::value_type{});
     for (std::size_t i = 0; i < j.size(); ++i) read_object(j[i], out[i], src, where + "[" + std::to_string(i) + "]");
+  } else if constexpr (is_vector<T>::value) {
+    if (!j.is_array()) fail_wrong_type<T>(j, src, where);
+    out.assign(j.size(), typename T::value_type{});
+    for (std::size_t i = 0; i < j.size(); ++i) from_json_value(j[i], out[i], src, where + "[" + std::to_string(i) + "]");
+  } else if constexpr (is_string_map<T>::value) {
+    if (!j.is_object()) fail_wrong_type<T>(j, src, where);
+    out.clear();
+    for (const auto& [key, value] : j.items()) {
+      std::string name;
+      read_text(nlohmann::json(key), name, src, where + " key");
+      from_json_value(value, out[name], src, where + "." + name);
+    }
+  } else if constexpr (std::is_same_v<T, std::string>) {
+    read_text(j, out, src, where);
+  } else if constexpr (std::is_same_v<T, bool>) {
+    if (!j.is_boolean()) fail_wrong_type<T>(j, src, where);
+    out = j.get<bool>();
+  } else if constexpr (std::is_integral_v<T>) {
+    read_integer(j, out, src, where);
+  } else if constexpr (std::is_floating_point_v<T>) {
+    if (!j.is_number()) fail_wrong_type<T>(j, src, where);
+    out = j.get<T>();
   } else {
     try {
       out = j.get<T>();
     } catch (const nlohmann::json::exception&) {
-      src.fail("field " + where + " has the wrong type: " + j.dump());
+      fail_wrong_type<T>(j, src, where);
     }
   }
 }
@@ -144,7 +244,7 @@ nlohmann::ordered_json write_object(const S& s) {
 
 template <typename S>
 void read_object(const nlohmann::json& j, S& s, const JsonSource& src, const std::string& where) {
-  if (!j.is_object()) src.fail("field " + where + " has the wrong type: " + j.dump());
+  if (!j.is_object()) schema_detail::fail_wrong_type<S>(j, src, where);
   for (const Field<S>& f : Schema<S>::fields()) {
     if (!f.read) continue;
     const auto it = j.find(f.key);
