@@ -1,6 +1,10 @@
 #include "result.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <limits>
+#include <set>
 
 #include <nlohmann/json.hpp>
 
@@ -27,6 +31,43 @@ static void check_one_of(const std::string& value, std::initializer_list<const c
   src.fail(where_field + " is '" + value + "'; valid: " + list);
 }
 
+// A count or size: 0 or more.
+template <typename N>
+static void check_not_negative(N value, const JsonSource& src, const std::string& where_field) {
+  if (value < 0) src.fail(where_field + " is " + std::to_string(value) + "; valid: 0 or more");
+}
+template <typename N>
+static void check_not_negative(const std::optional<N>& value, const JsonSource& src, const std::string& where_field) {
+  if (value) check_not_negative(*value, src, where_field);
+}
+
+// A model's name becomes part of its files' names in the run directory, and
+// a partitioner's names a registry entry: one path component, never a path
+// that would lead a reader out of the run directory. (Control characters are
+// refused for every text field as it is read.)
+static void check_plain_name(const std::string& name, const JsonSource& src, const std::string& where_field) {
+  const bool plain = !name.empty() && name.size() <= kMaxNameLength && name != "." && name != ".." &&
+                     name.find_first_of("/\\") == std::string::npos;
+  if (!plain)
+    src.fail(where_field + " is '" + excerpt_for_message(name, 60) + "'; a name is 1 to " +
+             std::to_string(kMaxNameLength) + " characters, without '/' or '\\', and not '.' or '..'");
+}
+
+// A run id as new_run_id() writes it (hex digits); other tools may use
+// letters, digits, '-' and '_'.
+static void check_run_id(const std::optional<std::string>& id, const JsonSource& src, const std::string& where_field) {
+  if (!id) return;
+  const bool valid = !id->empty() && id->size() <= 64 &&
+                     std::all_of(id->begin(), id->end(), [](char c) {
+                       return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_';
+                     });
+  if (!valid)
+    src.fail(where_field + " is '" + excerpt_for_message(*id, 60) +
+             "'; a run id is 1 to 64 letters, digits, '-' or '_'");
+}
+
+static const char* const kModes[] = {"plan-only", "timed"};
+
 // context.schema and exp_info's schema: written as kSchema; a reader refuses a major version it does not know.
 template <typename S>
 Field<S> schema_tag() {
@@ -44,14 +85,29 @@ Field<S> schema_tag() {
   return {"schema", Need::kRequired, [](const S&) { return ordered_json(kSchema); }, check};
 }
 
+// argv is what the shell passed, whatever it held, and no report prints it:
+// the one text field whose control characters are kept.
+static Field<RunContext> verbatim_argv() {
+  Field<RunContext> f = member("argv", &RunContext::argv);
+  f.read = [](const json& j, RunContext& c, const JsonSource& src, const std::string& where) {
+    if (!j.is_array()) schema_detail::fail_wrong_type<std::vector<std::string>>(j, src, where);
+    c.argv.clear();
+    for (const json& arg : j) {
+      if (!arg.is_string()) schema_detail::fail_wrong_type<std::string>(arg, src, where + "[]");
+      c.argv.push_back(arg.get<std::string>());
+    }
+  };
+  return f;
+}
+
 template <>
 struct Schema<RunContext> {
   using C = RunContext;
   static const std::vector<Field<C>>& fields() {
     static const std::vector<Field<C>> f = {
         schema_tag<C>(), member("tool_version", &C::tool_version), member("git_sha", &C::git_sha),
-        member("argv", &C::argv), member("host", &C::host), member("time", &C::time),
-        member("mode", &C::mode, Need::kRequired), member("partitioner", &C::partitioner, Need::kRequired),
+        verbatim_argv(), member("host", &C::host), member("time", &C::time),
+        member("run_id", &C::run_id), member("mode", &C::mode, Need::kRequired), member("partitioner", &C::partitioner, Need::kRequired),
         member("model", &C::model, Need::kRequired), member("model_tensors", &C::model_tensors),
         member("model_numel", &C::model_numel), member("model_largest_numel", &C::model_largest_numel),
         member("world_size", &C::world_size, Need::kRequired), member("rank", &C::rank, Need::kRequired),
@@ -68,6 +124,18 @@ struct Schema<RunContext> {
     return f;
   }
   static void after_read(C& c, const JsonSource& src, const std::string& where) {
+    check_plain_name(c.model, src, where + ".model");
+    check_plain_name(c.partitioner, src, where + ".partitioner");
+    check_one_of(c.mode, {kModes[0], kModes[1]}, src, where + ".mode");
+    check_run_id(c.run_id, src, where + ".run_id");
+    check_not_negative(c.model_tensors, src, where + ".model_tensors");
+    check_not_negative(c.model_numel, src, where + ".model_numel");
+    check_not_negative(c.model_largest_numel, src, where + ".model_largest_numel");
+    check_not_negative(c.local_rank, src, where + ".local_rank");
+    check_not_negative(c.grad_bucket_mb, src, where + ".grad_bucket_mb");
+    if (c.model_largest_numel > c.model_numel)
+      src.fail(where + ".model_largest_numel " + std::to_string(c.model_largest_numel) + " is more than .model_numel " +
+               std::to_string(c.model_numel) + "; one tensor is at most the whole model");
     try {
       if (c.precision) precision_choices().parse(*c.precision);
       if (c.grad_dtype) grad_dtype_choices().parse(*c.grad_dtype);
@@ -82,7 +150,8 @@ struct Schema<RunContext> {
       src.fail(where + ".anon_huge_page_bytes is " + std::to_string(*c.anon_huge_page_bytes) + ", below 0");
     if (c.shard_group.has_value() != c.replicas.has_value())
       src.fail(where + " has one of shard_group and replicas without the other");
-    if (c.shard_group && (*c.shard_group < 1 || *c.replicas < 1 || *c.shard_group * *c.replicas != c.world_size))
+    if (c.shard_group && (*c.shard_group < 1 || *c.replicas < 1 ||
+                          int64_t{*c.shard_group} * *c.replicas != c.world_size))
       src.fail(where + ": shard_group " + std::to_string(*c.shard_group) + " times replicas " +
                std::to_string(*c.replicas) + " is not the world size " + std::to_string(c.world_size));
   }
@@ -100,6 +169,15 @@ struct Schema<PlanRecord> {
         member("started_from", &P::started_from), member("start_max", &P::start_max)};
     return f;
   }
+  static void after_read(P& p, const JsonSource& src, const std::string& where) {
+    check_not_negative(p.lower_bound, src, where + ".lower_bound");
+    check_not_negative(p.slot_elems, src, where + ".slot_elems");
+    check_not_negative(p.tensors_split, src, where + ".tensors_split");
+    check_not_negative(p.padding_elements, src, where + ".padding_elements");
+    check_not_negative(p.best_lower_bound, src, where + ".best_lower_bound");
+    check_not_negative(p.search_seconds, src, where + ".search_seconds");
+    check_not_negative(p.start_max, src, where + ".start_max");
+  }
 };
 
 template <>
@@ -109,6 +187,14 @@ struct Schema<ShardRecord> {
     static const std::vector<Field<S>> f = {member("param", &S::param, Need::kRequired), member("name", &S::name),
                                             member("offset", &S::offset), member("length", &S::length)};
     return f;
+  }
+  static void after_read(S& s, const JsonSource& src, const std::string& where) {
+    check_not_negative(s.param, src, where + ".param");
+    check_not_negative(s.offset, src, where + ".offset");
+    check_not_negative(s.length, src, where + ".length");
+    if (s.length > std::numeric_limits<int64_t>::max() - s.offset)
+      src.fail(where + " ends past the largest element index (offset " + std::to_string(s.offset) + ", length " +
+               std::to_string(s.length) + ")");
   }
 };
 
@@ -148,6 +234,22 @@ struct Schema<Timings> {
   }
   static void after_read(T& t, const JsonSource& src, const std::string& where) {
     if (t.step.samples.empty()) src.fail(where + ".step.samples is empty");
+    check_not_negative(t.warmup, src, where + ".warmup");
+    check_one_of(t.clock, {"cuda_event", "steady_clock"}, src, where + ".clock");
+    // Every series has one sample per timed iteration.
+    const std::size_t iterations = t.step.samples.size();
+    const std::pair<const char*, const TimingSeries*> series[] = {
+        {"sync", &t.sync},
+        {"total", &t.total},
+        {"collective", t.collective ? &*t.collective : nullptr},
+        {"harness_overhead", t.harness_overhead ? &*t.harness_overhead : nullptr},
+        {"step_host", t.step_host ? &*t.step_host : nullptr},
+        {"grad_sync", t.grad_sync ? &*t.grad_sync : nullptr},
+        {"grad_replicas", t.grad_replicas ? &*t.grad_replicas : nullptr}};
+    for (const auto& [name, s] : series)
+      if (s && s->samples.size() != iterations)
+        src.fail(where + "." + name + " holds " + std::to_string(s->samples.size()) + " samples, .step " +
+                 std::to_string(iterations) + "; every series holds one per timed iteration");
   }
 };
 
@@ -232,6 +334,23 @@ Field<RankResult> shard_list() {
   return f;
 }
 
+// "iterations" is written from the step samples; a reader holds the record
+// to it, since a count that disagrees with the samples is an edited file.
+Field<RankResult> timing_with_iterations() {
+  Field<RankResult> f = member("timing", &RankResult::timing);
+  f.read = [](const json& j, RankResult& r, const JsonSource& src, const std::string& where) {
+    from_json_value(j, r.timing, src, where);
+    const auto it = j.find("iterations");
+    if (it == j.end() || it->is_null()) return;
+    int64_t iterations = 0;
+    from_json_value(*it, iterations, src, where + ".iterations");
+    if (iterations != static_cast<int64_t>(r.timing->step.samples.size()))
+      src.fail(where + ".iterations is " + std::to_string(iterations) + ", but .step holds " +
+               std::to_string(r.timing->step.samples.size()) + " samples; valid: one sample per timed iteration");
+  };
+  return f;
+}
+
 // The "result" object of a rank's record (its "context" is Schema<RunContext>).
 template <>
 struct Schema<RankResult> {
@@ -243,10 +362,18 @@ struct Schema<RankResult> {
         member("padding_elements", &R::padding_elements),
         member("predicted_step_seconds", &R::predicted_step_seconds), member("plan", &R::plan),
         member("peak_memory_bytes", &R::peak_memory_bytes), member("peak_memory_source", &R::peak_memory_source),
-        member("check", &R::check), member("timing", &R::timing), memory_points(), member("roofline", &R::roofline),
+        member("check", &R::check), timing_with_iterations(), memory_points(), member("roofline", &R::roofline),
         member("traffic", &R::traffic), member("comm_roofline", &R::comm_roofline),
         derived<R>("shard_count", [](const R& r) { return r.param_count; }), shard_list()};
     return f;
+  }
+  static void after_read(R& r, const JsonSource& src, const std::string& where) {
+    check_not_negative(r.param_count, src, where + ".param_count");
+    check_not_negative(r.numel, src, where + ".numel");
+    check_not_negative(r.optimizer_state_bytes, src, where + ".optimizer_state_bytes");
+    check_not_negative(r.padding_elements, src, where + ".padding_elements");
+    check_not_negative(r.predicted_step_seconds, src, where + ".predicted_step_seconds");
+    check_not_negative(r.peak_memory_bytes, src, where + ".peak_memory_bytes");
   }
 };
 
@@ -258,8 +385,29 @@ struct Schema<ExpInfo> {
         schema_tag<E>(), member("run", &E::run, Need::kRequired),
         member("partitioner", &E::partitioner, Need::kRequired), member("mode", &E::mode, Need::kRequired),
         member("world_sizes", &E::world_sizes, Need::kRequired), member("models", &E::models, Need::kRequired),
-        member("time", &E::time)};
+        member("time", &E::time), member("run_id", &E::run_id)};
     return f;
+  }
+  static void after_read(E& e, const JsonSource& src, const std::string& where) {
+    check_plain_name(e.partitioner, src, where + ".partitioner");
+    check_one_of(e.mode, {kModes[0], kModes[1]}, src, where + ".mode");
+    check_run_id(e.run_id, src, where + ".run_id");
+    if (e.world_sizes.empty()) src.fail(where + ".world_sizes is empty; a run lists the world sizes it ran");
+    if (e.models.empty()) src.fail(where + ".models is empty; a run lists the models it ran");
+    std::set<int> world_sizes;
+    for (const int w : e.world_sizes) {
+      if (w < 1 || w > kMaxWorldSize)
+        src.fail(where + ".world_sizes holds " + std::to_string(w) + "; world sizes run from 1 to " +
+                 std::to_string(kMaxWorldSize));
+      if (!world_sizes.insert(w).second)
+        src.fail(where + ".world_sizes lists " + std::to_string(w) + " twice; valid: each world size once");
+    }
+    std::set<std::string> models;
+    for (std::size_t i = 0; i < e.models.size(); ++i) {
+      check_plain_name(e.models[i], src, where + ".models[" + std::to_string(i) + "]");
+      if (!models.insert(e.models[i]).second)
+        src.fail(where + ".models lists '" + e.models[i] + "' twice; valid: each model once");
+    }
   }
 };
 
@@ -274,13 +422,56 @@ const json& document_field(const json& doc, const char* key, const JsonSource& s
   return doc.at(key);
 }
 
-void check_rank_record(const RankResult& r, const JsonSource& src) {
-  const RunContext& c = r.context;
+void check_world_size_and_rank(const RunContext& c, const JsonSource& src) {
   if (c.world_size < 1 || c.world_size > kMaxWorldSize || c.rank < 0 || c.rank >= c.world_size)
     src.fail("context.world_size " + std::to_string(c.world_size) + " and context.rank " + std::to_string(c.rank) +
-             " do not name a rank (W from 1 to " + std::to_string(kMaxWorldSize) + ")");
-  if (r.numel < 0 || r.param_count < 0 || r.optimizer_state_bytes < 0)
-    src.fail("result.numel, param_count and optimizer_state_bytes must not be negative");
+             " do not name a rank (W from 1 to " + std::to_string(kMaxWorldSize) + ", rank from 0 to W - 1)");
+}
+
+// The plan's lower bound follows from the model's size (lower_bound() in
+// partitioners/plan.cpp): a record whose counts and model_numel were changed
+// together still disagrees with it. 0: not recorded (older records).
+void check_lower_bound(const RankResult& r, const JsonSource& src) {
+  const RunContext& c = r.context;
+  const int64_t bound = r.plan.lower_bound;
+  if (bound == 0) return;
+  const int64_t plan_ranks = c.shard_group.value_or(c.world_size);
+  const int64_t even = c.model_numel / plan_ranks + (c.model_numel % plan_ranks != 0);
+  int64_t expected = even;
+  std::string how = "ceil(model_numel / " + std::to_string(plan_ranks) + " ranks)";
+  if (r.plan.granularity == Granularity::kReplicated) {
+    expected = c.model_numel, how = "model_numel: every rank owns all";
+  } else if (r.plan.granularity == Granularity::kWholeTensors) {
+    if (c.model_largest_numel == 0 && bound >= even) return;  // largest tensor not recorded
+    expected = std::max(even, c.model_largest_numel), how = "max(" + how + ", model_largest_numel)";
+  }
+  if (bound != expected)
+    src.fail("result.plan.lower_bound is " + std::to_string(bound) + ", but context.model_numel " +
+             std::to_string(c.model_numel) + " gives " + std::to_string(expected) + " (" + how + ")");
+}
+
+// What one rank's record says must fit the model it names.
+void check_rank_record(const RankResult& r, const JsonSource& src) {
+  const RunContext& c = r.context;
+  check_world_size_and_rank(c, src);
+  if (r.numel > c.model_numel)
+    src.fail("result.numel " + std::to_string(r.numel) + " is more than context.model_numel " +
+             std::to_string(c.model_numel) + "; a rank owns at most the whole model");
+  if (r.plan.slot_elems > 0 && r.numel > r.plan.slot_elems - r.padding_elements)
+    src.fail("result.numel " + std::to_string(r.numel) + " and padding_elements " +
+             std::to_string(r.padding_elements) + " overflow plan.slot_elems " + std::to_string(r.plan.slot_elems) +
+             "; valid: numel + padding = at most the slot");
+  for (std::size_t i = 0; i < r.shards.size(); ++i) {
+    const ShardRecord& s = r.shards[i];
+    const std::string shard = "result.shards[" + std::to_string(i) + "]";
+    if (c.model_tensors > 0 && s.param >= c.model_tensors)
+      src.fail(shard + ".param is " + std::to_string(s.param) + "; the model's tensors are 0 to " +
+               std::to_string(c.model_tensors - 1));
+    if (c.model_largest_numel > 0 && s.offset + s.length > c.model_largest_numel)
+      src.fail(shard + " ends at element " + std::to_string(s.offset + s.length) +
+               ", past the model's largest tensor (" + std::to_string(c.model_largest_numel) + " elements)");
+  }
+  check_lower_bound(r, src);
 }
 
 }  // namespace
@@ -345,6 +536,7 @@ std::vector<RankResult> case_from_json_text(const std::string& text, const std::
   context["rank"] = 0;
   RankResult shared;
   read_object(context, shared.context, src, "context");
+  check_world_size_and_rank(shared.context, src);  // before a case of W ranks is made
   const json& ranks = document_field(doc, "ranks", src);
   if (!ranks.is_array() || static_cast<int64_t>(ranks.size()) != shared.context.world_size)
     src.fail("ranks must list one result per rank: " + std::to_string(shared.context.world_size) +
@@ -362,10 +554,6 @@ ExpInfo exp_info_from_json_text(const std::string& text, const std::string& sour
   const JsonSource src{source};
   ExpInfo info;
   read_object(parse_or_fail(text, src), info, src, "exp_info");
-  for (int w : info.world_sizes)
-    if (w < 1 || w > kMaxWorldSize)
-      src.fail("exp_info.world_sizes holds " + std::to_string(w) + "; world sizes run from 1 to " +
-               std::to_string(kMaxWorldSize));
   return info;
 }
 

@@ -22,9 +22,16 @@ inline constexpr int kOldestReadableSchemaMajor = 1;
 // The largest world size zero_bench runs or plans (each rank writes a file),
 // and so the largest a result may name.
 inline constexpr int kMaxWorldSize = 65536;
+// The longest model or partitioner name a record may hold: a model's name
+// becomes part of its files' names, which the file system caps at 255 bytes.
+inline constexpr std::size_t kMaxNameLength = 200;
 
 struct RunContext {
   std::string tool_version, git_sha, host, time;  // time: UTC ISO-8601
+  // One id per run, the same in every record of the run and in its
+  // exp_info.json, so that a file from another run of the same shape is told
+  // apart; absent in records written before it existed.
+  std::optional<std::string> run_id;
   std::vector<std::string> argv;
   std::string mode;  // "plan-only" or "timed"
   std::string partitioner, model;
@@ -170,6 +177,7 @@ struct ExpInfo {
   std::vector<int> world_sizes;
   std::vector<std::string> models;
   std::string time;
+  std::optional<std::string> run_id;  // the records' context.run_id; absent in older runs
 };
 
 std::string rank_file_name(const std::string& model, int world_size, int rank);

@@ -13,6 +13,9 @@ RankResult sample_result(bool timed) {
   r.context.mode = timed ? "timed" : "plan-only";
   r.context.partitioner = "greedy";
   r.context.model = "ResNet50";
+  r.context.model_tensors = 4;  // what the shards below may name
+  r.context.model_numel = 50;
+  r.context.model_largest_numel = 8;
   r.context.world_size = 2;
   r.context.rank = 1;
   r.param_count = 2;
@@ -68,11 +71,46 @@ TEST_CASE("readers reject other schema majors, malformed JSON and missing fields
 }
 
 TEST_CASE("exp_info round trip") {
-  const ExpInfo in{"greedy", "greedy", "plan-only", {2, 4}, {"ResNet50", "BERT"}, "t"};
+  const ExpInfo in{"greedy", "greedy", "plan-only", {2, 4}, {"ResNet50", "BERT"}, "t", "0123abcd"};
   const ExpInfo out = exp_info_from_json_text(to_json_text(in), "exp_info.json");
   CHECK(out.world_sizes == std::vector<int>{2, 4});
   CHECK(out.models == std::vector<std::string>{"ResNet50", "BERT"});
   CHECK(out.partitioner == "greedy");
+  CHECK(out.run_id == std::optional<std::string>("0123abcd"));
+}
+
+TEST_CASE("a record's run id is written and read back, and absent in older records") {
+  RankResult r = sample_result(false);
+  CHECK_FALSE(rank_result_from_json_text(to_json_text(r), "old.json").context.run_id);
+  r.context.run_id = "9f86d081884c7d659a2feaa0c55ad015";
+  CHECK(rank_result_from_json_text(to_json_text(r), "new.json").context.run_id == r.context.run_id);
+  r.context.run_id = "9f86/../x";
+  CHECK_THROWS_WITH(rank_result_from_json_text(to_json_text(r), "bad.json"),
+                    Catch::Contains("context.run_id is '9f86/../x'; a run id is 1 to 64 letters, digits"));
+}
+
+TEST_CASE("integers are read as integers of their field's range: no fraction, boolean or wrap-around") {
+  auto with_world_size = [](const nlohmann::json& w) {
+    auto doc = nlohmann::json::parse(to_json_text(sample_result(false)));
+    doc["context"]["world_size"] = w;
+    return doc.dump();
+  };
+  CHECK(rank_result_from_json_text(with_world_size(2), "w.json").context.world_size == 2);
+  CHECK_THROWS_WITH(rank_result_from_json_text(with_world_size(2.5), "w.json"),
+                    Catch::Contains("field context.world_size has the wrong type: 2.5; expected an integer"));
+  CHECK_THROWS_WITH(rank_result_from_json_text(with_world_size(true), "w.json"), Catch::Contains("expected an integer"));
+  CHECK_THROWS_WITH(rank_result_from_json_text(with_world_size(4294967298LL), "w.json"),
+                    Catch::Contains("field context.world_size is 4294967298, out of range (-2147483648 to 2147483647)"));
+  CHECK_THROWS_WITH(rank_result_from_json_text(with_world_size(18446744073709551615ULL), "w.json"),
+                    Catch::Contains("out of range"));
+}
+
+TEST_CASE("a case file naming no rank is refused before its ranks are made") {
+  auto doc = nlohmann::json::parse(case_to_json_text({sample_result(false), sample_result(false)}));
+  doc["context"]["world_size"] = 0;
+  doc["ranks"] = nlohmann::json::array();
+  CHECK_THROWS_WITH(case_from_json_text(doc.dump(), "c.json"),
+                    Catch::Contains("'c.json': context.world_size 0 and context.rank 0 do not name a rank"));
 }
 
 TEST_CASE("readers reject absurd values in result files, naming the file and the field") {
@@ -90,7 +128,7 @@ TEST_CASE("readers reject absurd values in result files, naming the file and the
     return doc.dump();
   };
   CHECK_THAT(error_of([&] { rank_result_from_json_text(edited([](auto& d) { d["result"]["numel"] = -5; }), "r.json"); }),
-             Catch::Contains("'r.json'") && Catch::Contains("must not be negative"));
+             Catch::Contains("'r.json'") && Catch::Contains("result.numel is -5; valid: 0 or more"));
   CHECK_THAT(error_of([&] { rank_result_from_json_text(edited([](auto& d) { d["context"]["world_size"] = -2; }), "r.json"); }),
              Catch::Contains("do not name a rank"));
   CHECK_THAT(error_of([&] { rank_result_from_json_text(edited([](auto& d) { d["context"]["rank"] = 7; }), "r.json"); }),
