@@ -55,8 +55,9 @@ void run_plan_only(const Config& config, std::ostream& log) {
 
   RunContext base = base_context(config);
   base.mode = "plan-only";
+  base.run_id = new_run_id();
   ExpInfo info{std::filesystem::path(dir).filename().string(), config.partitioner, "plan-only",
-               config.world_sizes, {}, base.time};
+               config.world_sizes, {}, base.time, base.run_id};
   for (const auto& m : models) info.models.push_back(m.name);
   log << console_banner(base, 1);
 

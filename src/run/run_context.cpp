@@ -3,7 +3,9 @@
 #include <sched.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <ctime>
+#include <random>
 
 #ifndef ZB_VERSION
 #define ZB_VERSION "unknown"
@@ -19,6 +21,17 @@ std::string utc_now_iso8601() {
   char buf[32];
   std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &utc);
   return buf;
+}
+
+std::string new_run_id() {
+  std::random_device entropy;  // the OS's source, not a seeded generator: two runs never share an id
+  std::string id;
+  for (int word = 0; word < 4; ++word) {  // 4 x 32 bits
+    char hex[9];
+    std::snprintf(hex, sizeof hex, "%08x", static_cast<unsigned>(entropy()));
+    id += hex;
+  }
+  return id;
 }
 
 RunContext base_context(const Config& config) {

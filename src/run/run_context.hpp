@@ -8,6 +8,11 @@ namespace zb {
 // Tool version, git sha, argv, host and UTC time; the caller fills the rest.
 RunContext base_context(const Config& config);
 std::string utc_now_iso8601();
+// A fresh run id: 128 bits from std::random_device as 32 hex digits. One per
+// run, written into every record (context.run_id) and exp_info.json, so that
+// zero_analyze can tell a file from another run of the same shape. A run of
+// several processes makes it once and shares it (every rank's must match).
+std::string new_run_id();
 // The CPUs this process may run on, as ranges ("0-1", "3", "0,2-3").
 std::string cpu_affinity_text();
 std::string run_directory(const Config& config);
