@@ -41,3 +41,12 @@ TEST_CASE("bad cost model files name the file and the problem") {
                        "seconds_per_tensor": 0, "seconds_per_step": 0}})"),
              Catch::Contains("seconds_per_element is missing or not a number"));
 }
+
+TEST_CASE("a cost model number beyond double's range is a usage error naming the file") {
+  CHECK_THROWS_MATCHES(
+      cost_model_from_json_text(R"({"schema": "zero-bench-cost/1", "coefficients": {"seconds_per_element": 1e999}})",
+                                "huge.json"),
+      UsageError, Catch::Matchers::Predicate<std::exception>([](const std::exception& e) {
+        return std::string(e.what()).rfind("cost model 'huge.json': malformed JSON: ", 0) == 0;
+      }, "names the file"));
+}
