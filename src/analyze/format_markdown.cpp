@@ -33,13 +33,13 @@ std::string cells(const CaseReport* c) {
 std::string format_markdown(const std::vector<RunReport>& runs) {
   std::string header = "| world_size | model |", rule = "|---:|---|";
   for (const auto& run : runs) {
-    header += " " + run.name + " max params | " + run.name + " diff | " + run.name + " gap to bound | " + run.name +
-              " max time (s) |";
+    const std::string name = markdown_cell(run.name);
+    header += " " + name + " max params | " + name + " diff | " + name + " gap to bound | " + name + " max time (s) |";
     rule += "---:|---:|---:|---:|";
   }
   std::string out = header + "\n" + rule + "\n";
   for (const auto& [world_size, model] : case_keys(runs)) {
-    out += "| " + std::to_string(world_size) + " | " + model + " |";
+    out += "| " + std::to_string(world_size) + " | " + markdown_cell(model) + " |";
     for (const auto& run : runs) out += cells(find_case(run, world_size, model));
     out += "\n";
   }

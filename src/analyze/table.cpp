@@ -3,13 +3,18 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "src/common/json_input.hpp"
 #include "svg.hpp"
 
 namespace zb {
 namespace {
 
-std::string csv_cell(const std::string& cell) {
-  if (cell.find_first_of(",\"\n") == std::string::npos) return cell;
+// A cell as a terminal or a viewer may show it: control characters escaped.
+std::string printable(const std::string& cell) { return excerpt_for_message(cell, std::string::npos); }
+
+std::string csv_cell(const std::string& raw) {
+  const std::string cell = printable(raw);
+  if (cell.find_first_of(",\"") == std::string::npos) return cell;
   std::string quoted = "\"";
   for (char ch : cell) quoted += ch == '"' ? std::string("\"\"") : std::string(1, ch);
   return quoted + "\"";
@@ -22,6 +27,12 @@ std::size_t display_width(const std::string& s) {  // UTF-8 code points (for "±
 }
 
 }  // namespace
+
+std::string markdown_cell(const std::string& text) {
+  std::string cell;
+  for (char ch : printable(text)) cell += ch == '|' ? std::string("\\|") : std::string(1, ch);
+  return cell;
+}
 
 std::string fixed(double value, int decimals) {
   char buf[64];
@@ -36,12 +47,17 @@ std::string fixed_or_na(const std::optional<double>& value, int decimals) {
 std::string percent(double value, int decimals) { return fixed(value, decimals) + " %"; }
 
 std::string render_text(const Table& table) {
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& row : table.rows) {
+    rows.emplace_back();
+    for (const auto& cell : row) rows.back().push_back(printable(cell));
+  }
   std::vector<std::size_t> width(table.header.size(), 0);
   auto widen = [&](const std::vector<std::string>& row) {
     for (std::size_t i = 0; i < row.size() && i < width.size(); ++i) width[i] = std::max(width[i], display_width(row[i]));
   };
   widen(table.header);
-  for (const auto& row : table.rows) widen(row);
+  for (const auto& row : rows) widen(row);
   auto line = [&](const std::vector<std::string>& row) {
     std::string out;
     for (std::size_t i = 0; i < row.size(); ++i) {
@@ -53,7 +69,7 @@ std::string render_text(const Table& table) {
   };
   std::string out = table.title.empty() ? "" : table.title + "\n";
   out += line(table.header);
-  for (const auto& row : table.rows) out += line(row);
+  for (const auto& row : rows) out += line(row);
   return out;
 }
 
@@ -67,7 +83,7 @@ std::string render_html(const Table& table) {
   for (const auto& row : table.rows) {
     out += "<tr>";
     for (std::size_t i = 0; i < row.size(); ++i)
-      out += std::string(i < table.label_columns ? "<td>" : "<td class=\"num\">") + escape(row[i]) + "</td>";
+      out += std::string(i < table.label_columns ? "<td>" : "<td class=\"num\">") + escape(printable(row[i])) + "</td>";
     out += "</tr>\n";
   }
   return out + "</tbody>\n</table>\n";
@@ -82,7 +98,7 @@ std::string render_markdown(const Table& table) {
   out += "\n";
   for (const auto& row : table.rows) {
     out += "|";
-    for (const auto& cell : row) out += " " + cell + " |";
+    for (const auto& cell : row) out += " " + markdown_cell(cell) + " |";
     out += "\n";
   }
   return out;

@@ -16,10 +16,16 @@ struct Table {
   std::size_t column_gap = 2;     // spaces between text columns
 };
 
+// Every renderer shows a cell's control characters escaped ("\x1b"): a cell
+// may hold a name from a run directory, and a terminal acts on them.
 std::string render_text(const Table& table);
 std::string render_markdown(const Table& table);
 std::string render_csv(const Table& table);  // RFC 4180 quoting where needed
 std::string render_html(const Table& table);  // <table> with the title as its caption, cells escaped
+
+// A markdown table cell: control characters escaped, and a '|' (a name may
+// hold one) escaped so that it does not end the cell.
+std::string markdown_cell(const std::string& text);
 
 std::string fixed(double value, int decimals);  // "%.*f"
 std::string fixed_or_na(const std::optional<double>& value, int decimals);  // fixed, or "n/a" when absent

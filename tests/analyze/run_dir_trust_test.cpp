@@ -8,6 +8,7 @@
 
 #include "src/analyze/report.hpp"
 #include "src/analyze/run_loader.hpp"
+#include "src/analyze/table.hpp"
 #include "src/common/errors.hpp"
 #include "support/process.hpp"
 #include "support/temp_dir.hpp"
@@ -178,6 +179,24 @@ TEST_CASE("a run directory's own name is shown with its control characters escap
   REQUIRE(r.exit_code == 0);
   CHECK(r.out.find('\x07') == std::string::npos);
   CHECK_THAT(r.out, Catch::Contains("bell\\x07run\n"));
+}
+
+TEST_CASE("every table format shows a cell's control characters escaped, markdown its '|' too") {
+  zb::Table t;
+  t.header = {"run", "n"};
+  t.rows = {{"a\x1b[2Jb|c", "1"}};
+  for (const std::string& out : {zb::render_text(t), zb::render_markdown(t), zb::render_csv(t), zb::render_html(t)}) {
+    INFO(out);
+    CHECK(out.find('\x1b') == std::string::npos);
+    CHECK_THAT(out, Catch::Contains("a\\x1b[2Jb"));
+  }
+  CHECK_THAT(zb::render_markdown(t), Catch::Contains("| a\\x1b[2Jb\\|c | 1 |"));
+
+  zbtest::TempDir tmp;
+  const fs::path dir = copy_fixture(tmp, "plan_tiny", "pipe|run");
+  const auto r = run_command(std::string(ZB_ANALYZE_BIN) + " " + quote(dir.string()) + " --format markdown");
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("| pipe\\|run max params |"));
 }
 
 TEST_CASE("a case file of world size 0 with no ranks is refused, not a crash") {
