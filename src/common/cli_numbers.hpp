@@ -2,8 +2,9 @@
 // in decimal only (leading zeros stay decimal, "010" is ten; "0x10", "+1",
 // " 1" and "1.0" are not integers), numbers as decimal floating point, and
 // every value checked against its option's range before it is used. CLI11
-// is not trusted with either: it reads "010" as octal, wraps values past 64
-// bits, turns an empty value into 0, and names float ranges with 300 digits.
+// is not trusted with either: it reads "010" as octal, quietly clamps values
+// past 64 bits, turns an empty value into 0, and names float ranges with 300
+// digits.
 #pragma once
 #include <charconv>
 #include <cmath>
