@@ -36,7 +36,7 @@ TEST_CASE("a manifest loads names and shapes in order and is named after the fil
 }
 
 TEST_CASE("bad manifests are rejected with the file and the problem named") {
-  CHECK_THAT(manifest_error("[{\"name\": \"a\""), Catch::Contains("m.json") && Catch::Contains("not valid JSON"));
+  CHECK_THAT(manifest_error("[{\"name\": \"a\""), Catch::Contains("m.json") && Catch::Contains("malformed JSON"));
   CHECK_THAT(manifest_error("{}"), Catch::Contains("non-empty array"));
   CHECK_THAT(manifest_error("[]"), Catch::Contains("non-empty array"));
   CHECK_THAT(manifest_error(R"([{"shape": [1]}])"), Catch::Contains("entry 0") && Catch::Contains("\"name\""));
@@ -46,7 +46,7 @@ TEST_CASE("bad manifests are rejected with the file and the problem named") {
              Catch::Contains("appears twice"));
   CHECK_THAT(manifest_error(R"([{"name": "a", "shape": [1]}])", "my_model.json"),
              Catch::Contains("my_model") && Catch::Contains("file names"));
-  CHECK_THAT(manifest_error(""), Catch::Contains("not valid JSON"));
+  CHECK_THAT(manifest_error(""), Catch::Contains("malformed JSON"));
 }
 
 TEST_CASE("a missing manifest file is a usage error naming it") {
@@ -71,7 +71,7 @@ TEST_CASE("manifests whose sizes overflow, or that are not files or not numbers,
   CHECK_THAT(error_of("big.json", R"([{"name": "w", "shape": [4611686018427387904, 3]}])"), Catch::Contains("more than"));
   CHECK_THAT(error_of("sum.json", R"([{"name": "a", "shape": [70368744177664]}, {"name": "b", "shape": [1]}])"),
              Catch::Contains("elements together"));
-  CHECK_THAT(error_of("inf.json", R"([{"name": "w", "shape": [1e999]}])"), Catch::Contains("inf.json': not valid JSON"));
+  CHECK_THAT(error_of("inf.json", R"([{"name": "w", "shape": [1e999]}])"), Catch::Contains("inf.json': malformed JSON"));
   fs::create_directories(tmp.path() / "dir.json");
   CHECK_THROWS_WITH(load_manifest((tmp.path() / "dir.json").string()), Catch::Contains("not a regular file"));
 }
