@@ -1,5 +1,6 @@
 #include "world.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
@@ -30,7 +31,15 @@ void set_node_position(World& world) {
   MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
   MPI_Comm_rank(node, &world.local_rank);
   MPI_Comm_size(node, &world.local_size);
+  int leader = world.rank;  // the node's lowest world rank names it
+  MPI_Bcast(&leader, 1, MPI_INT, 0, node);
   MPI_Comm_free(&node);
+  std::vector<int> leaders(static_cast<std::size_t>(world.size));
+  MPI_Allgather(&leader, 1, MPI_INT, leaders.data(), 1, MPI_INT, MPI_COMM_WORLD);
+  std::sort(leaders.begin(), leaders.end());
+  leaders.erase(std::unique(leaders.begin(), leaders.end()), leaders.end());
+  world.nodes = static_cast<int>(leaders.size());
+  world.node = static_cast<int>(std::lower_bound(leaders.begin(), leaders.end(), leader) - leaders.begin());
 }
 
 }  // namespace
@@ -150,6 +159,23 @@ void abort_job_on_failure(const char* tool, const std::function<void()>& phase) 
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   std::cerr << tool << ": error on rank " << rank << ": " << message << "\n" << std::flush;
   abort_all_ranks(code);
+}
+
+std::string broadcast_from_rank_zero(const std::string& value) {
+  int rank = 0, length = static_cast<int>(value.size());
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Bcast(&length, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  std::string out = rank == 0 ? value : std::string(static_cast<std::size_t>(length), '\0');
+  MPI_Bcast(out.data(), length, MPI_CHAR, 0, MPI_COMM_WORLD);
+  return out;
+}
+
+std::vector<int> node_of_each_rank(MPI_Comm comm, int node) {
+  int size = 1;
+  MPI_Comm_size(comm, &size);
+  std::vector<int> nodes(static_cast<std::size_t>(size));
+  MPI_Allgather(&node, 1, MPI_INT, nodes.data(), 1, MPI_INT, comm);
+  return nodes;
 }
 
 std::optional<std::string> differing_launch(const std::vector<std::string>& argv) {

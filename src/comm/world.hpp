@@ -13,7 +13,13 @@ namespace zb {
 
 struct World {
   int rank = 0, size = 1, local_rank = 0, local_size = 1;  // local: on this node
+  // This node's index among the launch's nodes (ordered by their lowest rank), and how many there are.
+  int node = 0, nodes = 1;
 };
+
+// Each rank's node index (World::node) for the members of `comm`, in its rank
+// order; collective over `comm`.
+std::vector<int> node_of_each_rank(MPI_Comm comm, int node);
 
 // MPI_Init on construction (works without mpirun: a world of one),
 // MPI_Finalize on destruction.
@@ -86,6 +92,9 @@ void abort_job_on_failure(const char* tool, const std::function<void()>& phase);
 // collectives. Collective over MPI_COMM_WORLD, before any backend's; compares
 // a 64-bit hash of each rank's arguments.
 std::optional<std::string> differing_launch(const std::vector<std::string>& argv);
+
+// Rank 0's `value`, on every rank; collective over MPI_COMM_WORLD.
+std::string broadcast_from_rank_zero(const std::string& value);
 
 void world_barrier();
 [[noreturn]] void abort_all_ranks(int exit_code);

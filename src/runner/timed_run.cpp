@@ -406,6 +406,7 @@ std::string console_lines(int rank, const RankResult& r) {
 
 RunContext timed_context(const Config& config, const TimedSetup& setup, const World& world) {
   RunContext base = base_context(config);
+  base.run_id = broadcast_from_rank_zero(world.rank == 0 ? new_run_id() : "");  // one id for every rank's record
   base.mode = "timed";
   base.local_rank = world.local_rank;
   base.backend = setup.backend->name;
@@ -584,7 +585,7 @@ void run_all(const Config& config, const TimedSetup& setup, const World& world) 
   if (world.rank == 0) {
     stop_here_if_asked("final-write", world.rank);
     ExpInfo info{std::filesystem::path(setup.dir).filename().string(), config.partitioner, "timed",
-                 config.world_sizes, {}, base.time};
+                 config.world_sizes, {}, base.time, base.run_id};
     for (const auto& m : setup.models) info.models.push_back(m.name);
     write_file_atomically(setup.dir + "/exp_info.json", to_json_text(info));
     std::cout << "wrote " << setup.dir << " (exp_info.json last)\n" << std::flush;
