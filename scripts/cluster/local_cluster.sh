@@ -50,8 +50,9 @@ node_index() {
     "$SUBNET".[0-9]*) k=${arg#"$SUBNET".} ;;
     *) k=$arg ;;
   esac
-  [[ "$k" =~ ^[0-9]+$ ]] && [ "$k" -ge 1 ] && [ "$k" -le "$NODES" ] ||
+  if ! [[ "$k" =~ ^[0-9]+$ ]] || [ "$((10#$k))" -lt 1 ] || [ "$((10#$k))" -gt "$NODES" ]; then
     die "unknown node '$arg' (this cluster has node1..node$NODES)"
+  fi
   echo "$((10#$k))"
 }
 
@@ -84,17 +85,17 @@ pids_in_node() {
 }
 # kill_pids_of FUNC ARGS...: SIGKILL what FUNC lists until it lists nothing (forks included)
 kill_pids_of() {
-  local pids i
-  for i in $(seq 50); do
+  local pids
+  for _ in $(seq 50); do
     pids=$("$@")
     [ -z "$pids" ] && return 0
     # shellcheck disable=SC2086
     kill -KILL $pids 2>/dev/null || true
     sleep 0.1
   done
-  die "processes survive SIGKILL in $2: $pids"
+  die "processes survive SIGKILL ($*): $pids"
 }
-switch_pids() { [ -e "/run/netns/$SWITCH_NS" ] && ip netns pids "$SWITCH_NS" 2>/dev/null || true; }
+switch_pids() { if [ -e "/run/netns/$SWITCH_NS" ]; then ip netns pids "$SWITCH_NS" 2>/dev/null || true; fi; }
 
 # --- the switch and the nodes ------------------------------------------------------------------
 ensure_netns() {
@@ -153,7 +154,7 @@ wire_alive() {
 }
 # set_delay K NS: node K's outgoing delay; (re)starts its wire
 set_delay() {
-  local k=$1 i
+  local k=$1
   echo "$2" >"$STATE/node$k.delay"
   if wire_alive "$k"; then
     kill -HUP "$(cat "$STATE/node$k.wire.pid")"
@@ -163,7 +164,7 @@ set_delay() {
   setsid "$STATE/zbc-wire" "/run/netns/$(node_ns "$k")" wire0 "/run/netns/$SWITCH_NS" "wire$k" \
     "$STATE/node$k.delay" "$STATE/node$k.wire.ready" </dev/null >>"$STATE/node$k.wire.log" 2>&1 &
   echo $! >"$STATE/node$k.wire.pid"
-  for i in $(seq 50); do
+  for _ in $(seq 50); do
     [ -e "$STATE/node$k.wire.ready" ] && return 0
     wire_alive "$k" || break
     sleep 0.1
@@ -219,8 +220,9 @@ write_hostfile() {
 
 # --- subcommands -------------------------------------------------------------------------------
 cmd_up() {
-  [ $# -ge 1 ] && [[ "$1" =~ ^[0-9]+$ ]] && [ "$1" -ge 1 ] && [ "$1" -le 200 ] ||
+  if [ $# -lt 1 ] || ! [[ "$1" =~ ^[0-9]+$ ]] || [ "$((10#$1))" -lt 1 ] || [ "$((10#$1))" -gt 200 ]; then
     die "up needs a node count from 1 to 200"
+  fi
   NODES=$((10#$1)); shift
   local rate=2gbit delay=100us slots=2 k
   while [ $# -gt 0 ]; do
