@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "errors.hpp"
+#include "json_input.hpp"
 
 namespace zb {
 namespace fs = std::filesystem;
@@ -90,16 +91,17 @@ void check_directory_writable(const std::string& dir) {
 }
 
 std::string read_file(const std::string& path) {
+  const std::string shown = excerpt_for_message(path, 4096);  // a path may hold control characters
   // Regular files only (a FIFO would block, /dev/zero would never end), and
   // no larger than any file zero-bench writes or reads could sensibly be.
   std::error_code ec;
   const auto status = fs::status(path, ec);
   if (!ec && fs::exists(status) && !fs::is_regular_file(status))
-    throw UsageError("cannot read '" + path + "': not a regular file");
+    throw UsageError("cannot read '" + shown + "': not a regular file");
   if (!ec && fs::exists(status) && fs::file_size(path, ec) > kMaxReadBytes)
-    throw UsageError("cannot read '" + path + "': larger than " + std::to_string(kMaxReadBytes >> 20) + " MiB");
+    throw UsageError("cannot read '" + shown + "': larger than " + std::to_string(kMaxReadBytes >> 20) + " MiB");
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw UsageError("cannot read '" + path + "': " + std::strerror(errno));
+  if (!in) throw UsageError("cannot read '" + shown + "': " + std::strerror(errno));
   std::ostringstream buf;
   buf << in.rdbuf();
   return buf.str();
