@@ -57,7 +57,7 @@ struct Bench {
 // sample's deadline is one --timeout per rank.
 void arm_for_sample(const Bench& bench, const std::string& what) {
   bench.watchdog.arm("--calibrate, " + what, {}, bench.serial ? bench.world_size : 1);
-  stop_here_if_asked("calibrate", bench.rank);
+  inject_fault_if_asked("calibrate", bench.rank);
 }
 
 struct Sample {
@@ -235,7 +235,7 @@ void check_cost_model_path(const Config& config) {
 void write_cost_model(const Config& config, const Bench& bench, const std::vector<Sample>& samples,
                       const std::array<double, 3>& coef, const std::optional<double>& muon_unit,
                       const nlohmann::ordered_json& muon_samples) {
-  stop_here_if_asked("final-write", bench.rank);
+  inject_fault_if_asked("final-write", bench.rank);
   std::vector<Sample> shard_sized;
   for (const Sample& s : samples)
     if (s.fitted(bench)) shard_sized.push_back(s);

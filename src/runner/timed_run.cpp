@@ -128,6 +128,7 @@ const BackendEntry& choose_backend(const Config& config, const at::Device& devic
 
 // Everything that can be wrong with the request, found identically on every rank.
 TimedSetup check_request(const Config& config, const World& world) {
+  inject_fault_if_asked("checks", world.rank);
   TimedSetup s;
   s.partitioner = &find_partitioner(config.partitioner);
   s.models = selected_models(config);
@@ -487,6 +488,7 @@ void run_case(const Config& config, const TimedSetup& setup, const RunContext& b
                         ? std::string()
                         : " stepping the average of " + std::to_string(group.size()) + " ranks' gradients");
   }
+  inject_fault_if_asked("write", group.rank());
   write_file_atomically(setup.dir + "/" + rank_file_name(model.name, group.size(), group.rank()),
                         to_json_text(record));
   const auto lines = group.gather_strings(console_lines(group.rank(), record));
@@ -535,7 +537,7 @@ void run_world_size(const Config& config, const TimedSetup& setup, const RunCont
                     const Bandwidth& bandwidth, Clock::time_point started, Watchdog& watchdog) {
   const std::string size_text = std::to_string(group.size());
   watchdog.arm("connecting the world-size-" + size_text + " " + setup.backend->name + " groups");
-  stop_here_if_asked("connect", group.rank());
+  inject_fault_if_asked("connect", group.rank());
   ShardGroups groups(config, group);
   MeteredCommunicator shard(connect(*setup.backend, groups.shard(), setup.device));
   std::optional<MeteredCommunicator> replicas;
@@ -544,7 +546,7 @@ void run_world_size(const Config& config, const TimedSetup& setup, const RunCont
   for (const ModelSpec& model : setup.models) {
     watchdog.arm("world size " + size_text + ", model " + model.name,
                  [&] { return unfinished_ranks(setup.dir, model.name, group.size()); });
-    stop_here_if_asked("case", group.rank());
+    inject_fault_if_asked("case", group.rank());
     run_case(config, setup, base, model, comms, group, bandwidth, started);
   }
   watchdog.arm("closing the world-size-" + size_text + " groups");
@@ -557,10 +559,10 @@ void run_all(const Config& config, const TimedSetup& setup, const World& world) 
   const RunContext base = timed_context(config, setup, world);
   if (world.rank == 0) std::cout << console_banner(base, world.size) << std::flush;
   watchdog.arm("the start-up barrier (every rank arriving)");
-  stop_here_if_asked("startup", world.rank);
+  inject_fault_if_asked("startup", world.rank);
   world_barrier();  // every rank probes at once, as every rank steps at once
   watchdog.arm("the memory bandwidth probe");
-  stop_here_if_asked("probe", world.rank);
+  inject_fault_if_asked("probe", world.rank);
   const Bandwidth bandwidth = measure_bandwidth(setup.device, config.threads);
   release_cached_memory(setup.device);
   const auto started = Clock::now();
@@ -574,16 +576,16 @@ void run_all(const Config& config, const TimedSetup& setup, const World& world) 
     if (group.member()) run_world_size(config, setup, base, group, bandwidth, started, watchdog);
     if (group.member()) {
       watchdog.arm("the barrier after world size " + size_text + " (every rank arriving)");
-      stop_here_if_asked("between-cases", world.rank);
+      inject_fault_if_asked("between-cases", world.rank);
     } else {
       watchdog.arm("waiting, outside world size " + size_text + ", for its ranks to finish", {}, cases_of_one_size);
-      stop_here_if_asked("outside-w", world.rank);
+      inject_fault_if_asked("outside-w", world.rank);
     }
     world_barrier();
   }
   watchdog.arm("writing exp_info.json on rank 0 (every rank arriving after it)");
   if (world.rank == 0) {
-    stop_here_if_asked("final-write", world.rank);
+    inject_fault_if_asked("final-write", world.rank);
     ExpInfo info{std::filesystem::path(setup.dir).filename().string(), config.partitioner, "timed",
                  config.world_sizes, {}, base.time, base.run_id};
     for (const auto& m : setup.models) info.models.push_back(m.name);

@@ -68,9 +68,17 @@ void Watchdog::watch() {
   }
 }
 
-void stop_here_if_asked(const char* moment, int rank) {
-  const char* asked = std::getenv("ZB_FAULT_STOP");
-  if (asked && std::string(asked) == std::string(moment) + ":" + std::to_string(rank)) std::raise(SIGSTOP);
+namespace {
+bool asked(const char* variable, const char* moment, int rank) {
+  const char* value = std::getenv(variable);
+  return value && std::string(value) == std::string(moment) + ":" + std::to_string(rank);
+}
+}  // namespace
+
+void inject_fault_if_asked(const char* moment, int rank) {
+  if (asked("ZB_FAULT_STOP", moment, rank)) std::raise(SIGSTOP);
+  if (asked("ZB_FAULT_THROW", moment, rank))
+    throw RunError(std::string("injected fault (ZB_FAULT_THROW) at ") + moment);
 }
 
 }  // namespace zb

@@ -47,9 +47,11 @@ class Watchdog {
   std::thread thread_;
 };
 
-// Fault injection for the tests of the watchdog: if the environment holds
-// ZB_FAULT_STOP=<moment>:<rank> naming this moment and rank, the rank stops
-// itself (SIGSTOP) here, as a rank frozen by a debugger or a dying node would.
-void stop_here_if_asked(const char* moment, int rank);
+// Fault injection for the tests of the failure handling, at named moments:
+// ZB_FAULT_STOP=<moment>:<rank> makes that rank stop itself (SIGSTOP) there, as
+// a rank frozen by a debugger or a dying node would; ZB_FAULT_THROW=<moment>:<rank>
+// makes it fail there (RunError "injected fault ..."), as a rank whose disk or
+// device fails would.
+void inject_fault_if_asked(const char* moment, int rank);
 
 }  // namespace zb
