@@ -3,9 +3,9 @@
 
 This machine has neither ping nor iperf3, so this is both, over plain sockets:
   netcheck.py serve PORT                 UDP echo and a TCP sink on PORT; exits after one TCP transfer
-  netcheck.py rtt HOST PORT COUNT        median UDP round trip to HOST's echo, in microseconds
+  netcheck.py rtt HOST PORT COUNT        UDP round trips to HOST's echo: "MIN MEDIAN" in microseconds
   netcheck.py send HOST PORT SECONDS     streams to HOST's sink; prints the goodput in bit/s
-Each prints one number on stdout.
+Each prints its numbers on one line of stdout.
 """
 import socket
 import statistics
@@ -61,7 +61,7 @@ def rtt(host, port, count):
         if i >= 5:  # the first few pay for ARP and cold caches
             samples.append((time.perf_counter_ns() - t0) / 1000)
         time.sleep(0.002)
-    print(f"{statistics.median(samples):.1f}")
+    print(f"{min(samples):.1f} {statistics.median(samples):.1f}")
 
 
 def send(host, port, seconds):

@@ -8,9 +8,12 @@
 // node go from the bridge straight to its veth, so each frame crosses user space once.
 // The rate is not shaped here: tbf on wire0 and on the switch's veth does that in the kernel.
 //
-// Waking up costs time on its own (tens of microseconds in a VM): once to read the frame, once
-// when its timer fires.  The timer's lateness is measured (a moving average) and both wake-ups
-// are taken off the wait, so a 100 us link is about 100 us, not 170.
+// Waking up costs time on its own (about 20 us each in this VM): once to read the frame, once
+// when its timer fires.  Both are measured when the wire starts (and on SIGHUP): how late a
+// short timer wakes, and how long a write into a pipe takes to wake a poll on it; their sum is
+// taken off each wait, so a 100 us link is about 100 us, not 150.  (Measured once, not as it
+// goes: under load a running estimate of the timer's lateness chased its own tail and ate the
+// whole delay.)
 //
 // usage: zbc-wire NODE_NETNS NODE_IF SWITCH_NETNS SWITCH_IF DELAY_FILE READY_FILE
 //   DELAY_FILE holds the one-way delay in ns; it is read again on SIGHUP.
@@ -21,6 +24,7 @@
 #include <linux/if.h>
 #include <linux/if_tun.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdint.h>
@@ -45,7 +49,7 @@ struct frame {
 struct link {
   int in_fd, out_fd, drain_fd;
   int64_t delay_ns;
-  int64_t lateness_ns;  // moving average of how late the timer wakes us
+  int64_t wakeups_ns;  // what the two wake-ups of a frame cost (medians, measured at start)
   struct frame *head, *tail;
   size_t queued_bytes;
   uint64_t dropped;
@@ -84,6 +88,60 @@ static int attach_tap(const char* netns_path, const char* name) {
   return fd;
 }
 
+static int cmp_i64(const void* a, const void* b) {
+  int64_t x = *(const int64_t*)a, y = *(const int64_t*)b;
+  return (x > y) - (x < y);
+}
+
+enum { kSamples = 63 };
+
+static int64_t median(int64_t* v) {
+  qsort(v, kSamples, sizeof v[0], cmp_i64);
+  return v[kSamples / 2] > 0 ? v[kSamples / 2] : 0;
+}
+
+static int64_t timer_lateness_ns(void) {
+  int64_t late[kSamples];
+  for (int i = 0; i < kSamples; ++i) {
+    struct timespec wait = {0, 50000};
+    int64_t t0 = now_ns();
+    ppoll(NULL, 0, &wait, NULL);
+    late[i] = now_ns() - t0 - 50000;
+  }
+  return median(late);
+}
+
+static void* pipe_writer(void* arg) {  // writes its clock into the pipe every 200 us
+  int fd = *(int*)arg;
+  for (int i = 0; i < kSamples; ++i) {
+    struct timespec wait = {0, 200000};
+    nanosleep(&wait, NULL);
+    int64_t t = now_ns();
+    if (write(fd, &t, sizeof t) != sizeof t) break;
+  }
+  return NULL;
+}
+
+static int64_t fd_wakeup_ns(void) {
+  int p[2];
+  pthread_t writer;
+  if (pipe(p) != 0) return 0;
+  int64_t wake[kSamples];
+  int n = 0;
+  if (pthread_create(&writer, NULL, pipe_writer, &p[1]) == 0) {
+    for (; n < kSamples; ++n) {
+      struct pollfd pfd = {.fd = p[0], .events = POLLIN};
+      int64_t sent;
+      if (poll(&pfd, 1, 1000) != 1 || read(p[0], &sent, sizeof sent) != sizeof sent) break;
+      wake[n] = now_ns() - sent;
+    }
+    pthread_join(writer, NULL);
+  }
+  close(p[0]);
+  close(p[1]);
+  return n == kSamples ? median(wake) : 0;
+}
+
 static void read_delay(const char* path, struct link* l) {
   FILE* f = fopen(path, "r");
   long long d = 0;
@@ -96,10 +154,19 @@ static void read_delay(const char* path, struct link* l) {
   if (f) fclose(f);
 }
 
-// When a frame read now should leave: the delay, less the two wake-ups it costs (the read's,
-// taken to be as long as the timer's, which is measured).
+static void calibrate(struct link* l) {
+  int64_t timer = timer_lateness_ns(), fd = fd_wakeup_ns();
+  l->wakeups_ns = timer + fd;
+  fprintf(stderr,
+          "zbc-wire: delay %lld ns; a timer wakes %lld ns late, a write wakes a poll in %lld ns,"
+          " so frames wait %lld ns\n",
+          (long long)l->delay_ns, (long long)timer, (long long)fd,
+          (long long)(l->delay_ns > l->wakeups_ns ? l->delay_ns - l->wakeups_ns : 0));
+}
+
+// When a frame read now should leave: the delay, less the two wake-ups it costs.
 static int64_t due_time(const struct link* l, int64_t now) {
-  int64_t wait = l->delay_ns - 2 * l->lateness_ns;
+  int64_t wait = l->delay_ns - l->wakeups_ns;
   return now + (wait > 0 ? wait : 0);
 }
 
@@ -141,12 +208,8 @@ static void take_in(struct link* l) {
         f = small;
       }
     }
-    int64_t now = now_ns();
     f->next = NULL;
-    f->due_ns = due_time(l, now);
-    // Leaving at once gives the timer no chance to say how late it is now: let the estimate
-    // decay, or a busy spell would leave every later frame short of its delay.
-    if (f->due_ns == now) l->lateness_ns -= l->lateness_ns / 8;
+    f->due_ns = due_time(l, now_ns());
     f->len = (size_t)n;
     if (l->tail) l->tail->next = f; else l->head = f;
     l->tail = f;
@@ -158,12 +221,8 @@ static void drain(int fd, unsigned char* buf) {  // frames the bridge floods to 
   for (int i = 0; i < 64 && read(fd, buf, kMaxFrame) > 0; ++i) {}
 }
 
-static void send_due(struct link* l, int woke_for_timer) {
+static void send_due(struct link* l) {
   int64_t now = now_ns();
-  if (woke_for_timer && l->head && l->head->due_ns <= now) {
-    int64_t late = now - l->head->due_ns;
-    if (late < 1000000) l->lateness_ns += (late - l->lateness_ns) / 8;  // ignore stalls
-  }
   while (l->head && l->head->due_ns <= now) {
     struct frame* f = l->head;
     if (write(l->out_fd, f->data, f->len) < 0) ++l->dropped;  // the port is down: the frame is lost
@@ -184,6 +243,7 @@ int main(int argc, char** argv) {
   int switch_fd = attach_tap(argv[3], argv[4]);
   struct link l = {.in_fd = node_fd, .out_fd = switch_fd};
   read_delay(argv[5], &l);
+  calibrate(&l);
   signal(SIGHUP, on_hup);
   signal(SIGTERM, on_term);
   signal(SIGINT, on_term);
@@ -195,7 +255,11 @@ int main(int argc, char** argv) {
   if (!buf) die("cannot allocate", "a frame buffer");
   struct pollfd fds[2] = {{.fd = node_fd, .events = POLLIN}, {.fd = switch_fd, .events = POLLIN}};
   while (!stop) {
-    if (reload) { reload = 0; read_delay(argv[5], &l); }
+    if (reload) {
+      reload = 0;
+      read_delay(argv[5], &l);
+      calibrate(&l);
+    }
     struct timespec timeout, *tp = NULL;
     if (l.head) {
       int64_t wait = l.head->due_ns - now_ns();
@@ -210,7 +274,7 @@ int main(int argc, char** argv) {
       if (fds[0].revents) take_in(&l);
       if (fds[1].revents) drain(switch_fd, buf);
     }
-    send_due(&l, n == 0);
+    send_due(&l);
   }
   return 0;
 }
