@@ -275,8 +275,8 @@ cmd_exec() {
 
 cmd_mpirun() {
   need_cluster
-  # The agent runs each orted inside its node with mpirun's own environment (no ssh), so PATH
-  # and LD_LIBRARY_PATH carry over by themselves.
+  # Ranks on node1 inherit this environment; the agent starts the other nodes' daemons with a
+  # fresh one, as sshd would, so variables they need must be forwarded with -x NAME.
   exec "$HERE/local_cluster.sh" exec node1 env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
     mpirun --hostfile "$STATE/hostfile" \
     --mca plm_rsh_agent "$HERE/agent.sh" \
