@@ -11,7 +11,7 @@ message(STATUS "zero-bench: libtorch ${Torch_VERSION} at ${TORCH_INSTALL_PREFIX}
 # Two layers: zb_comm (the communicator and its backends, over c10d and MPI)
 # and zb_runner (tensors, optimizers, timing; the run layer above it).
 zb_layer(zb_comm DIR src/comm DEPENDS zb_common ${TORCH_LIBRARIES} MPI::MPI_CXX SOURCES
-  src/comm/world.cpp src/comm/backends.cpp src/comm/c10d_communicator.cpp
+  src/comm/world.cpp src/comm/backends.cpp src/comm/c10d_communicator.cpp src/comm/net_interface.cpp
   src/comm/gloo_backend.cpp src/comm/nccl_backend.cpp src/comm/mpi_backend.cpp src/comm/metered_communicator.cpp)
 zb_layer(zb_runner DIR src/runner DEPENDS zb_run zb_comm SOURCES
   src/runner/synthetic.cpp src/runner/zero_rank.cpp src/runner/grad_sync.cpp src/runner/device.cpp src/runner/host_pages.cpp

@@ -5,8 +5,11 @@
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 #include <torch/cuda.h>
 
+#include <chrono>
 #include <cstdlib>
 
+#include "net_interface.hpp"
+#include "src/common/errors.hpp"
 #include "world.hpp"
 
 namespace zb {
@@ -23,38 +26,61 @@ bool group_is_single_node(const SubWorld& group) {
   return every == 1;
 }
 
-std::string this_host_name() {
-  if (const char* forced = std::getenv("ZB_STORE_ADDR")) return forced;
-  char host[256] = {};
-  gethostname(host, sizeof host - 1);
-  return host;
+// Long enough for every rank of a group to arrive (they leave the same MPI
+// split together); short enough that an unreachable store is named in seconds.
+constexpr std::chrono::seconds kStoreConnectSeconds{30};
+
+c10::intrusive_ptr<c10d::TCPStore> serve_store(const std::string& host, int workers) {
+  c10d::TCPStoreOptions options;
+  options.port = 0;  // ephemeral
+  options.isServer = true;
+  options.numWorkers = workers;
+  options.waitWorkers = false;
+  return c10::make_intrusive<c10d::TCPStore>(host, options);
+}
+
+c10::intrusive_ptr<c10d::TCPStore> reach_store(const std::string& host, uint16_t port, int workers,
+                                               const std::string& interface) {
+  c10d::TCPStoreOptions options;
+  options.port = port;
+  options.isServer = false;
+  options.numWorkers = workers;
+  options.timeout = std::chrono::duration_cast<std::chrono::milliseconds>(kStoreConnectSeconds);
+  try {
+    auto store = c10::make_intrusive<c10d::TCPStore>(host, options);
+    store->setTimeout(c10d::Store::kDefaultTimeout);
+    return store;
+  } catch (const std::exception& e) {
+    throw RunError("cannot reach rank 0's c10d store at " + host + ":" + std::to_string(port) + " within " +
+                   std::to_string(kStoreConnectSeconds.count()) + " s from this host (" +
+                   (interface.empty() ? std::string("loopback") : "interface " + interface) +
+                   "); set GLOO_SOCKET_IFNAME on every host to the interface that links them. c10d: " +
+                   std::string(e.what()).substr(0, 300));
+  }
 }
 
 }  // namespace
 
 c10::intrusive_ptr<c10d::Store> make_group_store(const SubWorld& group, StoreAddress& address) {
-  address.single_node = group_is_single_node(group) && !std::getenv("ZB_STORE_ADDR");
-  const std::string host = address.single_node ? "127.0.0.1" : this_host_name();
+  address.single_node = group_is_single_node(group);
+  std::string host = "127.0.0.1";
+  if (!address.single_node) {
+    const NetInterface chosen = choose_net_interface();
+    address.interface = chosen.name;
+    host = chosen.ipv4;
+  }
   c10::intrusive_ptr<c10d::TCPStore> server;
   std::string endpoint;
   if (group.rank() == 0) {
-    c10d::TCPStoreOptions options;
-    options.port = 0;  // ephemeral
-    options.isServer = true;
-    options.numWorkers = group.size();
-    options.waitWorkers = false;
-    server = c10::make_intrusive<c10d::TCPStore>(host, options);
+    server = serve_store(host, group.size());
     endpoint = host + ":" + std::to_string(server->getPort());
   }
   endpoint = group.broadcast_string(endpoint, 0);
   const auto colon = endpoint.rfind(':');
   address.host = endpoint.substr(0, colon);
   if (group.rank() == 0) return server;
-  c10d::TCPStoreOptions options;
-  options.port = static_cast<uint16_t>(std::stoi(endpoint.substr(colon + 1)));
-  options.isServer = false;
-  options.numWorkers = group.size();
-  return c10::make_intrusive<c10d::TCPStore>(address.host, options);
+  return reach_store(address.host, static_cast<uint16_t>(std::stoi(endpoint.substr(colon + 1))), group.size(),
+                     address.interface);
 }
 
 C10dCommunicator::C10dCommunicator(std::string backend, const SubWorld& group,

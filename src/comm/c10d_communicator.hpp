@@ -12,9 +12,13 @@ namespace zb {
 struct StoreAddress {
   std::string host;
   bool single_node = true;
+  std::string interface;  // across hosts: the interface gloo's transport uses (net_interface.hpp)
 };
 
-// A fresh TCP store for this group: rank 0 serves on an ephemeral port.
+// A fresh TCP store for this group: rank 0 serves on an ephemeral port, on
+// loopback when the group is on one node, else on the address of the
+// interface choose_net_interface() picks, announced by address, never by name.
+// A rank that cannot reach it within kStoreConnectSeconds fails naming it.
 c10::intrusive_ptr<c10d::Store> make_group_store(const SubWorld& group, StoreAddress& address);
 
 class C10dCommunicator : public Communicator {

@@ -17,8 +17,11 @@ std::unique_ptr<Communicator> create_gloo(const SubWorld& group, const at::Devic
   StoreAddress address;
   auto store = make_group_store(group, address);
   auto options = c10d::ProcessGroupGloo::Options::create();
-  options->devices.push_back(address.single_node ? c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1")
-                                                 : c10d::ProcessGroupGloo::createDefaultDevice());
+  // Across hosts, the interface the store was announced on: gloo's default
+  // device would take whatever this host's name resolves to.
+  options->devices.push_back(address.single_node
+                                 ? c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1")
+                                 : c10d::ProcessGroupGloo::createDeviceForInterface(address.interface));
   auto pg = c10::make_intrusive<c10d::ProcessGroupGloo>(store, group.rank(), group.size(), options);
   return std::make_unique<C10dCommunicator>("gloo", group, pg, device.is_cuda());
 }
