@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "report.hpp"
+#include "src/common/placement.hpp"
 
 namespace zb {
 namespace {
@@ -36,6 +37,23 @@ std::string affinity_text(const CaseReport& c) {
   for (std::size_t r = 0; r < c.cpu_affinity_per_rank.size(); ++r)
     out += (r ? ", rank " : "rank ") + std::to_string(r) + ": " + c.cpu_affinity_per_rank[r];
   return out + "\n";
+}
+
+// Across hosts: "placement      = 2 hosts x 2 ranks: node1 ranks 0-1, node2 ranks 2-3; store and gloo on
+// eth0 (GLOO_SOCKET_IFNAME)", and "shard groups   = ..." where a group spans hosts or a host holds two.
+// Nothing for a run on one host.
+std::string placement_text(const CaseReport& c) {
+  if (host_count(c.host_per_rank) < 2) return "";
+  std::string out = "placement      = " + placement_summary(c.host_per_rank);
+  if (!c.net_interface_per_rank.empty()) {
+    const std::string& first = c.net_interface_per_rank.front();
+    const auto rule = first.find(" (");
+    out += "; store and transport on " + first.substr(0, first.find(' ')) +
+           (rule == std::string::npos ? "" : first.substr(rule)) + " (rank 0)";
+  }
+  out += "\n";
+  if (c.shard_group_placement) out += "shard groups   = " + *c.shard_group_placement + "\n";
+  return out;
 }
 
 // "host pages     = huge, --huge-pages on (kernel THP madvise): up to 340.5 MiB per rank on huge pages"
@@ -169,7 +187,7 @@ std::string bounds_text(const CaseReport& c) {
     roofline = buf;
   }
   return layout_text(c) + bounds + optimal + roofline + phases_text(c) + traffic_text(c) + comm_roofline_text(c) +
-         affinity_text(c) + host_pages_text(c) + param_storage_text(c);
+         affinity_text(c) + placement_text(c) + host_pages_text(c) + param_storage_text(c);
 }
 
 }  // namespace

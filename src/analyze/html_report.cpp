@@ -4,6 +4,7 @@
 #include "compare.hpp"
 #include "figure.hpp"
 #include "phase_cells.hpp"
+#include "src/common/placement.hpp"
 
 namespace zb {
 namespace {
@@ -62,6 +63,23 @@ Table summary_table(const std::vector<RunReport>& runs) {
   return t;
 }
 
+// Where each run's ranks ran, one row per (run, W, host); only for runs across hosts.
+std::optional<Table> placement_table(const std::vector<RunReport>& runs) {
+  Table t;
+  t.title = "placement: the hosts each case's ranks ran on";
+  t.header = {"run", "W", "model", "host", "ranks", "interface (rank 0's rule)"};
+  t.label_columns = 6;
+  for (const RunReport& run : runs)
+    for (const CaseReport& c : run.cases) {
+      if (host_count(c.host_per_rank) < 2) continue;
+      const std::string net = c.net_interface_per_rank.empty() ? "" : c.net_interface_per_rank.front();
+      for (const auto& host : hosts_by_lowest_rank(c.host_per_rank))
+        t.rows.push_back({run.name, std::to_string(c.world_size), c.model, host, ranks_on_host(c.host_per_rank, host), net});
+    }
+  if (t.rows.empty()) return std::nullopt;
+  return t;
+}
+
 }  // namespace
 
 std::vector<Table> html_tables(const std::vector<RunReport>& runs) {
@@ -73,6 +91,7 @@ std::vector<Table> html_tables(const std::vector<RunReport>& runs) {
   if (runs.size() >= 2) tables.push_back(comparison_rows_table(compare_runs(runs)));
   tables.push_back(memory_table(runs, false, false));
   tables.push_back(comm_table(runs, false));
+  if (auto placement = placement_table(runs)) tables.push_back(*placement);
   return tables;
 }
 

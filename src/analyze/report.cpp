@@ -213,6 +213,7 @@ void add_layout(CaseReport& c, const RunContext& ctx) {
   c.huge_pages = ctx.huge_pages;
   c.kernel_thp = ctx.kernel_thp;
   c.param_storage = ctx.param_storage;
+  c.shard_group_placement = ctx.shard_group_placement;
 }
 
 CaseReport report_case(const LoadedCase& loaded) {
@@ -232,6 +233,8 @@ CaseReport report_case(const LoadedCase& loaded) {
   add_roofline(c, loaded);
   for (const auto& r : loaded.ranks) {
     if (r.context.cpu_affinity) c.cpu_affinity_per_rank.push_back(*r.context.cpu_affinity);
+    if (r.context.mode == "timed") c.host_per_rank.push_back(r.context.host);
+    if (r.context.net_interface) c.net_interface_per_rank.push_back(*r.context.net_interface);
     if (r.context.anon_huge_page_bytes) c.anon_huge_page_bytes_per_rank.push_back(*r.context.anon_huge_page_bytes);
   }
   return c;

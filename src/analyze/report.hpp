@@ -98,6 +98,11 @@ struct CaseReport {
   int phase_ranks(const std::string& phase) const { return phase == "grad_replicas" ? replicas : shard_group; }
   // Timed runs: each rank's allowed CPUs (mpirun's binding), in rank order.
   std::vector<std::string> cpu_affinity_per_rank;
+  // Timed runs: each rank's host, in rank order; across hosts, each rank's
+  // network interface for the store and gloo, and what --shard-group's groups
+  // span (records that have them).
+  std::vector<std::string> host_per_rank, net_interface_per_rank;
+  std::optional<std::string> shard_group_placement;
   // Timed runs: --huge-pages, the kernel's THP mode, and each rank's memory on
   // huge pages after its timed iterations (in rank order; records that have it).
   std::optional<std::string> huge_pages, kernel_thp;

@@ -100,6 +100,17 @@ static Field<RunContext> verbatim_argv() {
   return f;
 }
 
+// node < nodes <= kMaxWorldSize and local_rank < local_size, where recorded.
+static void check_placement(const RunContext& c, const JsonSource& src, const std::string& where) {
+  if (c.nodes && (*c.nodes < 1 || *c.nodes > kMaxWorldSize))
+    src.fail(where + ".nodes " + std::to_string(*c.nodes) + " must be from 1 to " + std::to_string(kMaxWorldSize));
+  if (c.node && (*c.node < 0 || *c.node >= c.nodes.value_or(kMaxWorldSize)))
+    src.fail(where + ".node " + std::to_string(*c.node) + " must be from 0 to .nodes - 1");
+  if (c.local_size && (*c.local_size < 1 || c.local_rank >= *c.local_size))
+    src.fail(where + ".local_size " + std::to_string(*c.local_size) + " must be at least 1 and above .local_rank " +
+             std::to_string(c.local_rank));
+}
+
 template <>
 struct Schema<RunContext> {
   using C = RunContext;
@@ -111,7 +122,10 @@ struct Schema<RunContext> {
         member("model", &C::model, Need::kRequired), member("model_tensors", &C::model_tensors),
         member("model_numel", &C::model_numel), member("model_largest_numel", &C::model_largest_numel),
         member("world_size", &C::world_size, Need::kRequired), member("rank", &C::rank, Need::kRequired),
-        member("local_rank", &C::local_rank), member("backend", &C::backend), member("device", &C::device),
+        member("local_rank", &C::local_rank), member("node", &C::node), member("nodes", &C::nodes),
+        member("local_size", &C::local_size), member("net_interface", &C::net_interface),
+        member("shard_group_placement", &C::shard_group_placement),
+        member("backend", &C::backend), member("device", &C::device),
         member("optimizer", &C::optimizer), member("optimizer_impl", &C::optimizer_impl),
         member("threads", &C::threads), member("step_timing", &C::step_timing),
         member("grad_sync", &C::grad_sync), member("grad_bucket_mb", &C::grad_bucket_mb),
@@ -132,6 +146,7 @@ struct Schema<RunContext> {
     check_not_negative(c.model_numel, src, where + ".model_numel");
     check_not_negative(c.model_largest_numel, src, where + ".model_largest_numel");
     check_not_negative(c.local_rank, src, where + ".local_rank");
+    check_placement(c, src, where);
     check_not_negative(c.grad_bucket_mb, src, where + ".grad_bucket_mb");
     if (c.model_largest_numel > c.model_numel)
       src.fail(where + ".model_largest_numel " + std::to_string(c.model_largest_numel) + " is more than .model_numel " +

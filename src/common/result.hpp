@@ -37,6 +37,17 @@ struct RunContext {
   std::string partitioner, model;
   int64_t model_tensors = 0, model_numel = 0, model_largest_numel = 0;
   int world_size = 0, rank = 0, local_rank = 0;
+  // Timed runs: where this rank ran. node: its host's index among the
+  // launch's hosts (ordered by their lowest rank); nodes: how many hosts the
+  // launch spans; local_size: the launch's ranks on this host.
+  std::optional<int> node, nodes, local_size;
+  // Timed runs across hosts with gloo or nccl: the interface the c10d store
+  // and gloo's transport use and the rule that chose it, e.g.
+  // "eth0 10.77.0.2 (GLOO_SOCKET_IFNAME)".
+  std::optional<std::string> net_interface;
+  // --shard-group across hosts: the groups that span hosts, or hosts that
+  // hold parts of two groups, stated once (absent where each group is a host's).
+  std::optional<std::string> shard_group_placement;
   std::optional<std::string> backend, device, optimizer;
   std::optional<std::string> optimizer_impl;  // --adam: torch | foreach | fused
   std::optional<int> threads;

@@ -19,7 +19,9 @@
 #include "src/run/run_context.hpp"
 #include "src/run/run_dir.hpp"
 #include "src/comm/metered_communicator.hpp"
+#include "src/comm/net_interface.hpp"
 #include "src/comm/world.hpp"
+#include "src/common/placement.hpp"
 #include "src/common/atomic_file.hpp"
 #include "src/common/errors.hpp"
 #include "bandwidth_probe.hpp"
@@ -44,6 +46,8 @@ struct TimedSetup {
   at::Device device{at::kCPU};
   std::string dir;
   OptimizerSettings optimizer;
+  int node = 0, nodes = 1;               // this rank's host among the launch's (World)
+  std::optional<NetInterface> net;       // across hosts, gloo and nccl: the store's and transport's interface
 };
 
 // --grad-bucket-mb as fp32 elements, at least one.
@@ -162,6 +166,9 @@ TimedSetup check_request(const Config& config, const World& world) {
     if (!reason.empty()) throw UsageError(reason);
   s.dir = run_directory(config);
   s.options = plan_options(config);
+  s.node = world.node;
+  s.nodes = world.nodes;
+  if (world.nodes > 1 && s.backend->name != std::string("mpi")) s.net = choose_net_interface();
   for (const ModelSpec& m : s.models) check_bucket_count(m, config);
   for (int w : config.world_sizes)
     for (const ModelSpec& m : s.models) check_fits(m, w, s, config, world);
@@ -173,6 +180,7 @@ TimedSetup check_request(const Config& config, const World& world) {
 struct CaseComms {
   MeteredCommunicator& shard;
   MeteredCommunicator* replicas = nullptr;
+  std::optional<std::string> shard_group_placement;  // groups spanning hosts, hosts holding two groups
   // Every rank of the world size has arrived once both have: each replica
   // peer passed its group's barrier before meeting this rank in the second.
   void barrier() {
@@ -410,6 +418,10 @@ RunContext timed_context(const Config& config, const TimedSetup& setup, const Wo
   base.run_id = broadcast_from_rank_zero(world.rank == 0 ? new_run_id() : "");  // one id for every rank's record
   base.mode = "timed";
   base.local_rank = world.local_rank;
+  base.local_size = world.local_size;
+  base.node = world.node;
+  base.nodes = world.nodes;
+  if (setup.net) base.net_interface = setup.net->name + " " + setup.net->ipv4 + " (" + setup.net->chosen_by + ")";
   base.backend = setup.backend->name;
   base.device = device_name(setup.device);
   base.optimizer_impl = optimizer_impl_choices().name(config.optimizer_impl);
@@ -455,6 +467,7 @@ void run_case(const Config& config, const TimedSetup& setup, const RunContext& b
   const auto zero = make_zero_state(zero_setup);
   const CaseFacts facts = case_facts(model, plan, setup.partitioner->granularity, config, group.size());
   RankResult record = rank_record(base, model, plan, group.rank(), facts);
+  record.context.shard_group_placement = comms.shard_group_placement;
   if (config.grad_sync != GradSync::kNone && group.size() > 1)
     record.context.grad_average = zero->step_divides_gradients() ? "step" : "grad_sync";
   record.memory.push_back(memory_point("after_creation", *zero, setup.device));
@@ -508,12 +521,16 @@ void run_case(const Config& config, const TimedSetup& setup, const RunContext& b
 // (node-local first, as mpirun places consecutive ranks together), and the
 // ranks at the same place in every group. Without replicas, the whole group.
 struct ShardGroups {
-  ShardGroups(const Config& config, const SubWorld& all) : all_(all) {
+  ShardGroups(const Config& config, const SubWorld& all, const TimedSetup& setup) : all_(all) {
     const int g = plan_world_size(config, all.size());
     if (g == all.size()) return;
+    // Across hosts the user must see a group that spans hosts or a host that
+    // holds parts of two groups: in-group traffic then crosses the slow link.
+    if (setup.nodes > 1) placement = shard_group_placement(node_of_each_rank(all.comm(), setup.node), g);
     own.emplace(all, all.rank() / g);
     replicas.emplace(all, all.rank() % g);
   }
+  std::optional<std::string> placement;
   bool replicated() const { return replicas.has_value(); }
   const SubWorld& shard() const { return own ? *own : all_; }
   const SubWorld& all_;
@@ -538,11 +555,14 @@ void run_world_size(const Config& config, const TimedSetup& setup, const RunCont
   const std::string size_text = std::to_string(group.size());
   watchdog.arm("connecting the world-size-" + size_text + " " + setup.backend->name + " groups");
   inject_fault_if_asked("connect", group.rank());
-  ShardGroups groups(config, group);
+  ShardGroups groups(config, group, setup);
+  if (groups.placement && group.rank() == 0)
+    std::cout << "[zero_bench] --shard-group " << plan_world_size(config, group.size()) << " at world size "
+              << size_text << ": " << *groups.placement << "\n" << std::flush;
   MeteredCommunicator shard(connect(*setup.backend, groups.shard(), setup.device));
   std::optional<MeteredCommunicator> replicas;
   if (groups.replicated()) replicas.emplace(connect(*setup.backend, *groups.replicas, setup.device));
-  CaseComms comms{shard, replicas ? &*replicas : nullptr};
+  CaseComms comms{shard, replicas ? &*replicas : nullptr, groups.placement};
   for (const ModelSpec& model : setup.models) {
     watchdog.arm("world size " + size_text + ", model " + model.name,
                  [&] { return unfinished_ranks(setup.dir, model.name, group.size()); });

@@ -2,6 +2,7 @@
 #include <nlohmann/json.hpp>
 #include <tuple>
 
+#include "src/analyze/html_report.hpp"
 #include "src/analyze/phase_comm.hpp"
 #include "src/analyze/report.hpp"
 #include "src/common/errors.hpp"
@@ -203,4 +204,27 @@ TEST_CASE("the comm roofline weighs each iteration's slowest rank on both sides,
   CHECK(table.header.at(10) == "fastest of raw");
   CHECK(table.rows[1].at(9) == "0.750");
   CHECK(table.rows[0].at(10) == "0.600");
+}
+
+TEST_CASE("a run across hosts shows a placement line, its interface and its shard groups, in text, json and html") {
+  LoadedRun run = load_run(std::string(ZB_FIXTURES_DIR) + "/timed_tiny", "");
+  CHECK(format_text({report_run(run)}).find("placement") == std::string::npos);  // one host: no line
+  const char* hosts[] = {"node1", "node2"};
+  for (int r = 0; r < 2; ++r) {
+    RunContext& ctx = run.cases.at(0).ranks.at(r).context;
+    ctx.host = hosts[r];
+    ctx.node = r;
+    ctx.nodes = 2;
+    ctx.net_interface = std::string("eth0 10.77.0.") + std::to_string(r + 1) + " (GLOO_SOCKET_IFNAME)";
+    ctx.shard_group_placement = "shard group 0 (ranks 0-1) spans nodes 0-1";
+  }
+  const RunReport report = report_run(run);
+  CHECK_THAT(format_text({report}),
+             Catch::Contains("placement      = 2 hosts x 1 rank: node1 rank 0, node2 rank 1; store and transport on "
+                             "eth0 (GLOO_SOCKET_IFNAME) (rank 0)\n"
+                             "shard groups   = shard group 0 (ranks 0-1) spans nodes 0-1\n"));
+  const nlohmann::json doc = format_json({report});
+  CHECK(doc["runs"][0]["cases"][0]["host_per_rank"] == nlohmann::json::array({"node1", "node2"}));
+  const std::string html = html_report({report}, html_tables({report}));
+  CHECK_THAT(html, Catch::Contains("placement: the hosts each case") && Catch::Contains("<td>node2</td>"));
 }
