@@ -102,7 +102,6 @@ TEST_CASE("ranks launched with different arguments exit 2 before any collective,
 
 TEST_CASE("a gradient bucket so small that the buckets would exhaust memory is refused up front with the figure") {
   zbtest::TempDir tmp;
-  zbtest::write_text(tmp.path() / "tiny.json", kTinyModel);
   const auto r = run_command("OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout 60 mpirun "
                              "--oversubscribe -np 2 " + std::string(ZB_BENCH_BIN) +
                              " lpt 2 --device cpu --models BERT --grad-sync all-reduce --overlap "
