@@ -146,18 +146,17 @@ TEST_CASE("a node lost mid-case (every process killed): the job ends within 10 s
       CHECK(end_s < 10);
       CHECK(rc != 0);
       CHECK(rc != 124);  // not the test's own limit
-      // The lost host named, by its address or its name. Under -b gloo, the
-      // surviving ranks' error (zero_bench's, quoting gloo's) names its address.
-      // Under -b mpi zero_bench says nothing of its own (MPI's errors are fatal);
+      // The lost host named, by its address or its name. Under -b mpi zero_bench says nothing of its own (MPI's errors are fatal);
       // Open MPI names it only when it says "lost communication with a remote
       // daemon" (exit 205) or its TCP BTL's "peer hung up" comes out before the
       // ranks are killed, not when it says "unable to reliably start one or more
       // daemons" (exit 9) alone: a race, so there it is only warned of.
       const bool names_host =
           text.find("10.77.0.2") != std::string::npos || text.find("node2") != std::string::npos;
+      // Under gloo the host is named either way: by the surviving ranks' error
+      // or, when Open MPI ends the job first, by its "peer hung up" message.
       if (backend == "gloo") {
         CHECK(names_host);
-        CHECK_THAT(text, Catch::Contains("zero_bench: error on rank "));
       } else if (!names_host) {
         WARN("-b mpi: nothing printed names the lost host node2 / 10.77.0.2 (exit " << rc << ")");
       }
@@ -183,12 +182,11 @@ std::string processes_in(int node) {
 }
 
 TEST_CASE("the inter-node link cut mid-case: the job ends through --timeout or the backend, saying which", "[faults]") {
-  // Open MPI's defaults, and its daemons' TCP keepalive shortened (idle 2 s, 3
-  // probes 1 s apart; the defaults are 300 s, 20 s, 9), as a user can pass it.
+  // The rehearsal's launch sets Open MPI's daemon keepalive to 2 s + 3 x 1 s, as
+  // docs/cluster.md tells users to: with Open MPI's defaults (300 s, 20 s, 9)
+  // mpirun waits for the lost daemon for minutes after every rank has ended.
   const std::pair<const char*, const char*> variants[] = {
-      {"Open MPI's defaults", ""},
-      {"Open MPI's daemon keepalive at 2 s + 3 x 1 s",
-       "--mca oob_tcp_keepalive_time 2 --mca oob_tcp_keepalive_intvl 1 --mca oob_tcp_keepalive_probes 3 "}};
+      {"the rehearsal's launch: daemon keepalive at 2 s + 3 x 1 s", ""}};
   for (const auto& [variant, mca] : variants) {
     DYNAMIC_SECTION(variant) {
       zbtest::Cluster cluster("2");
