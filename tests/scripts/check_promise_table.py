@@ -3,7 +3,8 @@
 
 usage: check_promise_table.py DOC TESTS_DIR
 A cell `prefix: name` names the Catch2 TEST_CASE("name"); the prefixes are
-CTest's (unit, cli, trust, mpirun). Exits 1 listing the names not found.
+CTest's (unit, cli, trust, mpirun), or cluster for the cases of the program
+zb_cluster_tests (one CTest test, cluster_zero_bench_across_hosts). Exits 1 listing the names not found.
 """
 import pathlib
 import re
@@ -20,7 +21,7 @@ def test_case_names(tests_dir):
 
 def cited_names(doc):
     cited = []
-    for cell in re.findall(r"`(unit|cli|trust|mpirun): ([^`]+)`", pathlib.Path(doc).read_text()):
+    for cell in re.findall(r"`(unit|cli|trust|mpirun|cluster): ([^`]+)`", pathlib.Path(doc).read_text()):
         cited.append(cell[1].replace("\\|", "|"))
     return cited
 
