@@ -36,4 +36,9 @@ ProcessResult Cluster::zero_bench(const std::string& mpirun_args, const std::str
                      ZB_BENCH_BIN + " " + bench_args);
 }
 
+long long Cluster::sent_bytes(int node) const {
+  const ProcessResult r = run("exec node" + std::to_string(node) + " cat /sys/class/net/wire0/statistics/tx_bytes");
+  return r.exit_code == 0 ? std::atoll(r.out.c_str()) : -1;
+}
+
 }  // namespace zbtest

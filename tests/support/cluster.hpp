@@ -22,6 +22,9 @@ class Cluster {
   // zero_bench under the cluster's mpirun, bounded by `timeout_s`; `mpirun_args`
   // go before the program (e.g. "-np 4 --map-by node").
   ProcessResult zero_bench(const std::string& mpirun_args, const std::string& bench_args, int timeout_s = 300) const;
+  // The kernel's count of the bytes node K has sent to the other nodes so far:
+  // everything its eth0 sends goes out through its link's wire (wire0).
+  long long sent_bytes(int node) const;
 };
 
 }  // namespace zbtest
