@@ -68,3 +68,38 @@ TEST_CASE("--shard-group 2 on 2 hosts x 2 ranks: the bytes on the inter-node lin
   CHECK(counted >= predicted);
   CHECK(counted <= predicted + allowance);
 }
+
+TEST_CASE("--shard-group 4 on 2 hosts x 2 ranks, gloo: the link carries the ring's inter-node share of every phase") {
+  zbtest::Cluster cluster("2");
+  zbtest::TempDir tmp;
+  zbtest::write_text(tmp.path() / "model.json", kModel);
+  const fs::path dir = tmp.path() / "run";
+  const long long before = cluster.sent_bytes(1) + cluster.sent_bytes(2);
+  const auto r = cluster.zero_bench("-np 4", "flat 4 --grad-sync reduce-scatter --device cpu -b gloo -w 1 -n 5 "
+                                             "--model-file " + quote((tmp.path() / "model.json").string()) +
+                                                 " -o " + quote(dir.string()));
+  const long long counted = cluster.sent_bytes(1) + cluster.sent_bytes(2) - before;
+  INFO("stdout: " << r.out << "\nstderr: " << r.err);
+  REQUIRE(r.exit_code == 0);
+  // One group of all 4 ranks, by slot: ranks 0-1 on node1, 2-3 on node2. gloo
+  // runs its collectives as rings in rank order, so 2 of the ring's 4 edges
+  // (1 -> 2 and 3 -> 0) cross the link, each carrying what one rank sends.
+  // ProcessGroupGloo's reduce-scatter is an all-reduce of the whole buffer
+  // followed by a local copy of the rank's chunk: it moves 2(n-1)/n of the
+  // buffer per rank, as DDP's all-reduce does, not a reduce-scatter's (n-1)/n.
+  const auto doc = load(dir / "model_4_0.json");
+  const int ranks = 4, crossing_edges = 2;
+  const int runs = 3 * (doc["result"]["timing"]["warmup"].get<int>() + doc["result"]["timing"]["iterations"].get<int>());
+  double per_edge = 0;
+  for (const auto& t : doc["result"]["traffic"]) {
+    const double buffer = t["bytes_per_step"].get<double>();
+    if (t["phase"] == "grad_sync") per_edge += buffer * 2.0 * (ranks - 1) / ranks;  // gloo: an all-reduce
+    if (t["phase"] == "sync") per_edge += buffer * (ranks - 1) / ranks;             // all-gather
+  }
+  const double predicted = runs * crossing_edges * per_edge;
+  const double allowance = 0.072 * predicted + 256 * 1024;  // as in the test above
+  INFO("predicted " << predicted << " B, counted " << counted << " B, ratio " << counted / predicted);
+  REQUIRE(predicted > 0);
+  CHECK(counted >= predicted);
+  CHECK(counted <= predicted + allowance);
+}
