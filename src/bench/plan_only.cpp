@@ -51,7 +51,9 @@ void run_plan_only(const Config& config, std::ostream& log) {
   const std::vector<ModelSpec> models = selected_models(config);
   const PlanOptions options = plan_options(config);
   const std::string dir = run_directory(config);
-  const auto lock = prepare_run_dir(dir, config.force);  // held until the run is written
+  std::vector<std::string> model_names;
+  for (const ModelSpec& m : models) model_names.push_back(m.name);
+  const auto lock = prepare_run_dir(dir, config.force, model_names, config.world_sizes);  // held until written
 
   RunContext base = base_context(config);
   base.mode = "plan-only";

@@ -24,6 +24,22 @@ bool is_run_file_name(const std::string& file_name) {
   return file_name == "exp_info.json" || std::regex_match(file_name, rank_or_case_file);
 }
 
+bool run_writes(const std::string& file_name, const std::vector<std::string>& models,
+                const std::vector<int>& world_sizes) {
+  if (file_name == "exp_info.json") return true;
+  for (const std::string& model : models)
+    for (const int w : world_sizes) {
+      const std::string stem = model + "_" + std::to_string(w);
+      if (file_name == stem + ".json") return true;
+      if (file_name.rfind(stem + "_", 0) != 0 || file_name.size() < stem.size() + 7) continue;
+      const std::string rank = file_name.substr(stem.size() + 1, file_name.size() - stem.size() - 6);
+      if (file_name.compare(file_name.size() - 5, 5, ".json") == 0 && !rank.empty() &&
+          rank.find_first_not_of("0123456789") == std::string::npos && rank.size() < 7 && std::stoi(rank) < w)
+        return true;
+    }
+  return false;
+}
+
 bool starts_like_zero_bench_record(const std::string& head) {
   // Every record, case file and exp_info.json zero-bench writes opens with its
   // schema tag (the rank's and case's inside "context"); the user's own JSON
@@ -73,6 +89,20 @@ void refuse_planted_entries(const fs::path& dir) {
       throw UsageError("output directory '" + dir.string() + "': '" + name + "' is " +
                        (entry.is_symlink() ? "a symbolic link" : "not a regular file") +
                        " under a name zero-bench writes (it never follows or replaces one); remove it");
+  }
+}
+
+// A regular file of the user's (not a zero-bench record) under a name this run
+// will write: refused, --force or not, before anything is removed or written.
+void refuse_users_files_in_the_way(const fs::path& dir, const std::vector<std::string>& models,
+                                   const std::vector<int>& world_sizes) {
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    const std::string name = entry.path().filename().string();
+    if (entry.is_symlink() || !entry.is_regular_file() || !run_writes(name, models, world_sizes)) continue;
+    if (starts_like_zero_bench_record(head_of(entry.path(), 512))) continue;
+    throw UsageError("output directory '" + dir.string() + "': '" + name + "' is not a zero-bench record, and this "
+                     "run would write that name (zero-bench never replaces a file it did not write, even with "
+                     "--force); move it, or choose another directory with -o");
   }
 }
 
@@ -143,7 +173,8 @@ RunDirLock::~RunDirLock() {
   if (fd_ >= 0) ::close(fd_);  // releases the flock; the file stays (removing it would race a waiting run)
 }
 
-std::unique_ptr<RunDirLock> prepare_run_dir(const std::string& dir, bool force) {
+std::unique_ptr<RunDirLock> prepare_run_dir(const std::string& dir, bool force,
+                                            const std::vector<std::string>& models, const std::vector<int>& world_sizes) {
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec || !fs::is_directory(dir))
@@ -151,6 +182,7 @@ std::unique_ptr<RunDirLock> prepare_run_dir(const std::string& dir, bool force) 
                      (ec ? ec.message() : "a file of that name exists"));
   auto lock = std::make_unique<RunDirLock>(dir);
   refuse_planted_entries(dir);
+  refuse_users_files_in_the_way(dir, models, world_sizes);
   const auto files = existing_run_files(dir);
   if (!files.empty() && !force)
     throw UsageError("output directory '" + dir + "' already holds a run (" + files.front().filename().string() +

@@ -3,6 +3,7 @@
 #pragma once
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace zb {
 
@@ -27,7 +28,15 @@ class RunDirLock {
 // writes a killed run left behind, says what it removed, and touches nothing
 // else: the user's own files, whatever their names, stay.
 // Keep the returned lock for as long as the run writes.
-std::unique_ptr<RunDirLock> prepare_run_dir(const std::string& dir, bool force);
+// A file of the user's under a name this run will write (`models` x
+// `world_sizes`: <Model>_<W>.json, <Model>_<W>_<rank>.json, exp_info.json)
+// is refused, --force or not: it is not the tool's to replace.
+std::unique_ptr<RunDirLock> prepare_run_dir(const std::string& dir, bool force,
+                                            const std::vector<std::string>& models, const std::vector<int>& world_sizes);
+
+// Whether a run of `models` x `world_sizes` writes a file of this name.
+bool run_writes(const std::string& file_name, const std::vector<std::string>& models,
+                const std::vector<int>& world_sizes);
 
 // True for exp_info.json and names shaped like <Model>_<W>_<rank>.json or <Model>_<W>.json.
 bool is_run_file_name(const std::string& file_name);

@@ -116,3 +116,24 @@ TEST_CASE("zero_analyze --plot refuses a link at its target and writes no tempor
   CHECK(fs::is_regular_file(fs::symlink_status(tmp.path() / "plot2.svg")));
   CHECK(zbtest::read_text(victim) == "precious");
 }
+
+TEST_CASE("a user's file under a name this run would write is refused, even with --force, and kept") {
+  zbtest::TempDir tmp;
+  const fs::path dir = tmp.path() / "run";
+  fs::create_directories(dir);
+  zbtest::write_text(dir / "ResNet50_2.json", "{\"note\": 1}");
+  for (const char* force : {"", "--force"}) {
+    const auto r = plan(dir.string(), force);
+    INFO(r.err);
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("'ResNet50_2.json' is not a zero-bench record, and this run would write "
+                                      "that name"));
+    CHECK(zbtest::read_text(dir / "ResNet50_2.json") == "{\"note\": 1}");
+    CHECK_FALSE(fs::exists(dir / "exp_info.json"));
+  }
+  // A run that writes other names leaves it alone.
+  const auto other = run_command(std::string(ZB_BENCH_BIN) + " --plan-only greedy 4 --models ResNet50 -o " +
+                                 quote(dir.string()));
+  CHECK(other.exit_code == 0);
+  CHECK(zbtest::read_text(dir / "ResNet50_2.json") == "{\"note\": 1}");
+}
