@@ -222,10 +222,13 @@ nlohmann::ordered_json cost_file(const Config& config, const Bench& bench,
 void check_cost_model_path(const Config& config) {
   namespace fs = std::filesystem;
   const fs::path target(config.cost_model);
-  if (fs::exists(target) && !config.force)
+  std::error_code ec;
+  const auto status = fs::symlink_status(target, ec);  // a link is refused as the write would refuse it
+  if (!ec && fs::exists(status) && !fs::is_regular_file(status))
+    throw UsageError("cost model file '" + config.cost_model + "' is not a regular file (a link, a directory or "
+                     "a device); zero-bench writes regular files only");
+  if (!ec && fs::exists(status) && !config.force)
     throw UsageError("cost model file '" + config.cost_model + "' exists; pass --force to replace it");
-  if (fs::exists(target) && !fs::is_regular_file(target))
-    throw UsageError("cost model file '" + config.cost_model + "' is not a regular file");
   const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
   if (!fs::is_directory(dir) || access(dir.c_str(), W_OK) != 0)
     throw UsageError("cannot write the cost model '" + config.cost_model + "': '" + dir.string() +

@@ -5,6 +5,7 @@
 
 #include <torch/torch.h>
 
+#include <cmath>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -69,8 +70,12 @@ void check_bucket_count(const ModelSpec& model, const Config& config) {
   if (buckets <= kMaxGradBuckets) return;
   char given_mb[32], least_mb[32];
   std::snprintf(given_mb, sizeof given_mb, "%g", config.grad_bucket_mb);
-  std::snprintf(least_mb, sizeof least_mb, "%.3g", 4.0 * static_cast<double>(model.total_numel()) /
-                                                       static_cast<double>(kMaxGradBuckets) / (1024 * 1024));
+  // The smallest size that cuts no more than kMaxGradBuckets, rounded up (never
+  // down: a rounded-down suggestion would itself be refused) to 3 digits.
+  const double least = 4.0 * static_cast<double>((model.total_numel() + kMaxGradBuckets - 1) / kMaxGradBuckets) /
+                       (1024 * 1024);
+  const double scale = std::pow(10.0, 2 - std::floor(std::log10(least)));
+  std::snprintf(least_mb, sizeof least_mb, "%.3g", std::ceil(least * scale) / scale);
   throw UsageError("--grad-bucket-mb " + std::string(given_mb) + " cuts model " + model.name + "'s " +
                    std::to_string(model.total_numel()) + " gradient elements into " + std::to_string(buckets) +
                    " buckets of " + std::to_string(per_bucket) + ", more than " + std::to_string(kMaxGradBuckets) +
@@ -576,6 +581,7 @@ void run_world_size(const Config& config, const TimedSetup& setup, const RunCont
 
 void run_all(const Config& config, const TimedSetup& setup, const World& world) {
   Watchdog watchdog(config.timeout_s, world.rank);
+  watchdog.arm("agreeing on the run id (every rank arriving)");
   const RunContext base = timed_context(config, setup, world);
   if (world.rank == 0) std::cout << console_banner(base, world.size) << std::flush;
   watchdog.arm("the start-up barrier (every rank arriving)");
@@ -631,8 +637,13 @@ int run_timed(const Config& config) {
   });
   std::unique_ptr<RunDirLock> lock;  // rank 0 holds the run directory until every rank is done
   if (!failure)
-    failure = agree_on_failure([&] { if (world.rank == 0) lock = prepare_run_dir(setup.dir, config.force); },
-                               PhaseRanks::kRankZeroOnly);
+    failure = agree_on_failure(
+        [&] {
+          std::vector<std::string> model_names;
+          for (const ModelSpec& m : setup.models) model_names.push_back(m.name);
+          if (world.rank == 0) lock = prepare_run_dir(setup.dir, config.force, model_names, config.world_sizes);
+        },
+        PhaseRanks::kRankZeroOnly);
   if (failure) return report_failure("zero_bench", *failure);
   abort_job_on_failure("zero_bench", [&] { run_all(config, setup, world); });
   return kExitOk;

@@ -1,5 +1,6 @@
 #include "watchdog.hpp"
 
+#include <algorithm>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -30,7 +31,8 @@ void Watchdog::arm(std::string what, std::function<std::string()> details, doubl
     armed_ = true;
     // Rank 0 speaks first; the others only if it cannot (frozen, or gone).
     const double grace_s = rank_ == 0 ? 0.0 : 2.0;
-    limit_s_ = timeout_s_ * timeouts;
+    // Beyond about 30 years a deadline is "never" (and would overflow the clock's nanoseconds).
+    limit_s_ = std::min(timeout_s_ * timeouts, 1e9);
     deadline_ = Clock::now() +
                 std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(limit_s_ + grace_s));
     what_ = std::move(what);
