@@ -51,8 +51,10 @@ bool in_subnet(const std::string& ipv4, const std::string& cidr) {
   if (slash == std::string::npos || inet_pton(AF_INET, ipv4.c_str(), &address) != 1 ||
       inet_pton(AF_INET, cidr.substr(0, slash).c_str(), &network) != 1)
     return false;
-  const int bits = std::atoi(cidr.c_str() + slash + 1);
-  if (bits < 0 || bits > 32) return false;
+  const std::string prefix = cidr.substr(slash + 1);
+  if (prefix.empty() || prefix.size() > 2 || prefix.find_first_not_of("0123456789") != std::string::npos) return false;
+  const int bits = std::stoi(prefix);
+  if (bits > 32) return false;
   const uint32_t mask = bits == 0 ? 0 : htonl(~uint32_t{0} << (32 - bits));
   return (address.s_addr & mask) == (network.s_addr & mask);
 }
@@ -74,6 +76,10 @@ std::optional<NetInterface> from_variable(const std::vector<Candidate>& up, cons
   if (!c)
     throw UsageError(std::string(variable) + "=" + value + ": no interface '" + entry +
                      "' is up with an IPv4 address on this host; there are: " + list_net_interfaces());
+  if (c->loopback)  // the ranks span hosts (this is asked only then): loopback reaches none of the others
+    throw UsageError(std::string(variable) + "=" + value + " names the loopback interface " + c->name +
+                     ", which the other hosts cannot reach; name the interface that links them (there are: " +
+                     list_net_interfaces() + ")");
   return NetInterface{c->name, c->ipv4, variable};
 }
 

@@ -31,6 +31,14 @@ int create_temporary(const fs::path& dir, const std::string& for_name, std::stri
   return fd;
 }
 
+// The mode a plain open(O_CREAT, 0666) would give: mkstemp makes 0600, and a
+// result should be as readable as the user's umask says, as before.
+mode_t created_file_mode() {
+  const mode_t mask = ::umask(0);
+  ::umask(mask);
+  return 0666 & ~mask;
+}
+
 bool write_all(int fd, const std::string& contents) {
   std::size_t done = 0;
   while (done < contents.size()) {
@@ -68,7 +76,7 @@ void write_file_atomically(const std::string& path, const std::string& contents)
   std::string tmp;
   const int fd = create_temporary(dir, target.filename().string(), tmp);
   if (fd < 0) cannot_write(path, errno);
-  const bool written = write_all(fd, contents) && ::fchmod(fd, 0644) == 0;
+  const bool written = write_all(fd, contents) && ::fchmod(fd, created_file_mode()) == 0;
   const int write_errno = errno;
   if (::close(fd) != 0 || !written) {
     const int error_number = written ? errno : write_errno;

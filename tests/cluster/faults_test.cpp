@@ -267,13 +267,21 @@ TEST_CASE("a host that cannot start the daemon: a clear error naming it, in seco
 TEST_CASE("a c10d store another host cannot reach: an error naming its address, long before --timeout", "[faults]") {
   zbtest::Cluster cluster("2");
   Setup s;
-  // GLOO_SOCKET_IFNAME=lo on every host: rank 0 announces its store at
-  // 127.0.0.1, which on node2 is node2's own loopback, where nothing listens.
+  // A second network on each host, as on a multi-homed node, that does not
+  // link them: alt0 (one end of a veth pair inside the node; this kernel has
+  // no dummy devices) is 10.78.0.1 on node1 and 10.79.0.2 on node2. With
+  // GLOO_SOCKET_IFNAME=alt0 rank 0 announces its store at 10.78.0.1, which
+  // node2 has no route to.
+  for (const char* address : {"1 10.78.0.1", "2 10.79.0.2"}) {
+    const std::string node(address, 1), ip(address + 2);
+    REQUIRE(cluster.run("exec node" + node + " sh -c 'ip link add alt0 type veth peer name alt1 && ip addr add " + ip +
+                        "/24 dev alt0 && ip link set alt0 up && ip link set alt1 up'").exit_code == 0);
+  }
   Job job(s.tmp.path(), "-x GLOO_SOCKET_IFNAME -np 4",
           "lpt 4 --device cpu -b gloo -w 1 -n 3 --timeout 600" + s.model + " -o " + quote(s.tmp.str() + "/run"), 90,
-          "GLOO_SOCKET_IFNAME=lo");
+          "GLOO_SOCKET_IFNAME=alt0");
   std::vector<double> seen;
-  const int rc = job.wait(Clock::now(), {"cannot reach rank 0's c10d store at 127.0.0.1:"}, seen);
+  const int rc = job.wait(Clock::now(), {"cannot reach rank 0's c10d store at 10.78.0.1:"}, seen);
   const double end_s = job.since_launch();
   const std::string text = job.output();
   INFO("launch -> zero_bench's error " << seen[0] << " s, -> end " << end_s << " s, exit " << rc << "\n"
@@ -281,11 +289,23 @@ TEST_CASE("a c10d store another host cannot reach: an error naming its address, 
   CHECK(rc != 0);
   CHECK(rc != 124);
   REQUIRE(seen[0] >= 0);
-  CHECK_THAT(text, Catch::Contains("(interface lo); set GLOO_SOCKET_IFNAME on every host"));
+  CHECK_THAT(text, Catch::Contains("(interface alt0); set GLOO_SOCKET_IFNAME on every host"));
   CHECK_FALSE(fs::exists(s.tmp.path() / "run/exp_info.json"));
   // zero_bench gives up reaching the store after 30 s (its message says so);
   // allow 10 s for the launch, connecting the ranks and the abort.
   CHECK(end_s < 40);
+}
+
+TEST_CASE("the loopback interface named for ranks across hosts exits 2 at once, naming it", "[faults]") {
+  zbtest::Cluster cluster("2");
+  Setup s;
+  const auto r = cluster.zero_bench("-x GLOO_SOCKET_IFNAME=lo -np 4",
+                                    "lpt 4 --device cpu -b gloo -n 1" + s.model + " -o " + quote(s.tmp.str() + "/run"),
+                                    60);
+  INFO("stdout: " << r.out << "\nstderr: " << r.err);
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("GLOO_SOCKET_IFNAME=lo names the loopback interface lo, which the other hosts "
+                                    "cannot reach"));
 }
 
 TEST_CASE("one node's link 20 ms slower: the run completes and its communication phases grow", "[faults]") {
