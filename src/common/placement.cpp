@@ -77,8 +77,11 @@ std::optional<std::string> shard_group_placement(const std::vector<int>& node_of
     facts.push_back("shard group " + std::to_string(group) + " (" + ranks_text(members) + ") spans " +
                     numbers_text(nodes, "nodes"));
   }
+  // A node holding several whole groups is fine (G below the ranks per node);
+  // one holding parts of a group that spans nodes is what the user must see.
+  const auto spans = [&](int group) { return nodes_of_group[group].size() > 1; };
   for (const auto& [node, groups] : groups_of_node)
-    if (groups.size() > 1)
+    if (groups.size() > 1 && std::any_of(groups.begin(), groups.end(), spans))
       facts.push_back("node " + std::to_string(node) + " holds ranks of " + numbers_text(groups, "groups"));
   if (facts.empty()) return std::nullopt;
   std::string out;

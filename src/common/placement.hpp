@@ -23,10 +23,11 @@ std::vector<std::string> hosts_by_lowest_rank(const std::vector<std::string>& ho
 std::string ranks_on_host(const std::vector<std::string>& host_of_rank, const std::string& host);
 
 // With shard groups of `group_size` consecutive ranks: which groups span
-// several nodes, and which nodes hold ranks of several groups, e.g. "shard
-// group 0 (ranks 0-3) spans nodes 0-1; node 1 holds ranks of groups 0 and 1".
-// Empty where every group lies within one node and no node holds two groups
-// (the hierarchy the flag is for: in-group traffic stays on a node's links).
+// several nodes, and which nodes hold parts of several groups one of which
+// spans nodes, e.g. "shard group 1 (ranks 2-3) spans nodes 0-1; node 0 holds
+// ranks of groups 0-1". Empty where every group lies within one node (the
+// hierarchy the flag is for: in-group traffic stays on a node's links), even
+// where a node holds several whole groups.
 std::optional<std::string> shard_group_placement(const std::vector<int>& node_of_rank, int group_size);
 
 }  // namespace zb
