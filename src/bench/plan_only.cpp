@@ -51,9 +51,7 @@ void run_plan_only(const Config& config, std::ostream& log) {
   const std::vector<ModelSpec> models = selected_models(config);
   const PlanOptions options = plan_options(config);
   const std::string dir = run_directory(config);
-  std::vector<std::string> model_names;
-  for (const ModelSpec& m : models) model_names.push_back(m.name);
-  const auto lock = prepare_run_dir(dir, config.force, model_names, config.world_sizes);  // held until written
+  const auto lock = prepare_run_dir(dir, config.force, models, config.world_sizes);  // held until the run is written
 
   RunContext base = base_context(config);
   base.mode = "plan-only";

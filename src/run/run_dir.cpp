@@ -24,12 +24,12 @@ bool is_run_file_name(const std::string& file_name) {
   return file_name == "exp_info.json" || std::regex_match(file_name, rank_or_case_file);
 }
 
-bool run_writes(const std::string& file_name, const std::vector<std::string>& models,
+bool run_writes(const std::string& file_name, const std::vector<ModelSpec>& models,
                 const std::vector<int>& world_sizes) {
   if (file_name == "exp_info.json") return true;
-  for (const std::string& model : models)
+  for (const ModelSpec& model : models)
     for (const int w : world_sizes) {
-      const std::string stem = model + "_" + std::to_string(w);
+      const std::string stem = model.name + "_" + std::to_string(w);
       if (file_name == stem + ".json") return true;
       if (file_name.rfind(stem + "_", 0) != 0 || file_name.size() < stem.size() + 7) continue;
       const std::string rank = file_name.substr(stem.size() + 1, file_name.size() - stem.size() - 6);
@@ -61,53 +61,49 @@ std::string head_of(const fs::path& file, std::size_t bytes) {
   return head;
 }
 
-// The regular files (not links) in `dir` whose name `wanted` accepts.
-template <typename Predicate>
-std::vector<fs::path> files_named(const fs::path& dir, const Predicate& wanted) {
-  std::vector<fs::path> found;
-  for (const auto& entry : fs::directory_iterator(dir))
-    if (!entry.is_symlink() && entry.is_regular_file() && wanted(entry.path().filename().string()))
-      found.push_back(entry.path());
-  std::sort(found.begin(), found.end());
+// What a run directory holds under the names zero-bench writes, read in one
+// pass (on a cluster's file system every listing and open costs): the records
+// of an earlier run and the temporaries of killed writes, in name order.
+struct RunDirSurvey {
+  std::vector<fs::path> records, temporaries;
+};
+
+// Surveys `dir`; refuses, before anything is removed or written, anything but
+// a regular file under a name zero-bench writes (a planted link, a FIFO), and
+// then a file of the user's (not a zero-bench record) under a name this run
+// will write, --force or not.
+RunDirSurvey survey_run_dir(const fs::path& dir, const std::vector<ModelSpec>& models,
+                            const std::vector<int>& world_sizes) {
+  RunDirSurvey found;
+  std::string planted, in_the_way;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    const std::string name = entry.path().filename().string();
+    const bool run_name = is_run_file_name(name), temporary = is_temporary_file_name(name),
+               written = run_writes(name, models, world_sizes);
+    if (!run_name && !temporary && !written) continue;
+    if (entry.is_symlink() || !entry.is_regular_file()) {
+      if (planted.empty())
+        planted = "'" + name + "' is " + (entry.is_symlink() ? "a symbolic link" : "not a regular file") +
+                  " under a name zero-bench writes (it never follows or replaces one); remove it";
+      continue;
+    }
+    if (temporary) {
+      found.temporaries.push_back(entry.path());
+      continue;
+    }
+    const bool record = starts_like_zero_bench_record(head_of(entry.path(), 512));
+    if (record && run_name) found.records.push_back(entry.path());
+    if (!record && written && in_the_way.empty())
+      in_the_way = "'" + name + "' is not a zero-bench record, and this run would write that name (zero-bench "
+                   "never replaces a file it did not write, even with --force); move it, or choose another "
+                   "directory with -o";
+  }
+  if (!planted.empty()) throw UsageError("output directory '" + dir.string() + "': " + planted);
+  if (!in_the_way.empty()) throw UsageError("output directory '" + dir.string() + "': " + in_the_way);
+  std::sort(found.records.begin(), found.records.end());
+  std::sort(found.temporaries.begin(), found.temporaries.end());
   return found;
 }
-
-// The files of an earlier run: a run file's name and a zero-bench record's opening.
-std::vector<fs::path> existing_run_files(const fs::path& dir) {
-  return files_named(dir, [&](const std::string& name) {
-    return is_run_file_name(name) && starts_like_zero_bench_record(head_of(dir / name, 512));
-  });
-}
-
-// Anything but a regular file under a name a run writes (a link planted
-// there, a FIFO): refused before the run starts rather than at its write.
-void refuse_planted_entries(const fs::path& dir) {
-  for (const auto& entry : fs::directory_iterator(dir)) {
-    const std::string name = entry.path().filename().string();
-    if (!is_run_file_name(name) && !is_temporary_file_name(name)) continue;
-    if (entry.is_symlink() || !entry.is_regular_file())
-      throw UsageError("output directory '" + dir.string() + "': '" + name + "' is " +
-                       (entry.is_symlink() ? "a symbolic link" : "not a regular file") +
-                       " under a name zero-bench writes (it never follows or replaces one); remove it");
-  }
-}
-
-// A regular file of the user's (not a zero-bench record) under a name this run
-// will write: refused, --force or not, before anything is removed or written.
-void refuse_users_files_in_the_way(const fs::path& dir, const std::vector<std::string>& models,
-                                   const std::vector<int>& world_sizes) {
-  for (const auto& entry : fs::directory_iterator(dir)) {
-    const std::string name = entry.path().filename().string();
-    if (entry.is_symlink() || !entry.is_regular_file() || !run_writes(name, models, world_sizes)) continue;
-    if (starts_like_zero_bench_record(head_of(entry.path(), 512))) continue;
-    throw UsageError("output directory '" + dir.string() + "': '" + name + "' is not a zero-bench record, and this "
-                     "run would write that name (zero-bench never replaces a file it did not write, even with "
-                     "--force); move it, or choose another directory with -o");
-  }
-}
-
-// What atomic writes leave when their process is killed.
-std::vector<fs::path> leftover_temporaries(const fs::path& dir) { return files_named(dir, is_temporary_file_name); }
 
 std::string read_holder(int fd) {
   char buf[512] = {};
@@ -125,12 +121,12 @@ std::string names_of(const std::vector<fs::path>& files) {
   return names;
 }
 
-void remove_run(const fs::path& dir, std::vector<fs::path> files) {
+void remove_run(const fs::path& dir, const RunDirSurvey& earlier) {
   // exp_info.json goes first: a replacement interrupted midway reads as incomplete.
+  std::vector<fs::path> files = earlier.records;
   std::stable_partition(files.begin(), files.end(),
                         [](const fs::path& p) { return p.filename() == "exp_info.json"; });
-  const auto leftovers = leftover_temporaries(dir);
-  files.insert(files.end(), leftovers.begin(), leftovers.end());
+  files.insert(files.end(), earlier.temporaries.begin(), earlier.temporaries.end());
   if (files.empty()) return;
   for (const auto& f : files) fs::remove(f);
   std::cout << "--force: removed " << files.size() << " file" << (files.size() == 1 ? "" : "s")
@@ -173,19 +169,18 @@ RunDirLock::~RunDirLock() {
   if (fd_ >= 0) ::close(fd_);  // releases the flock; the file stays (removing it would race a waiting run)
 }
 
-std::unique_ptr<RunDirLock> prepare_run_dir(const std::string& dir, bool force,
-                                            const std::vector<std::string>& models, const std::vector<int>& world_sizes) {
+std::unique_ptr<RunDirLock> prepare_run_dir(const std::string& dir, bool force, const std::vector<ModelSpec>& models,
+                                            const std::vector<int>& world_sizes) {
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec || !fs::is_directory(dir))
     throw UsageError("output directory '" + dir + "' cannot be created: " +
                      (ec ? ec.message() : "a file of that name exists"));
   auto lock = std::make_unique<RunDirLock>(dir);
-  refuse_planted_entries(dir);
-  refuse_users_files_in_the_way(dir, models, world_sizes);
-  const auto files = existing_run_files(dir);
-  if (!files.empty() && !force)
-    throw UsageError("output directory '" + dir + "' already holds a run (" + files.front().filename().string() +
+  const RunDirSurvey earlier = survey_run_dir(dir, models, world_sizes);
+  if (!earlier.records.empty() && !force)
+    throw UsageError("output directory '" + dir + "' already holds a run (" +
+                     earlier.records.front().filename().string() +
                      "); pass --force to replace it or -o to choose another directory");
   try {
     check_directory_writable(dir);
@@ -193,7 +188,7 @@ std::unique_ptr<RunDirLock> prepare_run_dir(const std::string& dir, bool force,
     throw UsageError("output directory '" + dir + "' is not writable (" + e.what() + ")");
   }
   if (!force) return lock;
-  remove_run(dir, files);
+  remove_run(dir, earlier);
   return lock;
 }
 

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "models/model_spec.hpp"
+
 namespace zb {
 
 // An exclusive lock on a run directory (flock on <dir>/.zero_bench.lock, which
@@ -31,11 +33,11 @@ class RunDirLock {
 // A file of the user's under a name this run will write (`models` x
 // `world_sizes`: <Model>_<W>.json, <Model>_<W>_<rank>.json, exp_info.json)
 // is refused, --force or not: it is not the tool's to replace.
-std::unique_ptr<RunDirLock> prepare_run_dir(const std::string& dir, bool force,
-                                            const std::vector<std::string>& models, const std::vector<int>& world_sizes);
+std::unique_ptr<RunDirLock> prepare_run_dir(const std::string& dir, bool force, const std::vector<ModelSpec>& models,
+                                            const std::vector<int>& world_sizes);
 
 // Whether a run of `models` x `world_sizes` writes a file of this name.
-bool run_writes(const std::string& file_name, const std::vector<std::string>& models,
+bool run_writes(const std::string& file_name, const std::vector<ModelSpec>& models,
                 const std::vector<int>& world_sizes);
 
 // True for exp_info.json and names shaped like <Model>_<W>_<rank>.json or <Model>_<W>.json.

@@ -638,11 +638,7 @@ int run_timed(const Config& config) {
   std::unique_ptr<RunDirLock> lock;  // rank 0 holds the run directory until every rank is done
   if (!failure)
     failure = agree_on_failure(
-        [&] {
-          std::vector<std::string> model_names;
-          for (const ModelSpec& m : setup.models) model_names.push_back(m.name);
-          if (world.rank == 0) lock = prepare_run_dir(setup.dir, config.force, model_names, config.world_sizes);
-        },
+        [&] { if (world.rank == 0) lock = prepare_run_dir(setup.dir, config.force, setup.models, config.world_sizes); },
         PhaseRanks::kRankZeroOnly);
   if (failure) return report_failure("zero_bench", *failure);
   abort_job_on_failure("zero_bench", [&] { run_all(config, setup, world); });
