@@ -26,6 +26,15 @@ void polite_barrier(MPI_Comm comm) {
   }
 }
 
+// `root`'s `value` on every member of `comm` (this one being `rank` there).
+std::string broadcast_string_in(MPI_Comm comm, int rank, const std::string& value, int root) {
+  int length = static_cast<int>(value.size());
+  MPI_Bcast(&length, 1, MPI_INT, root, comm);
+  std::string out = rank == root ? value : std::string(static_cast<std::size_t>(length), '\0');
+  MPI_Bcast(out.data(), length, MPI_CHAR, root, comm);
+  return out;
+}
+
 void set_node_position(World& world) {
   MPI_Comm node;
   MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
@@ -77,11 +86,7 @@ SubWorld::~SubWorld() {
 void SubWorld::barrier() const { polite_barrier(comm_); }
 
 std::string SubWorld::broadcast_string(const std::string& value, int root) const {
-  int length = static_cast<int>(value.size());
-  MPI_Bcast(&length, 1, MPI_INT, root, comm_);
-  std::string out = rank_ == root ? value : std::string(length, '\0');
-  MPI_Bcast(out.data(), length, MPI_CHAR, root, comm_);
-  return out;
+  return broadcast_string_in(comm_, rank_, value, root);
 }
 
 std::vector<std::string> SubWorld::gather_strings(const std::string& value) const {
@@ -162,12 +167,9 @@ void abort_job_on_failure(const char* tool, const std::function<void()>& phase) 
 }
 
 std::string broadcast_from_rank_zero(const std::string& value) {
-  int rank = 0, length = static_cast<int>(value.size());
+  int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Bcast(&length, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  std::string out = rank == 0 ? value : std::string(static_cast<std::size_t>(length), '\0');
-  MPI_Bcast(out.data(), length, MPI_CHAR, 0, MPI_COMM_WORLD);
-  return out;
+  return broadcast_string_in(MPI_COMM_WORLD, rank, value, 0);
 }
 
 std::vector<int> node_of_each_rank(MPI_Comm comm, int node) {
