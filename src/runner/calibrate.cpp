@@ -236,17 +236,14 @@ void check_cost_model_path(const Config& config) {
 }
 
 void write_cost_model(const Config& config, const Bench& bench, const std::vector<Sample>& samples,
-                      const std::array<double, 3>& coef, const std::optional<double>& muon_unit,
+                      std::size_t fitted, const std::array<double, 3>& coef, const std::optional<double>& muon_unit,
                       const nlohmann::ordered_json& muon_samples) {
   inject_fault_if_asked("final-write", bench.rank);
-  std::vector<Sample> shard_sized;
-  for (const Sample& s : samples)
-    if (s.fitted(bench)) shard_sized.push_back(s);
   const auto doc = cost_file(config, bench, samples, coef, muon_unit, muon_samples);
   write_file_atomically(config.cost_model, doc.dump(2) + "\n");
   std::printf("wrote %s: %.4g s/element, %.4g s/tensor, %.4g s/step (worst fit error %.1f %% over the %zu samples of >= %lld elements)\n",
               config.cost_model.c_str(), coef[0], coef[1], coef[2], 100 * doc["worst_relative_error"].get<double>(),
-              shard_sized.size(), static_cast<long long>(bench.fit_min_elements));
+              fitted, static_cast<long long>(bench.fit_min_elements));
 }
 
 void calibrate(const Config& config, const at::Device& device, const World& world) {
@@ -263,7 +260,7 @@ void calibrate(const Config& config, const at::Device& device, const World& worl
   nlohmann::ordered_json muon_samples = nlohmann::ordered_json::array();
   if (config.optimizer == OptimizerKind::kMuon) muon_unit = measure_muon_unit(bench, coef, muon_samples);
   watchdog.arm("--calibrate, writing the cost model on rank 0 (every rank arriving after it)");
-  if (world.rank == 0) write_cost_model(config, bench, samples, coef, muon_unit, muon_samples);
+  if (world.rank == 0) write_cost_model(config, bench, samples, shard_sized.size(), coef, muon_unit, muon_samples);
   world_barrier();  // MPI_Finalize waits for every rank too: a rank frozen before it is caught here
   watchdog.disarm();
 }

@@ -599,8 +599,8 @@ void run_all(const Config& config, const TimedSetup& setup, const World& world) 
     const std::string size_text = std::to_string(w);
     watchdog.arm("forming the world-size-" + size_text + " group (every rank arriving)");
     SubWorld group(w);
-    if (group.member()) run_world_size(config, setup, base, group, bandwidth, started, watchdog);
     if (group.member()) {
+      run_world_size(config, setup, base, group, bandwidth, started, watchdog);
       watchdog.arm("the barrier after world size " + size_text + " (every rank arriving)");
       inject_fault_if_asked("between-cases", world.rank);
     } else {
