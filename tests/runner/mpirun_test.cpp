@@ -7,6 +7,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "support/mpirun.hpp"
 #include "support/process.hpp"
 #include "support/temp_dir.hpp"
 
@@ -22,10 +23,7 @@ const char* kSmallModel = R"([{"name": "emb", "shape": [300, 32]}, {"name": "l1.
 
 // mpirun refuses root without these; --oversubscribe for more ranks than cores;
 // timeout turns a hang into a failure.
-zbtest::ProcessResult mpirun(int ranks, const std::string& args) {
-  return run_command("OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout 300 mpirun --oversubscribe -np " +
-                     std::to_string(ranks) + " " + ZB_BENCH_BIN + " " + args);
-}
+zbtest::ProcessResult mpirun(int ranks, const std::string& args) { return zbtest::mpirun_zero_bench(ranks, args); }
 
 std::string small_model_file(const zbtest::TempDir& tmp) {
   zbtest::write_text(tmp.path() / "small.json", kSmallModel);
@@ -204,10 +202,9 @@ TEST_CASE("a fault on one rank ends the whole job with that rank's message, and 
   zbtest::TempDir tmp;
   const fs::path dir = tmp.path() / "run";
   // Rank 1 fails as it is about to write its result (ZB_FAULT_THROW, the runner's fault injection).
-  const auto r = run_command("OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 ZB_FAULT_THROW=write:1 "
-                             "timeout 300 mpirun --oversubscribe -x ZB_FAULT_THROW -np 2 " + std::string(ZB_BENCH_BIN) +
-                             " greedy 2 --device cpu -n 2 --model-file " + small_model_file(tmp) + " -o " +
-                             quote(dir.string()));
+  const auto r = zbtest::mpirun_zero_bench(
+      2, "greedy 2 --device cpu -n 2 --model-file " + small_model_file(tmp) + " -o " + quote(dir.string()),
+      "ZB_FAULT_THROW=write:1");
   INFO(r.err);
   CHECK(r.exit_code != 0);
   CHECK(r.exit_code != 124);  // not the timeout: no hang
@@ -268,9 +265,9 @@ TEST_CASE("a fault on one rank during the checks ends every rank within seconds 
   // Rank 1 fails while the request is checked (ZB_FAULT_THROW, the runner's fault injection); rank 0 is fine.
   zbtest::TempDir tmp;
   const auto started = std::chrono::steady_clock::now();
-  const auto r = run_command("OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 ZB_FAULT_THROW=checks:1 "
-                             "timeout 60 mpirun --oversubscribe -x ZB_FAULT_THROW -np 2 " + std::string(ZB_BENCH_BIN) +
-                             " -b mpi --device cpu --models ResNet50 -n 1 -o " + quote(tmp.str() + "/run") + " lpt 2");
+  const auto r = zbtest::mpirun_zero_bench(
+      2, "-b mpi --device cpu --models ResNet50 -n 1 -o " + quote(tmp.str() + "/run") + " lpt 2",
+      "ZB_FAULT_THROW=checks:1", 60);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   INFO("exit " << r.exit_code << " after " << seconds << " s\nstderr: " << r.err);
   CHECK(r.exit_code == 1);

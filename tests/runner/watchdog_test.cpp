@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <string>
 
+#include "support/mpirun.hpp"
 #include "support/process.hpp"
 #include "support/temp_dir.hpp"
 
@@ -30,13 +31,11 @@ struct Outcome {
 Outcome freeze(const std::string& moment, int rank, const std::string& args) {
   zbtest::TempDir tmp;
   zbtest::write_text(tmp.path() / "tiny.json", kTinyModel);
-  const std::string command =
-      "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 ZB_FAULT_STOP=" + moment + ":" +
-      std::to_string(rank) + " timeout 60 mpirun --oversubscribe -x ZB_FAULT_STOP -np 3 " + ZB_BENCH_BIN +
-      " --device cpu -w 0 -n 2 --timeout " + std::to_string(kTimeoutS) + " --model-file " +
-      quote((tmp.path() / "tiny.json").string()) + " -o " + quote((tmp.path() / "run").string()) + " " + args;
+  const std::string bench_args = "--device cpu -w 0 -n 2 --timeout " + std::to_string(kTimeoutS) + " --model-file " +
+                                 quote((tmp.path() / "tiny.json").string()) + " -o " +
+                                 quote((tmp.path() / "run").string()) + " " + args;
   const auto start = std::chrono::steady_clock::now();
-  Outcome o{run_command(command), 0};
+  Outcome o{zbtest::mpirun_zero_bench(3, bench_args, "ZB_FAULT_STOP=" + moment + ":" + std::to_string(rank), 60), 0};
   o.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return o;
 }
@@ -102,10 +101,10 @@ TEST_CASE("ranks launched with different arguments exit 2 before any collective,
 
 TEST_CASE("a gradient bucket so small that the buckets would exhaust memory is refused up front with the figure") {
   zbtest::TempDir tmp;
-  const auto r = run_command("OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout 60 mpirun "
-                             "--oversubscribe -np 2 " + std::string(ZB_BENCH_BIN) +
-                             " lpt 2 --device cpu --models BERT --grad-sync all-reduce --overlap "
-                             "--grad-bucket-mb 1e-9 -o " + quote(tmp.str() + "/run"));
+  const auto r = zbtest::mpirun_zero_bench(2,
+                                           "lpt 2 --device cpu --models BERT --grad-sync all-reduce --overlap "
+                                           "--grad-bucket-mb 1e-9 -o " + quote(tmp.str() + "/run"),
+                                           "", 60);
   INFO("stdout: " << r.out << "\nstderr: " << r.err);
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.err, Catch::Contains("--grad-bucket-mb 1e-09 cuts model BERT's") &&
