@@ -13,7 +13,7 @@ namespace {
 
 // A path or name for a message or a table: it may come from anywhere (a
 // directory someone else named), so its control characters are escaped.
-std::string shown(const std::string& text) { return excerpt_for_message(text, std::string::npos); }
+std::string shown(const std::string& text) { return escape_control_characters(text); }
 std::string shown(const fs::path& path) { return shown(path.string()); }
 
 bool is_a_directory(const fs::path& path) {

@@ -10,7 +10,7 @@ namespace zb {
 namespace {
 
 // A cell as a terminal or a viewer may show it: control characters escaped.
-std::string printable(const std::string& cell) { return excerpt_for_message(cell, std::string::npos); }
+std::string printable(const std::string& cell) { return escape_control_characters(cell); }
 
 std::string csv_cell(const std::string& raw) {
   const std::string cell = printable(raw);

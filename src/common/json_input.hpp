@@ -30,4 +30,8 @@ nlohmann::json parse_json_input(const std::string& text, const std::string& sour
 // control characters escaped and "..." where it was cut.
 std::string excerpt_for_message(const std::string& text, std::size_t max_chars = 80);
 
+// `text` whole, its control characters escaped ("\x1b"): for names and paths
+// that came from other people's files, shown in a message or a table.
+std::string escape_control_characters(const std::string& text);
+
 }  // namespace zb

@@ -28,7 +28,7 @@ namespace zb {
 struct JsonSource {
   const std::string& file;
   [[noreturn]] void fail(const std::string& what) const {
-    throw UsageError("'" + excerpt_for_message(file, std::string::npos) + "': " + what);
+    throw UsageError("'" + escape_control_characters(file) + "': " + what);
   }
 };
 
