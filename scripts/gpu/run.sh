@@ -20,12 +20,18 @@
 #           bf16 (fused: the cast path around ATen's kernel; foreach), --check;
 #           four ranks through gloo with --shard-group 2 and reduce-scatter;
 #           --overlap on the GPU (gloo, W = 2 and 4, lpt and flat), --check
+#   layout  scripts/gpu/fused_adam_layout.py: torch's fused Adam over each
+#           model's tensors as separate allocations, one flat tensor and k views
+#           of it, against the copy bandwidth, with the kernel launches counted
+#   calibrate  --calibrate for fused and foreach Adam at W = 1 (nccl), the cost
+#           models kept; then the cost partitioner at W = 1 over each, --check,
+#           whose records hold the step each model predicts beside the measured one
 # The build directory (build-gpu/) survives between calls on a warm machine,
 # so a second call with `build shared` only re-links what changed.
 # ZB_GPU_BUDGET_S: seconds this call may use (default 560, under the 600 s limit).
 set -uo pipefail
 ZB_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-OUTDIR="${1:?usage: run.sh OUTDIR [build] [test] [gputests] [w1] [shared] [gradsync] [mixed]}"
+OUTDIR="${1:?usage: run.sh OUTDIR [build] [test] [gputests] [w1] [shared] [gradsync] [mixed] [layout] [calibrate]}"
 shift
 STAGES=("$@")
 [ ${#STAGES[@]} -eq 0 ] && STAGES=(build test w1 shared)
@@ -198,11 +204,30 @@ stage_gradsync() {
   log "gradsync lpt --param-storage contiguous (gloo): exit $? $(grep -c 'check passed' "$WORK/logs/gradsync_contiguous.log") cases checked"
 }
 
+stage_layout() {
+  enough 90 || { log "layout: skipped, $(left) s left"; return 0; }
+  timeout "$(( $(left) - 30 ))" python3 "$ZB_ROOT/scripts/gpu/fused_adam_layout.py" "$BUILD/zero_bench" \
+    >"$WORK/logs/fused_adam_layout.md" 2>&1
+  log "layout: exit $?"
+}
+
+stage_calibrate() {
+  for impl in fused foreach; do
+    enough 90 || { log "calibrate: stopped before $impl, $(left) s left"; return 0; }
+    local model="$RES/cost_model_$impl.json"
+    zb -b nccl --calibrate --cost-model "$model" --optimizer-impl "$impl" >"$WORK/logs/calibrate_$impl.log" 2>&1
+    log "calibrate $impl: exit $? $(tail -1 "$WORK/logs/calibrate_$impl.log")"
+    zb -b nccl cost 1 --cost-model "$model" --optimizer-impl "$impl" --check -w 3 -n 20 \
+      -o "$RES/calibrated_$impl/cost" --force >"$WORK/logs/calibrated_$impl.log" 2>&1
+    log "cost over the $impl model, W = 1: exit $? $(grep -c 'check passed' "$WORK/logs/calibrated_$impl.log") cases checked"
+  done
+}
+
 for stage in "${STAGES[@]}"; do
   case "$stage" in
     build) stage_build || { STAGES=(); break; } ;;
-    test | gputests | w1 | shared | gradsync | mixed) setup_env; "stage_$stage" ;;
-    *) log "unknown stage '$stage'; valid: build test gputests w1 shared gradsync" ;;
+    test | gputests | w1 | shared | gradsync | mixed | layout | calibrate) setup_env; "stage_$stage" ;;
+    *) log "unknown stage '$stage'; valid: build test gputests w1 shared gradsync mixed layout calibrate" ;;
   esac
 done
 
