@@ -14,8 +14,7 @@ std::string cells(const CaseReport* c) {
   char buf[256];
   std::string time = "n/a";
   if (c->max_time) {
-    std::snprintf(buf, sizeof buf, "%.3f ± %.5f", *c->max_time, *c->max_time_std);
-    time = buf;
+    time = seconds_with_spread(*c->max_time, *c->max_time_std, " ± ", "");
   }
   std::string gap = "n/a";
   if (c->gap_percent) {

@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "report.hpp"
+#include "table.hpp"
 #include "src/common/placement.hpp"
 
 namespace zb {
@@ -12,8 +13,7 @@ std::string case_text(const CaseReport& c) {
   char buf[512];
   std::string time = "n/a";
   if (c.max_time) {
-    std::snprintf(buf, sizeof buf, "%.3f (%.5f)", *c.max_time, *c.max_time_std);
-    time = buf;
+    time = seconds_with_spread(*c.max_time, *c.max_time_std);
   }
   std::snprintf(buf, sizeof buf,
                 "world_size=%d model_name=%s\n"
@@ -74,9 +74,11 @@ std::string host_pages_text(const CaseReport& c) {
 // separate"); nothing where a bucket or the gathered buffer holds them.
 std::string param_storage_text(const CaseReport& c) {
   if (!c.param_storage) return "";
-  return "parameters     = " +
-         std::string(*c.param_storage == "contiguous" ? "views of one contiguous allocation" : "one allocation each") +
-         ", --param-storage " + *c.param_storage + "\n";
+  const std::string& s = *c.param_storage;
+  const char* layout = s == "contiguous" ? "views of one contiguous allocation"
+                       : s == "shard"    ? "each rank's views of one allocation, stepped as one flat tensor"
+                                         : "one allocation each";
+  return "parameters     = " + std::string(layout) + ", --param-storage " + s + "\n";
 }
 
 // "phases         = all-reduce: grad sync 0.324 + step 0.127 + sync 0.205 = 0.656 s (rank 1, the largest total)"
@@ -85,16 +87,20 @@ std::string param_storage_text(const CaseReport& c) {
 std::string phases_text(const CaseReport& c) {
   if (!c.slowest_total_rank || !c.step_mean_per_rank || !c.sync_mean_per_rank) return "";
   const int k = *c.slowest_total_rank;
+  // One number of decimals for the line, enough for its smallest phase (a GPU step of 0.3 ms beside a 50 ms sync).
+  int d = 3;
+  for (const auto* phase : {&c.grad_sync_mean_per_rank, &c.step_mean_per_rank, &c.sync_mean_per_rank})
+    if (*phase && (**phase)[k] > 0) d = std::max(d, seconds_decimals((**phase)[k]));
   char replicas[64] = "";
   if (c.grad_replicas_mean_per_rank)
-    std::snprintf(replicas, sizeof replicas, " + replicas %.3f", (*c.grad_replicas_mean_per_rank)[k]);
+    std::snprintf(replicas, sizeof replicas, " + replicas %.*f", d, (*c.grad_replicas_mean_per_rank)[k]);
   const std::string reduction =
       c.grad_sync.value_or("?") + (c.grad_average == "step" ? " (sum, the step divides by W)" : "");
   char buf[360];
   std::snprintf(buf, sizeof buf,
-                "phases         = %s: grad sync %.3f%s + step %.3f + %s %.3f = %.3f s (rank %d, the largest total)\n",
-                reduction.c_str(), (*c.grad_sync_mean_per_rank)[k], replicas,
-                (*c.step_mean_per_rank)[k], c.overlap ? "exposed sync" : "sync", (*c.sync_mean_per_rank)[k],
+                "phases         = %s: grad sync %.*f%s + step %.*f + %s %.*f = %.*f s (rank %d, the largest total)\n",
+                reduction.c_str(), d, (*c.grad_sync_mean_per_rank)[k], replicas, d,
+                (*c.step_mean_per_rank)[k], c.overlap ? "exposed sync" : "sync", d, (*c.sync_mean_per_rank)[k], d,
                 (*c.total_mean_per_rank)[k], k);
   return buf;
 }

@@ -56,9 +56,11 @@ Table summary_table(const std::vector<RunReport>& runs) {
                           percent(imbalance, 3), c->lower_bound ? std::to_string(*c->lower_bound) : "n/a",
                           c->gap_percent ? percent(*c->gap_percent, 3) : "n/a", std::to_string(c->padding),
                           std::to_string(c->tensors_split),
-                          c->max_time ? fixed(*c->max_time, 4) + " ± " + fixed(c->max_time_std.value_or(0), 4) : "n/a",
-                          c->slowest_sync ? fixed(*c->slowest_sync, 4) + " ± " + fixed(c->slowest_sync_std.value_or(0), 4)
-                                          : "n/a"});
+                          c->max_time ? seconds_with_spread(*c->max_time, c->max_time_std.value_or(0), " ± ", "")
+                                      : "n/a",
+                          c->slowest_sync
+                              ? seconds_with_spread(*c->slowest_sync, c->slowest_sync_std.value_or(0), " ± ", "")
+                              : "n/a"});
       }
   return t;
 }

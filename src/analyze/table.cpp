@@ -1,6 +1,7 @@
 #include "table.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 #include "src/common/json_input.hpp"
@@ -45,6 +46,17 @@ std::string fixed_or_na(const std::optional<double>& value, int decimals) {
 }
 
 std::string percent(double value, int decimals) { return fixed(value, decimals) + " %"; }
+
+int seconds_decimals(double seconds) {
+  const double magnitude = std::fabs(seconds);
+  if (!(magnitude > 0) || !std::isfinite(magnitude)) return 3;
+  return std::clamp(2 - static_cast<int>(std::floor(std::log10(magnitude))), 3, 12);
+}
+
+std::string seconds_with_spread(double seconds, double spread, const char* open, const char* close) {
+  const int decimals = seconds_decimals(seconds);
+  return fixed(seconds, decimals) + open + fixed(spread, decimals + 2) + close;
+}
 
 std::string render_text(const Table& table) {
   std::vector<std::vector<std::string>> rows;
