@@ -134,13 +134,22 @@ void add_timed_options(CLI::App& app, Config& c, std::optional<Dtype>& grad_dtyp
              "separate (default: one allocation per parameter, as a module's parameters and "
              "ZeroRedundancyOptimizer's default) | contiguous: every parameter a view of one flat allocation, in "
              "registration order (FSDP's flat parameter, DeepSpeed's flattened groups); whole-tensor partitioners "
-             "with --sync per-param, and none (bucket and range layouts already place the parameters)")
+             "with --sync per-param, and none (bucket and range layouts already place the parameters) | shard: "
+             "each rank's parameters views of one allocation (plan order), their gradients of another in the same "
+             "order, and the optimizer steps the shard as one flat tensor with flat state, one kernel on CUDA "
+             "(DeepSpeed's flattened partition, Megatron's buffers); whole-tensor partitioners, not with --overlap "
+             "or muon")
       ->group(timed);
   add_integer(app, "--shard-group", c.shard_group, 1, kMaxWorldSize,
               "shard within consecutive groups of G ranks and replicate across the W/G groups (HSDP, MiCS): "
               "the plan is for G ranks; gradients are reduced in the group, the owned shard all-reduced across "
               "the replicas; the sync stays in the group (default: G = W)")
       ->group("partitioner options");
+  app.add_flag("--nccl-shared-gpu", c.nccl_shared_gpu,
+               "-b nccl with more ranks on a node than GPUs (which NCCL refuses as 'Duplicate GPU'): each rank gets "
+               "its own NCCL_HOSTID, so that NCCL takes the ranks for separate hosts and connects them through its "
+               "socket transport (over lo on one node): the real NCCL code path at a socket's bandwidth, not "
+               "NVLink's; recorded as nccl_transport")->group(timed);
   app.add_flag("-c,--check", c.check,
                "after timing, compare every parameter with a single-process Adam over all of them "
                "(bitwise; costs a second copy of the model)")->group(timed);

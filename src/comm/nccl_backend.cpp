@@ -3,6 +3,10 @@
 #include "backend_factories.hpp"
 #include "world.hpp"
 
+#include <unistd.h>
+
+#include <cstdlib>
+
 #ifdef ZB_HAVE_CUDA
 #include <nccl.h>
 #include <torch/csrc/distributed/c10d/NCCLUtils.hpp>
@@ -64,5 +68,17 @@ std::unique_ptr<Communicator> create_nccl(const SubWorld&, const at::Device&) { 
 std::string nccl_version() { return ""; }
 std::string nccl_compiled_version() { return ""; }
 #endif
+
+std::string separate_nccl_hosts(int world_rank, const std::string& interface) {
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  const std::string id = std::string(host) + ":zero-bench-rank-" + std::to_string(world_rank);
+  setenv("NCCL_HOSTID", id.c_str(), 1);  // a shared value would bring the refusal back
+  setenv("NCCL_IB_DISABLE", "1", 0);
+  setenv("NCCL_SOCKET_IFNAME", interface.c_str(), 0);
+  const std::string ib = std::getenv("NCCL_IB_DISABLE");
+  return std::string(ib == "1" ? "socket" : "network (NCCL_IB_DISABLE=" + ib + ")") + " over " +
+         std::getenv("NCCL_SOCKET_IFNAME") + ", NCCL_HOSTID per rank";
+}
 
 }  // namespace zb

@@ -124,7 +124,7 @@ struct Schema<RunContext> {
         member("world_size", &C::world_size, Need::kRequired), member("rank", &C::rank, Need::kRequired),
         member("local_rank", &C::local_rank), member("node", &C::node), member("nodes", &C::nodes),
         member("local_size", &C::local_size), member("net_interface", &C::net_interface),
-        member("shard_group_placement", &C::shard_group_placement),
+        member("shard_group_placement", &C::shard_group_placement), member("nccl_transport", &C::nccl_transport),
         member("backend", &C::backend), member("device", &C::device),
         member("optimizer", &C::optimizer), member("optimizer_impl", &C::optimizer_impl),
         member("threads", &C::threads), member("step_timing", &C::step_timing),
@@ -159,7 +159,7 @@ struct Schema<RunContext> {
     }
     if (c.grad_average) check_one_of(*c.grad_average, {"grad_sync", "step"}, src, where + ".grad_average");
     if (c.huge_pages) check_one_of(*c.huge_pages, {"off", "on"}, src, where + ".huge_pages");
-    if (c.param_storage) check_one_of(*c.param_storage, {"separate", "contiguous"}, src, where + ".param_storage");
+    if (c.param_storage) check_one_of(*c.param_storage, {"separate", "contiguous", "shard"}, src, where + ".param_storage");
     if (c.kernel_thp) check_one_of(*c.kernel_thp, {"always", "madvise", "never"}, src, where + ".kernel_thp");
     if (c.anon_huge_page_bytes && *c.anon_huge_page_bytes < 0)
       src.fail(where + ".anon_huge_page_bytes is " + std::to_string(*c.anon_huge_page_bytes) + ", below 0");

@@ -48,6 +48,9 @@ struct RunContext {
   // --shard-group across hosts: the groups that span hosts, or hosts that
   // hold parts of two groups, stated once (absent where each group is a host's).
   std::optional<std::string> shard_group_placement;
+  // --nccl-shared-gpu: how NCCL connects ranks that share a GPU, e.g.
+  // "socket over lo, NCCL_HOSTID per rank (4 ranks share 1 GPU on this node)".
+  std::optional<std::string> nccl_transport;
   std::optional<std::string> backend, device, optimizer;
   std::optional<std::string> optimizer_impl;  // --adam: torch | foreach | fused
   std::optional<int> threads;

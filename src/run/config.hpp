@@ -36,6 +36,9 @@ struct Config {
 
   // Timed runs (under mpirun).
   std::optional<Backend> backend;  // none: nccl on CUDA (gloo when ranks share a GPU), gloo on CPU
+  // -b nccl with more ranks on a node than GPUs: each rank its own NCCL_HOSTID,
+  // so that NCCL connects them as separate hosts, through its socket transport.
+  bool nccl_shared_gpu = false;
   DeviceChoice device = DeviceChoice::kAuto;
   int iters = 30, warmup = 1;
   SyncMode sync = SyncMode::kPerParam;

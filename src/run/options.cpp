@@ -55,7 +55,9 @@ const Choices<HugePages>& huge_pages_choices() {
 
 const Choices<ParamStorage>& param_storage_choices() {
   static const Choices<ParamStorage> c{
-      "--param-storage", {{"separate", ParamStorage::kSeparate}, {"contiguous", ParamStorage::kContiguous}}};
+      "--param-storage", {{"separate", ParamStorage::kSeparate},
+                          {"contiguous", ParamStorage::kContiguous},
+                          {"shard", ParamStorage::kShard}}};
   return c;
 }
 

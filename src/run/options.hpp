@@ -14,7 +14,7 @@ enum class OptimizerImpl { kTorch, kForeach, kFused };
 enum class ShardList { kFull, kNone };
 enum class PlanFiles { kCase, kRank };
 enum class HugePages { kOff, kOn };
-enum class ParamStorage { kSeparate, kContiguous };
+enum class ParamStorage { kSeparate, kContiguous, kShard };
 
 const Choices<DeviceChoice>& device_choices();
 const Choices<Backend>& backend_choices();

@@ -19,6 +19,7 @@
 #include "src/run/rank_record.hpp"
 #include "src/run/run_context.hpp"
 #include "src/run/run_dir.hpp"
+#include "src/comm/backend_factories.hpp"
 #include "src/comm/metered_communicator.hpp"
 #include "src/comm/net_interface.hpp"
 #include "src/comm/world.hpp"
@@ -49,6 +50,8 @@ struct TimedSetup {
   OptimizerSettings optimizer;
   int node = 0, nodes = 1;               // this rank's host among the launch's (World)
   std::optional<NetInterface> net;       // across hosts, gloo and nccl: the store's and transport's interface
+  std::optional<std::string> nccl_transport;  // --nccl-shared-gpu: how NCCL connects the ranks sharing a GPU
+  std::string gpu_sharing;                    // e.g. "4 ranks on this node share 1 GPU", where they do
 };
 
 // --grad-bucket-mb as fp32 elements, at least one.
@@ -118,15 +121,27 @@ void check_fits(const ModelSpec& model, int w, const TimedSetup& s, const Config
 }
 
 // NCCL refuses two ranks on one GPU ("Duplicate GPU detected"). With more
-// ranks on this node than GPUs, the default is gloo, and -b nccl is refused.
-const BackendEntry& choose_backend(const Config& config, const at::Device& device, const World& world) {
-  const int gpus = visible_gpu_count();
-  const bool shared_gpu = device.is_cuda() && world.local_size > gpus;
-  const std::string sharing = std::to_string(world.local_size) + " ranks on this node share " + std::to_string(gpus) +
-                              (gpus == 1 ? " GPU" : " GPUs");
+// ranks on this node than GPUs, the default is gloo, and -b nccl is refused
+// unless --nccl-shared-gpu asks for NCCL's socket transport between them.
+const BackendEntry& choose_backend(const Config& config, const at::Device& device, const World& world,
+                                   const std::string& sharing) {
+  const bool shared_gpu = !sharing.empty();
+  if (config.nccl_shared_gpu) {
+    if (config.backend && config.backend != Backend::kNccl)
+      throw UsageError("--nccl-shared-gpu is for -b nccl, not -b " + backend_choices().name(*config.backend) +
+                       "; leave one of them out");
+    if (!shared_gpu)
+      throw UsageError("--nccl-shared-gpu: " +
+                       (device.is_cuda() ? std::to_string(world.local_size) + " ranks on this node have " +
+                                               std::to_string(visible_gpu_count()) + " GPUs, one each or more"
+                                         : std::string("the device is the CPU")) +
+                       ", so no GPU is shared; leave --nccl-shared-gpu out");
+    return find_backend(backend_choices().name(Backend::kNccl));
+  }
   if (config.backend == Backend::kNccl && shared_gpu)
-    throw UsageError("-b nccl: " + sharing + ", and NCCL refuses two ranks on one GPU; use -b gloo or -b mpi, or "
-                     "launch at most one rank per GPU on each node");
+    throw UsageError("-b nccl: " + sharing + ", and NCCL refuses two ranks on one GPU; add --nccl-shared-gpu (NCCL "
+                     "between them through its socket transport), use -b gloo or -b mpi, or launch at most one rank "
+                     "per GPU on each node");
   if (config.backend) return find_backend(backend_choices().name(*config.backend));
   if (!device.is_cuda()) return find_backend(backend_choices().name(Backend::kGloo));
   if (!shared_gpu) return find_backend(backend_choices().name(Backend::kNccl));
@@ -145,10 +160,15 @@ TimedSetup check_request(const Config& config, const World& world) {
     if (w > world.size)
       throw UsageError("world size " + std::to_string(w) + " needs " + std::to_string(w) + " ranks; mpirun started " +
                        std::to_string(world.size));
-  // -b nccl moves GPU tensors only: it implies --device cuda.
-  const bool nccl_implies_cuda = config.backend == Backend::kNccl && config.device == DeviceChoice::kAuto;
+  // -b nccl moves GPU tensors only: it (and --nccl-shared-gpu) implies --device cuda.
+  const bool nccl_implies_cuda =
+      (config.backend == Backend::kNccl || config.nccl_shared_gpu) && config.device == DeviceChoice::kAuto;
   s.device = choose_device(nccl_implies_cuda ? DeviceChoice::kCuda : config.device, world.local_rank);
-  s.backend = &choose_backend(config, s.device, world);
+  const int gpus = s.device.is_cuda() ? visible_gpu_count() : 0;
+  if (s.device.is_cuda() && world.local_size > gpus)
+    s.gpu_sharing = std::to_string(world.local_size) + " ranks on this node share " + std::to_string(gpus) +
+                    (gpus == 1 ? " GPU" : " GPUs");
+  s.backend = &choose_backend(config, s.device, world, s.gpu_sharing);
   if (s.backend->needs_cuda && !s.device.is_cuda())
     throw UsageError(std::string("backend '") + s.backend->name +
                      "' moves GPU tensors only and the device is the CPU; use -b gloo or -b mpi, or --device cuda");
@@ -157,6 +177,9 @@ TimedSetup check_request(const Config& config, const World& world) {
   if (config.optimizer == OptimizerKind::kMuon && s.partitioner->granularity == Granularity::kRanges)
     throw UsageError("--optimizer muon orthogonalises whole matrices, which '" + config.partitioner +
                      "' splits; use a whole-tensor partitioner (greedy, lpt, optimal, cost, none, ...)");
+  if (config.optimizer == OptimizerKind::kMuon && config.param_storage == ParamStorage::kShard)
+    throw UsageError("--optimizer muon orthogonalises each matrix, and --param-storage shard steps the shard as one "
+                     "flat tensor; use --param-storage separate or contiguous with muon");
   s.optimizer = OptimizerSettings{
       .optimizer = config.optimizer, .optimizer_impl = config.optimizer_impl, .precision = config.precision};
   std::string overlap = config.overlap ? overlap_unavailable_reason(s.partitioner->granularity, config.sync) : "";
@@ -167,7 +190,7 @@ TimedSetup check_request(const Config& config, const World& world) {
                                     grad_sync_unavailable_reason(config.grad_sync, s.partitioner->granularity),
                                     overlap,
                                     param_storage_unavailable_reason(config.param_storage, s.partitioner->granularity,
-                                                                     config.sync)})
+                                                                     config.sync, config.overlap)})
     if (!reason.empty()) throw UsageError(reason);
   s.dir = run_directory(config);
   s.options = plan_options(config);
@@ -427,6 +450,7 @@ RunContext timed_context(const Config& config, const TimedSetup& setup, const Wo
   base.node = world.node;
   base.nodes = world.nodes;
   if (setup.net) base.net_interface = setup.net->name + " " + setup.net->ipv4 + " (" + setup.net->chosen_by + ")";
+  if (setup.nccl_transport) base.nccl_transport = *setup.nccl_transport + " (" + setup.gpu_sharing + ")";
   base.backend = setup.backend->name;
   base.device = device_name(setup.device);
   base.optimizer_impl = optimizer_impl_choices().name(config.optimizer_impl);
@@ -439,7 +463,8 @@ RunContext timed_context(const Config& config, const TimedSetup& setup, const Wo
   base.huge_pages = huge_pages_choices().name(config.huge_pages);
   base.kernel_thp = kernel_thp_mode();
   // Where the parameters' storage is the flag's to choose (not a bucket's or the gathered buffer's).
-  if (param_storage_unavailable_reason(ParamStorage::kContiguous, setup.partitioner->granularity, config.sync).empty())
+  if (config.param_storage == ParamStorage::kShard ||
+      param_storage_unavailable_reason(ParamStorage::kContiguous, setup.partitioner->granularity, config.sync).empty())
     base.param_storage = param_storage_choices().name(config.param_storage);
   base.versions = library_versions();
   return base;
@@ -584,6 +609,10 @@ void run_all(const Config& config, const TimedSetup& setup, const World& world) 
   watchdog.arm("agreeing on the run id (every rank arriving)");
   const RunContext base = timed_context(config, setup, world);
   if (world.rank == 0) std::cout << console_banner(base, world.size) << std::flush;
+  if (world.rank == 0 && base.nccl_transport)
+    std::cout << "[zero_bench] --nccl-shared-gpu: NCCL connects the ranks sharing a GPU as separate hosts, "
+              << *base.nccl_transport << ": the collectives run at a socket's bandwidth, not NVLink's\n"
+              << std::flush;
   watchdog.arm("the start-up barrier (every rank arriving)");
   inject_fault_if_asked("startup", world.rank);
   world_barrier();  // every rank probes at once, as every rank steps at once
@@ -634,6 +663,8 @@ int run_timed(const Config& config) {
     apply_huge_pages(config.huge_pages);  // before the first CPU tensor
     at::set_num_threads(config.threads);
     setup = check_request(config, world);
+    if (config.nccl_shared_gpu)  // before the first NCCL communicator
+      setup.nccl_transport = separate_nccl_hosts(world.rank, setup.net ? setup.net->name : "lo");
   });
   std::unique_ptr<RunDirLock> lock;  // rank 0 holds the run directory until every rank is done
   if (!failure)

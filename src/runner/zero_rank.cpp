@@ -43,9 +43,15 @@ class TensorZeroState : public ZeroState {
   void sync(Communicator& comm) override;
   void step_and_sync_overlapped(Communicator& comm, Stopwatch& stepping) override;
 
+  void attach_gradients() override;
+
  protected:
+  bool gradients_in_one_allocation() const override { return shard_storage_; }
   std::vector<at::Tensor> owned_gradients() const override { return rank_tensors(rank_, true); }
-  std::vector<int> gradient_order() const override;  // reduce to owners: owner by owner, plan order
+  // Owner by owner, plan order: reduce-scatter's order (reduce to owners), and
+  // under --param-storage shard the parameters' own, so that a rank's
+  // gradients lie back to back as its parameters do.
+  std::vector<int> gradient_order() const override;
 
  private:
   // kBucket: each owner's parameters become views of one flat bucket, in
@@ -53,6 +59,13 @@ class TensorZeroState : public ZeroState {
   // sync broadcasts the buckets in place and nothing is packed or unpacked;
   // the buckets are the parameters' own storage, no buffer of their own.
   void make_parameters_bucket_views(int world_size);
+  // --param-storage shard: every rank's parameters, owner by owner in plan
+  // order, views of one allocation (with --sync bucket, of each owner's
+  // bucket); returns this rank's run of them as one flat tensor, which the
+  // optimizer steps (its gradient set by attach_gradients).
+  at::Tensor lay_out_shard_storage(int world_size);
+  bool shard_storage_;
+  at::Tensor flat_shard_;  // --param-storage shard: this rank's parameters as one flat tensor
   SyncMode sync_mode_;
   std::vector<int> owner_;                       // parameter -> owning rank
   std::vector<std::vector<int>> owned_by_rank_;  // rank -> parameters (plan order)
@@ -152,11 +165,19 @@ class ReplicatedZeroState : public ZeroState {
 };
 
 TensorZeroState::TensorZeroState(const ZeroSetup& s)
-    : ZeroState(s), sync_mode_(s.sync), owner_(whole_tensor_owners(s.model, s.plan)) {
+    : ZeroState(s),
+      shard_storage_(s.param_storage == ParamStorage::kShard),
+      sync_mode_(s.sync),
+      owner_(whole_tensor_owners(s.model, s.plan)) {
   owned_by_rank_.resize(s.plan.world_size());
   std::vector<at::Tensor> owned;
   for (int r = 0; r < s.plan.world_size(); ++r)
     for (const Shard& shard : s.plan.ranks[r]) owned_by_rank_[r].push_back(shard.param);
+  if (shard_storage_) {  // before any optimizer
+    flat_shard_ = lay_out_shard_storage(s.plan.world_size());
+    set_optimizer(s.optimizer, {flat_shard_});
+    return;
+  }
   if (sync_mode_ == SyncMode::kBucket) make_parameters_bucket_views(s.plan.world_size());  // before any optimizer
   for (std::size_t p = 0; p < params_.size(); ++p)
     if (owner_[p] == s.rank) owned.push_back(params_[p]);
@@ -176,7 +197,7 @@ TensorZeroState::TensorZeroState(const ZeroSetup& s)
 }
 
 std::vector<int> TensorZeroState::gradient_order() const {
-  if (grad_sync_ != GradSync::kReduceScatter) return ZeroState::gradient_order();
+  if (grad_sync_ != GradSync::kReduceScatter && !shard_storage_) return ZeroState::gradient_order();
   std::vector<int> order;
   for (const std::vector<int>& owned : owned_by_rank_) order.insert(order.end(), owned.begin(), owned.end());
   return order;
@@ -184,6 +205,32 @@ std::vector<int> TensorZeroState::gradient_order() const {
 
 void TensorZeroState::make_parameters_bucket_views(int world_size) {
   for (int r = 0; r < world_size; ++r) buckets_.push_back(move_parameters_into_one_allocation(owned_by_rank_[r]));
+}
+
+at::Tensor TensorZeroState::lay_out_shard_storage(int world_size) {
+  if (sync_mode_ == SyncMode::kBucket) {  // each owner's bucket is its run
+    make_parameters_bucket_views(world_size);
+    return buckets_[rank_].detach();
+  }
+  std::vector<int> order;
+  int64_t start = 0, length = 0;
+  for (int r = 0; r < world_size; ++r)
+    for (int p : owned_by_rank_[r]) {
+      order.push_back(p);
+      if (r < rank_) start += params_[p].numel();
+      if (r == rank_) length += params_[p].numel();
+    }
+  return move_parameters_into_one_allocation(order).narrow(0, start, length).detach();
+}
+
+void TensorZeroState::attach_gradients() {
+  ZeroState::attach_gradients();
+  if (!shard_storage_) return;
+  int64_t start = 0;  // where this rank's run begins in the gradients' one allocation (gradient_order)
+  for (int r = 0; r < rank_; ++r)
+    for (int p : owned_by_rank_[r]) start += params_[p].numel();
+  at::Tensor whole = grad_storage_.narrow(0, start, flat_shard_.numel());
+  flat_shard_.mutable_grad() = whole;
 }
 
 // all-reduce as DDP; reduce-scatter: each owner's gradients reduced to it, in
@@ -509,22 +556,27 @@ void ZeroState::step_and_sync_overlapped(Communicator&, Stopwatch&) {
 
 // Without a GradSync every rank has the same gradients (the seed's); with
 // one, each rank its own, kept to be restored before each reduction.
+// With one allocation for the gradients (a GradSync, or gradients_in_one_allocation),
+// they lie back to back in gradient_order() in grad_storage_.
 void ZeroState::attach_gradients() {
   const at::ScalarType dtype = scalar_type(precision_.grads);
-  if (grad_sync_ == GradSync::kNone) {
+  if (grad_sync_ == GradSync::kNone && !gradients_in_one_allocation()) {
     for (int p = 0; p < static_cast<int>(params_.size()); ++p)
       params_[p].mutable_grad() = synthetic_gradient(model_.params[p], p, seed_, device_, dtype);
     return;
   }
   int64_t total = 0;
-  for (int p = 0; p < static_cast<int>(params_.size()); ++p) {
-    rank_grads_.push_back(rank_gradient(model_.params[p], p, seed_, world_rank_, device_, dtype));
-    total += params_[p].numel();
-  }
-  const at::Tensor storage = reduction_input_buffer(total, grad_options());  // every gradient, in reduction order
+  for (const at::Tensor& p : params_) total += p.numel();
+  grad_storage_ = grad_sync_ == GradSync::kNone ? at::empty({total}, grad_options())
+                                                : reduction_input_buffer(total, grad_options());
+  if (grad_sync_ != GradSync::kNone) rank_grads_.resize(params_.size());  // kept to restore before each reduction
   int64_t offset = 0;
   for (int p : gradient_order()) {
-    params_[p].mutable_grad() = view_holding(storage, offset, rank_grads_[p]);
+    at::Tensor values = grad_sync_ == GradSync::kNone
+                            ? synthetic_gradient(model_.params[p], p, seed_, device_, dtype)
+                            : rank_gradient(model_.params[p], p, seed_, world_rank_, device_, dtype);
+    params_[p].mutable_grad() = view_holding(grad_storage_, offset, values);
+    if (grad_sync_ != GradSync::kNone) rank_grads_[p] = std::move(values);
     offset += params_[p].numel();
   }
 }
@@ -591,7 +643,19 @@ std::string grad_sync_unavailable_reason(GradSync grad_sync, Granularity granula
          "owns every tensor; use --grad-sync all-reduce (plain DDP)";
 }
 
-std::string param_storage_unavailable_reason(ParamStorage storage, Granularity granularity, SyncMode sync) {
+std::string param_storage_unavailable_reason(ParamStorage storage, Granularity granularity, SyncMode sync,
+                                             bool overlap) {
+  if (storage == ParamStorage::kShard) {
+    if (granularity != Granularity::kWholeTensors)
+      return "--param-storage shard lays out each rank's whole tensors as one flat shard; " +
+             std::string(granularity == Granularity::kRanges
+                             ? "a range partitioner's rank steps one flat buffer already; leave it out"
+                             : "under this partitioner every rank owns every tensor; use --param-storage contiguous") +
+             ", or use a whole-tensor partitioner (greedy, lpt, optimal, cost, ...)";
+    if (overlap)
+      return "--param-storage shard steps the shard as one tensor, and --overlap steps it in buckets; leave one out";
+    return "";
+  }
   if (storage != ParamStorage::kContiguous) return "";
   if (granularity == Granularity::kRanges)
     return "--param-storage contiguous: under a range partitioner the parameters are views of the gathered flat "
@@ -604,7 +668,8 @@ std::string param_storage_unavailable_reason(ParamStorage storage, Granularity g
 
 std::unique_ptr<ZeroState> make_zero_state(const ZeroSetup& setup) {
   if (setup.plan.row_chunks) throw RunError("the runner needs each rank's shard list; this plan has counts only");
-  const std::string storage = param_storage_unavailable_reason(setup.param_storage, setup.granularity, setup.sync);
+  const std::string storage =
+      param_storage_unavailable_reason(setup.param_storage, setup.granularity, setup.sync, setup.overlap);
   if (!storage.empty()) throw UsageError(storage);
   if (setup.overlap) {
     const std::string reason = overlap_unavailable_reason(setup.granularity, setup.sync);

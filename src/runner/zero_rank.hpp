@@ -92,6 +92,9 @@ class ZeroState {
   // gradients are laid out back to back in this order, so that a bucket is a
   // slice of them and reduces in place.
   virtual std::vector<int> gradient_order() const;
+  // Whether the gradients lie back to back in gradient_order() in one
+  // allocation (grad_storage_) without a GradSync too.
+  virtual bool gradients_in_one_allocation() const { return false; }
   // The parameters `order` names moved, in that order, into one new
   // allocation, each a view of it holding its values; returns the allocation.
   // --param-storage contiguous: every parameter, in registration order (the
@@ -107,6 +110,7 @@ class ZeroState {
   GradSync grad_sync_ = GradSync::kNone;
   int64_t grad_bucket_elems_ = 0;
   std::vector<at::Tensor> rank_grads_;  // under a GradSync: this rank's own gradients, kept to restore
+  at::Tensor grad_storage_;             // every gradient, where they share one allocation (attach_gradients)
   at::Tensor grad_bucket_;              // all-reduce: the flat buffer several small gradients share (when not adjacent)
   std::vector<at::Tensor> params_;
   std::vector<std::unique_ptr<ShardOptimizer>> optimizers_;  // one, or one per --overlap bucket
@@ -128,7 +132,8 @@ struct ZeroSetup {
   int64_t grad_bucket_elems = 25 * 1024 * 1024 / 4;  // --grad-bucket-mb 25 (also --overlap's bucket)
   bool overlap = false;                               // --overlap
   // kContiguous: every parameter a view of one allocation, in registration
-  // order (param_storage_unavailable_reason says where that applies).
+  // order; kShard: each rank's parameters and gradients back to back, stepped
+  // as one flat tensor (param_storage_unavailable_reason says where each applies).
   ParamStorage param_storage = ParamStorage::kSeparate;
   int replicas = 1;     // R: the plan's G ranks times R make the data-parallel world
   int world_rank = -1;  // among the W ranks (its gradients are its own); -1: `rank`
@@ -139,10 +144,11 @@ std::unique_ptr<ZeroState> make_zero_state(const ZeroSetup& setup);
 // Why --overlap cannot run here ("" when it can).
 std::string overlap_unavailable_reason(Granularity granularity, SyncMode sync);
 
-// Why --param-storage contiguous cannot apply here ("" when it can, and for
-// kSeparate): bucket and range layouts make the parameters views of their own
-// flat buffers.
-std::string param_storage_unavailable_reason(ParamStorage storage, Granularity granularity, SyncMode sync);
+// Why --param-storage contiguous or shard cannot apply here ("" when it can,
+// and for kSeparate): bucket and range layouts make the parameters views of
+// their own flat buffers; shard needs whole tensors, one step over the shard.
+std::string param_storage_unavailable_reason(ParamStorage storage, Granularity granularity, SyncMode sync,
+                                             bool overlap = false);
 
 // Why this gradient reduction cannot serve plans of this granularity ("" when it can).
 std::string grad_sync_unavailable_reason(GradSync grad_sync, Granularity granularity);

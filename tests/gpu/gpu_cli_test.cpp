@@ -95,3 +95,35 @@ TEST_CASE("nccl at world size 1: each gradient reduction, with one and several b
     CHECK(doc["result"]["timing"]["clock"] == "cuda_event");
   }
 }
+
+TEST_CASE("--param-storage shard on the GPU: one fused kernel over the shard, bitwise, the same bytes moved") {
+  zbtest::TempDir separate_dir, shard_dir;
+  const std::string args = "lpt 1 -b nccl -w 1 -n 3 --check --optimizer-impl fused --param-storage ";
+  const auto separate = run_single(separate_dir, kSmallModel, args + "separate");
+  const auto shard = run_single(shard_dir, kSmallModel, args + "shard");
+  CHECK_THAT(shard["result"]["check"].get<std::string>(), Catch::StartsWith("passed"));
+  CHECK(shard["context"]["param_storage"] == "shard");
+  CHECK(shard["result"]["roofline"]["bytes_moved_per_step"] == separate["result"]["roofline"]["bytes_moved_per_step"]);
+}
+
+TEST_CASE("nccl with two ranks on one GPU: refused naming --nccl-shared-gpu, which connects them, bitwise") {
+  zbtest::TempDir tmp;
+  std::ofstream(tmp.path() / "model.json") << kSmallModel;
+  const std::string launch = "timeout 300 mpirun --bind-to none -np 2 " + std::string(ZB_BENCH_BIN) +
+                             " greedy 2 -b nccl -w 1 -n 3 --model-file " + quote((tmp.path() / "model.json").string());
+  const auto refused = run_command(launch + " -o " + quote(tmp.str() + "/refused"));
+  INFO("stderr: " << refused.err);
+  CHECK(refused.exit_code == 2);
+  CHECK_THAT(refused.err, Catch::Contains("NCCL refuses two ranks on one GPU; add --nccl-shared-gpu"));
+  const auto r = run_command(launch + " --nccl-shared-gpu --check -o " + quote(tmp.str() + "/run"));
+  INFO("stdout: " << r.out << "\nstderr: " << r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("the collectives run at a socket's bandwidth, not NVLink's"));
+  for (int rank = 0; rank < 2; ++rank) {
+    const auto doc = load(tmp.path() / "run" / ("model_2_" + std::to_string(rank) + ".json"));
+    CHECK(doc["context"]["backend"] == "nccl");
+    CHECK_THAT(doc["context"]["nccl_transport"].get<std::string>(),
+               Catch::StartsWith("socket over lo, NCCL_HOSTID per rank (2 ranks on this node share 1 GPU)"));
+    CHECK_THAT(doc["result"]["check"].get<std::string>(), Catch::StartsWith("passed"));
+  }
+}

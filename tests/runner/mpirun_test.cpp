@@ -372,6 +372,42 @@ TEST_CASE("contiguous parameter storage under mpirun: still bitwise, recorded, s
   }
 }
 
+TEST_CASE("shard parameter storage under mpirun: bitwise, recorded, shown, and refused where it has no sense") {
+  zbtest::TempDir tmp;
+  for (const char* variant : {"--optimizer-impl fused", "--optimizer-impl torch --grad-sync reduce-scatter",
+                              "--optimizer-impl foreach --grad-sync all-reduce --precision bf16"}) {
+    const std::string dir = tmp.str() + "/run";
+    auto r = mpirun(2, std::string("greedy 2 --device cpu -b gloo -w 0 -n 2 --check --param-storage shard --force ") +
+                           variant + " --model-file " + small_model_file(tmp) + " -o " + quote(dir));
+    INFO(variant << "\nstderr: " << r.err);
+    REQUIRE(r.exit_code == 0);
+    for (int rank = 0; rank < 2; ++rank) {
+      const auto doc = load(fs::path(dir) / ("small_2_" + std::to_string(rank) + ".json"));
+      CHECK_THAT(doc["result"]["check"].get<std::string>(), Catch::StartsWith("passed"));
+      CHECK(doc["context"]["param_storage"] == "shard");
+    }
+    const auto analyzed = run_command(std::string(ZB_ANALYZE_BIN) + " " + quote(dir));
+    REQUIRE(analyzed.exit_code == 0);
+    CHECK_THAT(analyzed.out, Catch::Contains("parameters     = each rank's views of one allocation, stepped as one "
+                                             "flat tensor, --param-storage shard"));
+  }
+  const std::pair<const char*, const char*> refusals[] = {
+      {"flat 2 --param-storage shard", "a range partitioner's rank steps one flat buffer already"},
+      {"none 2 --param-storage shard", "use --param-storage contiguous"},
+      {"lpt 2 --param-storage shard --overlap", "--overlap steps it in buckets; leave one out"},
+      {"lpt 2 --param-storage shard --optimizer muon", "use --param-storage separate or contiguous with muon"},
+      {"greedy 2 --nccl-shared-gpu -b gloo", "--nccl-shared-gpu is for -b nccl, not -b gloo; leave one of them out"},
+      {"greedy 2 --nccl-shared-gpu",
+       "--nccl-shared-gpu: the device is the CPU, so no GPU is shared; leave --nccl-shared-gpu out"}};
+  for (const auto& [args, message] : refusals) {
+    const auto r = mpirun(2, std::string(args) + " --device cpu -o " + quote(tmp.str() + "/refused"));
+    INFO(args << "\nstderr: " << r.err);
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains(message));
+    CHECK_FALSE(fs::exists(tmp.path() / "refused" / "exp_info.json"));
+  }
+}
+
 TEST_CASE("a case that outlasts --timeout ends the job, naming the case and the ranks without a result") {
   zbtest::TempDir tmp;
   const auto started = std::chrono::steady_clock::now();

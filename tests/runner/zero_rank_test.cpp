@@ -131,6 +131,90 @@ TEST_CASE("contiguous parameter storage: one allocation in registration order, t
   }
 }
 
+TEST_CASE("shard parameter storage: each rank's parameters and gradients back to back, stepped as one tensor") {
+  const ModelSpec m = small_model();  // 128 + 16 + 64 + 1 elements
+  const Plan plan = make_plan(find_partitioner("lpt"), m, 2, PlanOptions{});
+  for (SyncMode sync : {SyncMode::kPerParam, SyncMode::kBucket})
+    for (OptimizerImpl impl : {OptimizerImpl::kTorch, OptimizerImpl::kForeach, OptimizerImpl::kFused})
+      for (int rank = 0; rank < 2; ++rank) {
+        INFO("sync " << sync_choices().name(sync) << ", " << optimizer_impl_choices().name(impl) << ", rank " << rank);
+        OptimizerSettings optimizer;
+        optimizer.optimizer_impl = impl;
+        ZeroSetup setup{m, plan, Granularity::kWholeTensors, rank, cpu, 3, sync, optimizer};
+        const auto separate = make_zero_state(setup);
+        setup.param_storage = ParamStorage::kShard;
+        const auto shard = make_zero_state(setup);
+        shard->attach_gradients();
+        separate->attach_gradients();
+        // This rank's tensors, in plan order, lie back to back, and so do their gradients.
+        const std::vector<Shard>& owned = plan.ranks[rank];
+        const at::Tensor& first = shard->parameters()[owned.front().param];
+        int64_t offset = first.storage_offset(), grad_offset = first.grad().storage_offset();
+        for (const Shard& s : owned) {
+          const at::Tensor& param = shard->parameters()[s.param];
+          CHECK(param.storage().is_alias_of(first.storage()));
+          CHECK(param.storage_offset() == offset);
+          CHECK(param.grad().storage().is_alias_of(first.grad().storage()));
+          CHECK(param.grad().storage_offset() == grad_offset);
+          CHECK(at::equal(param, separate->parameters()[s.param]));
+          CHECK(at::equal(param.grad(), separate->parameters()[s.param].grad()));
+          offset += param.numel(), grad_offset += param.numel();
+        }
+        for (int i = 0; i < 3; ++i) shard->step(), separate->step();
+        for (const Shard& s : owned)  // the one flat step gives the per-tensor steps' bits
+          CHECK(at::equal(shard->parameters()[s.param], separate->parameters()[s.param]));
+        CHECK(shard->memory().parameters == separate->memory().parameters);
+        CHECK(shard->memory().gradients == separate->memory().gradients);
+        CHECK(shard->memory().optimizer_state == separate->memory().optimizer_state);
+        CHECK(shard->step_bytes() == separate->step_bytes());
+      }
+}
+
+TEST_CASE("shard parameter storage under a gradient reduction keeps the reduction's buckets in owner order") {
+  const ModelSpec m = small_model();
+  const Plan plan = make_plan(find_partitioner("lpt"), m, 1, PlanOptions{});
+  for (GradSync grad_sync : {GradSync::kAllReduce, GradSync::kReduceScatter}) {
+    INFO(grad_sync_choices().name(grad_sync));
+    ZeroSetup setup{m, plan, Granularity::kWholeTensors, 0, cpu, 3, SyncMode::kPerParam, {}, grad_sync, 1000};
+    const auto separate = make_zero_state(setup);
+    setup.param_storage = ParamStorage::kShard;
+    const auto zero = make_zero_state(setup);
+    zero->attach_gradients();
+    separate->attach_gradients();
+    int64_t offset = zero->parameters()[plan.ranks[0].front().param].grad().storage_offset();
+    for (const Shard& s : plan.ranks[0]) {
+      CHECK(zero->parameters()[s.param].grad().storage_offset() == offset);
+      offset += s.length;
+    }
+    CHECK(zero->memory().buffers == separate->memory().buffers);  // own gradients kept to restore, no more
+    LoopbackCommunicator world_of_one;
+    for (ZeroState* state : {zero.get(), separate.get()})
+      for (int i = 0; i < 3; ++i) {
+        state->restore_rank_gradients();
+        state->reduce_gradients(world_of_one);
+        state->step();
+      }
+    for (std::size_t p = 0; p < m.size(); ++p) CHECK(at::equal(zero->parameters()[p], separate->parameters()[p]));
+  }
+}
+
+TEST_CASE("shard parameter storage is refused for range and replicated plans and with --overlap") {
+  const ModelSpec m = small_model();
+  const Plan ranges = make_plan(find_partitioner("flat"), m, 2, PlanOptions{});
+  ZeroSetup flat{m, ranges, Granularity::kRanges, 0, cpu, 0, SyncMode::kPerParam, {}};
+  flat.param_storage = ParamStorage::kShard;
+  CHECK_THROWS_WITH(make_zero_state(flat), Catch::Contains("steps one flat buffer already"));
+  const Plan all = make_plan(find_partitioner("none"), m, 2, PlanOptions{});
+  ZeroSetup none{m, all, Granularity::kReplicated, 0, cpu, 0, SyncMode::kPerParam, {}};
+  none.param_storage = ParamStorage::kShard;
+  CHECK_THROWS_WITH(make_zero_state(none), Catch::Contains("use --param-storage contiguous"));
+  const Plan whole = make_plan(find_partitioner("lpt"), m, 2, PlanOptions{});
+  ZeroSetup overlap{m, whole, Granularity::kWholeTensors, 0, cpu, 0, SyncMode::kPerParam, {}};
+  overlap.param_storage = ParamStorage::kShard;
+  overlap.overlap = true;
+  CHECK_THROWS_WITH(make_zero_state(overlap), Catch::Contains("--overlap steps it in buckets; leave one out"));
+}
+
 TEST_CASE("contiguous parameter storage is refused where a bucket or the gathered buffer holds the parameters") {
   const ModelSpec m = small_model();
   const Plan whole = make_plan(find_partitioner("lpt"), m, 2, PlanOptions{});
