@@ -20,6 +20,14 @@
 #           bf16 (fused: the cast path around ATen's kernel; foreach), --check;
 #           four ranks through gloo with --shard-group 2 and reduce-scatter;
 #           --overlap on the GPU (gloo, W = 2 and 4, lpt and flat), --check
+#   nccl    NCCL between four ranks on the one GPU (--nccl-shared-gpu: a
+#           NCCL_HOSTID each, its socket transport over lo): first the seed's
+#           command as it is (refused, exit 2), then with the option: greedy and
+#           greedy_sorted at W = 2 and 4, and zero_analyze's tables; lpt and flat
+#           with reduce-scatter, bf16, --shard-group 2 and --overlap; all --check
+#   roofline  fused Adam at W = 1 (nccl) over whole tensors, each in its own
+#           allocation and as --param-storage shard (one flat tensor per rank),
+#           greedy and lpt, beside flat's own buffer; --check
 #   layout  scripts/gpu/fused_adam_layout.py: torch's fused Adam over each
 #           model's tensors as separate allocations, one flat tensor and k views
 #           of it, against the copy bandwidth, with the kernel launches counted
@@ -31,7 +39,7 @@
 # ZB_GPU_BUDGET_S: seconds this call may use (default 560, under the 600 s limit).
 set -uo pipefail
 ZB_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-OUTDIR="${1:?usage: run.sh OUTDIR [build] [test] [gputests] [w1] [shared] [gradsync] [mixed] [layout] [calibrate]}"
+OUTDIR="${1:?usage: run.sh OUTDIR [build] [test] [gputests] [w1] [shared] [gradsync] [mixed] [layout] [calibrate] [nccl] [roofline]}"
 shift
 STAGES=("$@")
 [ ${#STAGES[@]} -eq 0 ] && STAGES=(build test w1 shared)
@@ -204,6 +212,40 @@ stage_gradsync() {
   log "gradsync lpt --param-storage contiguous (gloo): exit $? $(grep -c 'check passed' "$WORK/logs/gradsync_contiguous.log") cases checked"
 }
 
+stage_nccl() {
+  enough 120 || { log "nccl: skipped, $(left) s left"; return 0; }
+  timeout 120 mpirun --bind-to none -np 4 "$BUILD/zero_bench" -b nccl greedy 2 4 -o "$WORK/refused" \
+    >"$WORK/logs/nccl_refused.log" 2>&1
+  log "nccl, the seed's command with 4 ranks on 1 GPU: exit $? $(grep -m1 'error' "$WORK/logs/nccl_refused.log")"
+  for part in greedy greedy_sorted; do
+    enough 90 || { log "nccl: stopped before $part, $(left) s left"; return 0; }
+    timeout "$(left)" mpirun --bind-to none -np 4 "$BUILD/zero_bench" -b nccl --nccl-shared-gpu "$part" 2 4 --check --timeout 150 \
+      -w 2 -n 10 -o "$RES/nccl_shared/$part" --force >"$WORK/logs/nccl_shared_$part.log" 2>&1
+    log "nccl --nccl-shared-gpu $part 2 4: exit $? $(grep -c 'check passed' "$WORK/logs/nccl_shared_$part.log") cases checked"
+  done
+  (cd "$RES/nccl_shared" && "$BUILD/zero_analyze" greedy greedy_sorted) >"$WORK/logs/analyze_nccl_shared.txt" 2>&1
+  for part in lpt flat; do
+    enough 90 || { log "nccl: stopped before the $part groups, $(left) s left"; return 0; }
+    timeout "$(left)" mpirun --bind-to none -np 4 "$BUILD/zero_bench" -b nccl --nccl-shared-gpu "$part" 2 4 \
+      --models ResNet50,BERT --grad-sync reduce-scatter --precision bf16 --shard-group 2 --overlap \
+      --optimizer-impl fused --check --timeout 150 -w 2 -n 10 -o "$RES/nccl_groups/$part" --force >"$WORK/logs/nccl_groups_$part.log" 2>&1
+    log "nccl $part reduce-scatter bf16 --shard-group 2 --overlap: exit $? $(grep -c 'check passed' "$WORK/logs/nccl_groups_$part.log") cases checked"
+  done
+  (cd "$RES/nccl_groups" && "$BUILD/zero_analyze" lpt flat) >"$WORK/logs/analyze_nccl_groups.txt" 2>&1
+}
+
+stage_roofline() {
+  for run in "greedy separate" "greedy shard" "lpt separate" "lpt shard" "flat separate"; do
+    set -- $run
+    enough 40 || { log "roofline: stopped before $1 $2, $(left) s left"; return 0; }
+    zb -b nccl "$1" 1 --optimizer-impl fused --param-storage "$2" --check -w 3 -n 30 \
+      -o "$RES/roofline/${1}_$2" --force >"$WORK/logs/roofline_${1}_$2.log" 2>&1
+    log "roofline $1 --param-storage $2: exit $? $(grep -c 'check passed' "$WORK/logs/roofline_${1}_$2.log") cases checked"
+  done
+  (cd "$RES/roofline" && "$BUILD/zero_analyze" greedy_separate greedy_shard lpt_separate lpt_shard flat_separate) \
+    >"$WORK/logs/analyze_roofline.txt" 2>&1
+}
+
 stage_layout() {
   enough 90 || { log "layout: skipped, $(left) s left"; return 0; }
   timeout "$(( $(left) - 30 ))" python3 "$ZB_ROOT/scripts/gpu/fused_adam_layout.py" "$BUILD/zero_bench" \
@@ -226,8 +268,8 @@ stage_calibrate() {
 for stage in "${STAGES[@]}"; do
   case "$stage" in
     build) stage_build || { STAGES=(); break; } ;;
-    test | gputests | w1 | shared | gradsync | mixed | layout | calibrate) setup_env; "stage_$stage" ;;
-    *) log "unknown stage '$stage'; valid: build test gputests w1 shared gradsync mixed layout calibrate" ;;
+    test | gputests | w1 | shared | gradsync | mixed | layout | calibrate | nccl | roofline) setup_env; "stage_$stage" ;;
+    *) log "unknown stage '$stage'; valid: build test gputests w1 shared gradsync mixed layout calibrate nccl roofline" ;;
   esac
 done
 
