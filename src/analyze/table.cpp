@@ -49,7 +49,7 @@ std::string percent(double value, int decimals) { return fixed(value, decimals) 
 
 int seconds_decimals(double seconds) {
   const double magnitude = std::fabs(seconds);
-  if (!(magnitude > 0) || !std::isfinite(magnitude)) return 3;
+  if (!(magnitude >= 1e-12) || !std::isfinite(magnitude) || magnitude >= 0.01) return 3;
   return std::clamp(2 - static_cast<int>(std::floor(std::log10(magnitude))), 3, 12);
 }
 

@@ -30,8 +30,8 @@ std::string markdown_cell(const std::string& text);
 std::string fixed(double value, int decimals);  // "%.*f"
 std::string fixed_or_na(const std::optional<double>& value, int decimals);  // fixed, or "n/a" when absent
 std::string percent(double value, int decimals = 2);  // "12.34 %"
-// Decimals that show `seconds` to three significant digits, and never fewer
-// than the seed's three: 3 from 0.1 s up, 6 for 0.3 ms (0.000313). Zero: 3.
+// The seed's three decimals where they show at least two significant digits
+// (from 0.01 s up); below, as many as show three: 6 for 0.3 ms (0.000313). Zero: 3.
 int seconds_decimals(double seconds);
 // The seed's "%.3f (%.5f)" for a time and its spread, with more decimals
 // where three would not show three digits of the time ("0.000313 (0.00000121)").

@@ -5,6 +5,7 @@
 #include "src/analyze/html_report.hpp"
 #include "src/analyze/phase_comm.hpp"
 #include "src/analyze/report.hpp"
+#include "src/analyze/table.hpp"
 #include "src/common/errors.hpp"
 
 using namespace zb;
@@ -85,10 +86,20 @@ TEST_CASE("the roofline line shows the slowest rank's fraction of the probed ban
   CHECK_FALSE(format_text({fixture("plan_tiny")}).find("roofline") != std::string::npos);
 }
 
+TEST_CASE("times keep the seed's three decimals from 10 ms up and show three digits below") {
+  CHECK(seconds_with_spread(0.048, 0.00163) == "0.048 (0.00163)");
+  CHECK(seconds_with_spread(1.5, 0.02) == "1.500 (0.02000)");
+  CHECK(seconds_with_spread(0.000324, 0.00001101) == "0.000324 (0.00001101)");  // a GPU step: not 0.000
+  CHECK(seconds_with_spread(0.00123, 0.0000507, " ± ", "") == "0.00123 ± 0.0000507");
+  CHECK(seconds_with_spread(0.0, 0.0) == "0.000 (0.00000)");
+  CHECK(seconds_decimals(0.0099) == 5);
+  CHECK(seconds_decimals(-0.0003) == 6);
+}
+
 TEST_CASE("a run with a gradient reduction shows its phases for the rank with the largest total") {
   const RunReport r = fixture("grad_sync_tiny");
   CHECK_THAT(format_text({r}),
-             Catch::Contains("phases         = all-reduce: grad sync 0.021 + step 0.048 + sync 0.001 = 0.070 s "
+             Catch::Contains("phases         = all-reduce: grad sync 0.02100 + step 0.04800 + sync 0.00100 = 0.07000 s "
                              "(rank 1, the largest total)\n"));
   const nlohmann::json doc = format_json({r});
   const auto& c = doc["runs"][0]["cases"][0];
@@ -108,8 +119,8 @@ TEST_CASE("bf16, shard groups and overlap show in the text: precision, groups, t
   const std::string text = format_text({r});
   CHECK_THAT(text, Catch::Contains("precision      = bf16 parameters, fp32 gradients, fp32 master weights and state\n"));
   CHECK_THAT(text, Catch::Contains("shard groups   = 1 ranks x 2 replicas\n"));
-  CHECK_THAT(text, Catch::Contains("phases         = all-reduce: grad sync 0.021 + replicas 0.005 + step 0.048 + "
-                                   "exposed sync 0.001 = 0.070 s (rank 1, the largest total)\n"));
+  CHECK_THAT(text, Catch::Contains("phases         = all-reduce: grad sync 0.02100 + replicas 0.00500 + step 0.04800 + "
+                                   "exposed sync 0.00100 = 0.07000 s (rank 1, the largest total)\n"));
   CHECK_FALSE(format_text({fixture("grad_sync_tiny")}).find("shard groups") != std::string::npos);
 }
 
