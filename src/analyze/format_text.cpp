@@ -56,6 +56,11 @@ std::string placement_text(const CaseReport& c) {
   return out;
 }
 
+// "nccl transport = socket over lo, NCCL_HOSTID per rank (4 ranks on this node share 1 GPU)" (--nccl-shared-gpu).
+std::string nccl_transport_text(const CaseReport& c) {
+  return c.nccl_transport ? "nccl transport = " + *c.nccl_transport + "\n" : "";
+}
+
 // "host pages     = huge, --huge-pages on (kernel THP madvise): up to 340.5 MiB per rank on huge pages"
 // ("4 KiB, --huge-pages off": libtorch's default pages).
 std::string host_pages_text(const CaseReport& c) {
@@ -193,7 +198,7 @@ std::string bounds_text(const CaseReport& c) {
     roofline = buf;
   }
   return layout_text(c) + bounds + optimal + roofline + phases_text(c) + traffic_text(c) + comm_roofline_text(c) +
-         affinity_text(c) + placement_text(c) + host_pages_text(c) + param_storage_text(c);
+         affinity_text(c) + placement_text(c) + nccl_transport_text(c) + host_pages_text(c) + param_storage_text(c);
 }
 
 }  // namespace

@@ -213,6 +213,7 @@ void add_layout(CaseReport& c, const RunContext& ctx) {
   c.huge_pages = ctx.huge_pages;
   c.kernel_thp = ctx.kernel_thp;
   c.param_storage = ctx.param_storage;
+  c.nccl_transport = ctx.nccl_transport;
   c.shard_group_placement = ctx.shard_group_placement;
 }
 

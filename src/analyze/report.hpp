@@ -103,6 +103,7 @@ struct CaseReport {
   // span (records that have them).
   std::vector<std::string> host_per_rank, net_interface_per_rank;
   std::optional<std::string> shard_group_placement;
+  std::optional<std::string> nccl_transport;  // --nccl-shared-gpu: rank 0's record's nccl_transport
   // Timed runs: --huge-pages, the kernel's THP mode, and each rank's memory on
   // huge pages after its timed iterations (in rank order; records that have it).
   std::optional<std::string> huge_pages, kernel_thp;

@@ -217,6 +217,19 @@ TEST_CASE("the comm roofline weighs each iteration's slowest rank on both sides,
   CHECK(table.rows[0].at(10) == "0.600");
 }
 
+TEST_CASE("a run of NCCL between ranks sharing a GPU says how NCCL connected them, in text and json") {
+  LoadedRun run = load_run(std::string(ZB_FIXTURES_DIR) + "/timed_tiny", "");
+  CHECK(format_text({report_run(run)}).find("nccl transport") == std::string::npos);
+  for (int r = 0; r < 2; ++r)
+    run.cases.at(0).ranks.at(r).context.nccl_transport =
+        "socket over lo, NCCL_HOSTID per rank (2 ranks on this node share 1 GPU)";
+  const RunReport report = report_run(run);
+  CHECK_THAT(format_text({report}),
+             Catch::Contains("nccl transport = socket over lo, NCCL_HOSTID per rank (2 ranks on this node share 1 GPU)\n"));
+  CHECK(format_json({report})["runs"][0]["cases"][0]["nccl_transport"] ==
+        "socket over lo, NCCL_HOSTID per rank (2 ranks on this node share 1 GPU)");
+}
+
 TEST_CASE("a run across hosts shows a placement line, its interface and its shard groups, in text, json and html") {
   LoadedRun run = load_run(std::string(ZB_FIXTURES_DIR) + "/timed_tiny", "");
   CHECK(format_text({report_run(run)}).find("placement") == std::string::npos);  // one host: no line
