@@ -41,9 +41,13 @@ void add_change(CompareCell& cell, const CaseReport& base, const CaseReport& now
   cell.p_value = test.p_value;
 }
 
+// Four decimals, or as many as show a sub-millisecond time to three digits (a GPU step).
+int time_decimals(double seconds) { return std::max(4, seconds_decimals(seconds)); }
+
 std::string mean_std(const std::optional<double>& mean, const std::optional<double>& std, bool split) {
   if (!mean) return "n/a";
-  return split ? fixed(*mean, 6) : fixed(*mean, 4) + " ± " + fixed(std.value_or(0), 4);
+  const int d = time_decimals(*mean);
+  return split ? fixed(*mean, std::max(6, d)) : fixed(*mean, d) + " ± " + fixed(std.value_or(0), d);
 }
 
 std::string change_text(const CompareCell& cell) {
@@ -136,7 +140,8 @@ Table comparison_rows_table(const Comparison& c) {
   t.label_columns = 3;
   t.column_gap = 1;
   const auto compact = [](const std::optional<double>& mean, const std::optional<double>& std) {
-    return mean ? fixed(*mean, 4) + "±" + fixed(std.value_or(0), 4) : std::string("n/a");
+    return mean ? fixed(*mean, time_decimals(*mean)) + "±" + fixed(std.value_or(0), time_decimals(*mean))
+                : std::string("n/a");
   };
   for (const auto& row : c.rows)
     for (std::size_t i = 0; i < row.cells.size(); ++i) {

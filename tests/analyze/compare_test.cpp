@@ -70,7 +70,7 @@ TEST_CASE("compare in text: one row per case and run, within 120 columns for fou
     CHECK(width <= 120);
   }
   CHECK_THAT(lines[4], Catch::StartsWith("2 Tiny  cmp_base ") && Catch::EndsWith(" ref"));
-  CHECK_THAT(lines[5], Catch::StartsWith("        cmp_new ") && Catch::Contains(" 0.0042±0.0023 ") &&
+  CHECK_THAT(lines[5], Catch::StartsWith("        cmp_new ") && Catch::Contains(" 0.00422±0.00230 ") &&
                            Catch::Contains(" -58.2 % 0.00901"));
   CHECK_THAT(lines[7], Catch::Contains(" 0.0210 0.0700 +374.7 % ") && Catch::EndsWith(" n<9"));
 }
