@@ -7,7 +7,7 @@ PyTorch: for each model (shapes from `zero_bench --print-model`), one
   - the model's tensors as separate allocations (whole tensors, as a module
     holds them),
   - the same elements as one flat tensor (a shard laid out as one buffer),
-  - that flat tensor stepped as k equal views in k calls,
+  - that flat tensor stepped as k equal views in one call, and in k calls,
 against a device copy of 2 x 512 MiB (zero_bench's bandwidth probe), 28 bytes
 per element (read param, grad, exp_avg, exp_avg_sq; write three). Each figure
 is the median of --reps CUDA-event timings after a warm-up; rounds of the
@@ -15,8 +15,10 @@ layouts are interleaved. The kernel launches of one step are counted with
 torch.profiler.
 
     python3 scripts/gpu/fused_adam_layout.py build-gpu/zero_bench [--reps 50]
+    python3 scripts/gpu/fused_adam_layout.py DIR   # DIR/<model>.txt: --print-model's output
 """
 import argparse
+import os
 import statistics
 import subprocess
 import sys
@@ -25,7 +27,12 @@ import torch
 
 
 def shapes_of(zero_bench, model):
-    out = subprocess.run([zero_bench, "--print-model", model], check=True, capture_output=True, text=True).stdout
+    """Each tensor's element count: `zero_bench --print-model`, or a directory of its outputs (<model>.txt)."""
+    if os.path.isdir(zero_bench):
+        with open(os.path.join(zero_bench, model + ".txt")) as listing:
+            out = listing.read()
+    else:
+        out = subprocess.run([zero_bench, "--print-model", model], check=True, capture_output=True, text=True).stdout
     shapes = []
     for line in out.splitlines():
         if line.startswith("#") or line.startswith("total:") or not line.strip():
@@ -69,6 +76,17 @@ class Step:
                            weight_decay=0.0, eps=1e-8, amsgrad=False, maximize=False)
 
 
+class Calls:
+    """The flat tensor's k pieces stepped in k calls (k launches of at most 320 blocks each, balanced)."""
+
+    def __init__(self, views):
+        self.steps = [Step([v]) for v in views]
+
+    def __call__(self):
+        for step in self.steps:
+            step()
+
+
 def pieces(flat, k):
     n = flat.numel()
     cuts = [n * i // k for i in range(k + 1)]
@@ -99,9 +117,10 @@ def main():
         total = sum(numels)
         layouts = {"separate": Step([torch.rand(n, device="cuda") for n in numels])}
         flat = torch.rand(total, device="cuda")
-        for k in (1, 2, 3, 4, 8):
-            one = Step(pieces(flat, k))
-            layouts[f"flat, {k} view{'s' if k > 1 else ''}"] = one
+        for k in (1, 2, 4):
+            layouts[f"flat, {k} view{'s' if k > 1 else ''}"] = Step(pieces(flat, k))
+        for k in (2, 3):
+            layouts[f"flat, {k} calls"] = Calls(pieces(flat, k))
         for step in layouts.values():
             for _ in range(3):
                 step()

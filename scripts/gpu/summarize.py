@@ -108,7 +108,7 @@ def roofline_tables(root):
                 out = ["", "## Fused Adam at W = 1 against the copy bandwidth, by parameter storage (`-b nccl`, "
                        "medians of 30 iterations after 3 warm-up)", "",
                        "| model | partitioner, storage | step, ms | Adam step / copy bandwidth | "
-                       "allocator peak, GiB | tracked peak, GiB | --check |", "|---|---|---:|---:|---:|---:|---|"]
+                       "allocator peak, GiB | largest tracked total, GiB | --check |", "|---|---|---:|---:|---:|---:|---|"]
             r = docs[0]["result"]
             peak = max(m.get("device_allocated_bytes") or 0 for m in r["memory"])
             tracked = max(sum(m[k] for k in ("parameters", "gradients", "optimizer_state", "buffers"))
