@@ -344,6 +344,21 @@ TEST_CASE("with --huge-pages on the large host tensors lie on huge pages, and th
   }
 }
 
+namespace {
+// A two-rank run of the small model in `dir` under --param-storage `storage`:
+// --check passed on both ranks, the storage recorded, and zero_analyze's line shows it as `shown`.
+void check_storage_run(const std::string& dir, const std::string& storage, const std::string& shown) {
+  for (int rank = 0; rank < 2; ++rank) {
+    const auto doc = load(fs::path(dir) / ("small_2_" + std::to_string(rank) + ".json"));
+    CHECK_THAT(doc["result"]["check"].get<std::string>(), Catch::StartsWith("passed"));
+    CHECK(doc["context"]["param_storage"] == storage);
+  }
+  const auto analyzed = run_command(std::string(ZB_ANALYZE_BIN) + " " + quote(dir));
+  REQUIRE(analyzed.exit_code == 0);
+  CHECK_THAT(analyzed.out, Catch::Contains("parameters     = " + shown + ", --param-storage " + storage + "\n"));
+}
+}  // namespace
+
 TEST_CASE("contiguous parameter storage under mpirun: still bitwise, recorded, shown, and refused where layouts decide") {
   zbtest::TempDir tmp;
   const std::string dir = tmp.str() + "/run";
@@ -351,14 +366,7 @@ TEST_CASE("contiguous parameter storage under mpirun: still bitwise, recorded, s
                      "--model-file " + small_model_file(tmp) + " -o " + quote(dir));
   INFO("stderr: " << r.err);
   REQUIRE(r.exit_code == 0);
-  for (int rank = 0; rank < 2; ++rank) {
-    const auto doc = load(fs::path(dir) / ("small_2_" + std::to_string(rank) + ".json"));
-    CHECK_THAT(doc["result"]["check"].get<std::string>(), Catch::StartsWith("passed"));
-    CHECK(doc["context"]["param_storage"] == "contiguous");
-  }
-  const auto analyzed = run_command(std::string(ZB_ANALYZE_BIN) + " " + quote(dir));
-  REQUIRE(analyzed.exit_code == 0);
-  CHECK_THAT(analyzed.out, Catch::Contains("parameters     = views of one contiguous allocation, --param-storage contiguous"));
+  check_storage_run(dir, "contiguous", "views of one contiguous allocation");
   r = mpirun(2, "lpt 2 --device cpu -b mpi -w 0 -n 1 --sync bucket --model-file " + small_model_file(tmp) + " -o " +
                     quote(tmp.str() + "/bucket"));
   REQUIRE(r.exit_code == 0);  // the bucket is the parameters' storage: no param_storage recorded
@@ -381,15 +389,7 @@ TEST_CASE("shard parameter storage under mpirun: bitwise, recorded, shown, and r
                            variant + " --model-file " + small_model_file(tmp) + " -o " + quote(dir));
     INFO(variant << "\nstderr: " << r.err);
     REQUIRE(r.exit_code == 0);
-    for (int rank = 0; rank < 2; ++rank) {
-      const auto doc = load(fs::path(dir) / ("small_2_" + std::to_string(rank) + ".json"));
-      CHECK_THAT(doc["result"]["check"].get<std::string>(), Catch::StartsWith("passed"));
-      CHECK(doc["context"]["param_storage"] == "shard");
-    }
-    const auto analyzed = run_command(std::string(ZB_ANALYZE_BIN) + " " + quote(dir));
-    REQUIRE(analyzed.exit_code == 0);
-    CHECK_THAT(analyzed.out, Catch::Contains("parameters     = each rank's views of one allocation, stepped as one "
-                                             "flat tensor, --param-storage shard"));
+    check_storage_run(dir, "shard", "each rank's views of one allocation, stepped as one flat tensor");
   }
   const std::pair<const char*, const char*> refusals[] = {
       {"flat 2 --param-storage shard", "a range partitioner's rank steps one flat buffer already"},

@@ -21,6 +21,23 @@ ModelSpec small_model() {
 }
 const at::Device cpu(at::kCPU);
 
+// The UsageError make_zero_state throws for `storage` on a 2-rank plan of
+// `partitioner` ("" when it builds the state).
+std::string storage_refusal(const char* partitioner, Granularity granularity, SyncMode sync, ParamStorage storage,
+                            bool overlap = false) {
+  const ModelSpec m = small_model();
+  const Plan plan = make_plan(find_partitioner(partitioner), m, 2, PlanOptions{});
+  ZeroSetup setup{m, plan, granularity, 0, cpu, 0, sync, {}};
+  setup.param_storage = storage;
+  setup.overlap = overlap;
+  try {
+    make_zero_state(setup);
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return "";
+}
+
 // A world of one: what an all-gather or broadcast does with a single rank.
 class LoopbackCommunicator : public Communicator {
  public:
@@ -199,35 +216,21 @@ TEST_CASE("shard parameter storage under a gradient reduction keeps the reductio
 }
 
 TEST_CASE("shard parameter storage is refused for range and replicated plans and with --overlap") {
-  const ModelSpec m = small_model();
-  const Plan ranges = make_plan(find_partitioner("flat"), m, 2, PlanOptions{});
-  ZeroSetup flat{m, ranges, Granularity::kRanges, 0, cpu, 0, SyncMode::kPerParam, {}};
-  flat.param_storage = ParamStorage::kShard;
-  CHECK_THROWS_WITH(make_zero_state(flat), Catch::Contains("steps one flat buffer already"));
-  const Plan all = make_plan(find_partitioner("none"), m, 2, PlanOptions{});
-  ZeroSetup none{m, all, Granularity::kReplicated, 0, cpu, 0, SyncMode::kPerParam, {}};
-  none.param_storage = ParamStorage::kShard;
-  CHECK_THROWS_WITH(make_zero_state(none), Catch::Contains("use --param-storage contiguous"));
-  const Plan whole = make_plan(find_partitioner("lpt"), m, 2, PlanOptions{});
-  ZeroSetup overlap{m, whole, Granularity::kWholeTensors, 0, cpu, 0, SyncMode::kPerParam, {}};
-  overlap.param_storage = ParamStorage::kShard;
-  overlap.overlap = true;
-  CHECK_THROWS_WITH(make_zero_state(overlap), Catch::Contains("--overlap steps it in buckets; leave one out"));
+  CHECK_THAT(storage_refusal("flat", Granularity::kRanges, SyncMode::kPerParam, ParamStorage::kShard),
+             Catch::Contains("steps one flat buffer already"));
+  CHECK_THAT(storage_refusal("none", Granularity::kReplicated, SyncMode::kPerParam, ParamStorage::kShard),
+             Catch::Contains("use --param-storage contiguous"));
+  CHECK_THAT(storage_refusal("lpt", Granularity::kWholeTensors, SyncMode::kPerParam, ParamStorage::kShard, true),
+             Catch::Contains("--overlap steps it in buckets; leave one out"));
+  CHECK(storage_refusal("lpt", Granularity::kWholeTensors, SyncMode::kBucket, ParamStorage::kShard).empty());
 }
 
 TEST_CASE("contiguous parameter storage is refused where a bucket or the gathered buffer holds the parameters") {
-  const ModelSpec m = small_model();
-  const Plan whole = make_plan(find_partitioner("lpt"), m, 2, PlanOptions{});
-  ZeroSetup bucket{m, whole, Granularity::kWholeTensors, 0, cpu, 0, SyncMode::kBucket, {}};
-  bucket.param_storage = ParamStorage::kContiguous;
-  CHECK_THROWS_WITH(make_zero_state(bucket), Catch::Contains("views of its bucket already; use --sync per-param"));
-  const Plan ranges = make_plan(find_partitioner("flat"), m, 2, PlanOptions{});
-  ZeroSetup flat{m, ranges, Granularity::kRanges, 0, cpu, 0, SyncMode::kPerParam, {}};
-  flat.param_storage = ParamStorage::kContiguous;
-  CHECK_THROWS_AS(make_zero_state(flat), UsageError);
-  CHECK_THROWS_WITH(make_zero_state(flat), Catch::Contains("views of the gathered flat buffer already"));
-  flat.param_storage = ParamStorage::kSeparate;
-  CHECK_NOTHROW(make_zero_state(flat));
+  CHECK_THAT(storage_refusal("lpt", Granularity::kWholeTensors, SyncMode::kBucket, ParamStorage::kContiguous),
+             Catch::Contains("views of its bucket already; use --sync per-param"));
+  CHECK_THAT(storage_refusal("flat", Granularity::kRanges, SyncMode::kPerParam, ParamStorage::kContiguous),
+             Catch::Contains("views of the gathered flat buffer already"));
+  CHECK(storage_refusal("flat", Granularity::kRanges, SyncMode::kPerParam, ParamStorage::kSeparate).empty());
 }
 
 TEST_CASE("gradients lie back to back in reduction order, so buckets reduce in place without a buffer") {
