@@ -28,6 +28,10 @@
 #   roofline  fused Adam at W = 1 (nccl) over whole tensors, each in its own
 #           allocation and as --param-storage shard (one flat tensor per rank),
 #           greedy and lpt, beside flat's own buffer; --check
+#   shard   --param-storage shard on the GPU, --check: W = 1 (nccl) lpt with
+#           each implementation in fp32 and bf16; four ranks through NCCL on
+#           the one GPU (--nccl-shared-gpu) with reduce-scatter, per-param and
+#           bucket sync
 #   layout  scripts/gpu/fused_adam_layout.py: torch's fused Adam over each
 #           model's tensors as separate allocations, one flat tensor and k views
 #           of it, against the copy bandwidth, with the kernel launches counted
@@ -39,7 +43,7 @@
 # ZB_GPU_BUDGET_S: seconds this call may use (default 560, under the 600 s limit).
 set -uo pipefail
 ZB_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-OUTDIR="${1:?usage: run.sh OUTDIR [build] [test] [gputests] [w1] [shared] [gradsync] [mixed] [layout] [calibrate] [nccl] [roofline]}"
+OUTDIR="${1:?usage: run.sh OUTDIR [build] [test] [gputests] [w1] [shared] [gradsync] [mixed] [layout] [calibrate] [nccl] [roofline] [shard]}"
 shift
 STAGES=("$@")
 [ ${#STAGES[@]} -eq 0 ] && STAGES=(build test w1 shared)
@@ -246,6 +250,24 @@ stage_roofline() {
     >"$WORK/logs/analyze_roofline.txt" 2>&1
 }
 
+stage_shard() {
+  for impl in torch foreach fused; do
+    for precision in fp32 bf16; do
+      enough 40 || { log "shard: stopped before $impl $precision, $(left) s left"; return 0; }
+      zb -b nccl lpt 1 --param-storage shard --optimizer-impl "$impl" --precision "$precision" --check -w 2 -n 10 \
+        -o "$RES/shard_w1/${impl}_$precision" --force >"$WORK/logs/shard_w1_${impl}_$precision.log" 2>&1
+      log "shard w1 $impl $precision: exit $? $(grep -c 'check passed' "$WORK/logs/shard_w1_${impl}_$precision.log") cases checked"
+    done
+  done
+  for sync in per-param bucket; do
+    enough 90 || { log "shard: stopped before nccl --sync $sync, $(left) s left"; return 0; }
+    timeout "$(left)" mpirun --bind-to none -np 4 "$BUILD/zero_bench" -b nccl --nccl-shared-gpu lpt 2 4 \
+      --models ResNet50,BERT --param-storage shard --sync "$sync" --grad-sync reduce-scatter --optimizer-impl fused \
+      --check --timeout 150 -w 2 -n 10 -o "$RES/shard_nccl/$sync" --force >"$WORK/logs/shard_nccl_$sync.log" 2>&1
+    log "shard nccl --sync $sync: exit $? $(grep -c 'check passed' "$WORK/logs/shard_nccl_$sync.log") cases checked"
+  done
+}
+
 stage_layout() {
   enough 90 || { log "layout: skipped, $(left) s left"; return 0; }
   timeout "$(( $(left) - 30 ))" python3 "$ZB_ROOT/scripts/gpu/fused_adam_layout.py" "$BUILD/zero_bench" \
@@ -268,8 +290,8 @@ stage_calibrate() {
 for stage in "${STAGES[@]}"; do
   case "$stage" in
     build) stage_build || { STAGES=(); break; } ;;
-    test | gputests | w1 | shared | gradsync | mixed | layout | calibrate | nccl | roofline) setup_env; "stage_$stage" ;;
-    *) log "unknown stage '$stage'; valid: build test gputests w1 shared gradsync mixed layout calibrate nccl roofline" ;;
+    test | gputests | w1 | shared | gradsync | mixed | layout | calibrate | nccl | roofline | shard) setup_env; "stage_$stage" ;;
+    *) log "unknown stage '$stage'; valid: build test gputests w1 shared gradsync mixed layout calibrate nccl roofline shard" ;;
   esac
 done
 
