@@ -20,6 +20,9 @@ source "$(dirname "${BASH_SOURCE[0]}")/bench_env.sh"
 out="${ZB_BENCH_OUT:-results/bench/cluster.md}" iters="${ZB_BENCH_ITERS:-3}" rounds="${ZB_BENCH_ROUNDS:-3}"
 rates="${ZB_BENCH_RATES:-1gbit 4gbit}" models="${ZB_BENCH_MODELS:-ResNet50 BERT}"
 cluster=scripts/cluster/local_cluster.sh
+# The daemons' keepalive off: on a link mpi keeps full, local_cluster.sh's probes (there for the
+# fault tests) lose the daemons mid-run; a benchmark has no node to lose.
+export ZB_CLUSTER_KEEPALIVE="${ZB_CLUSTER_KEEPALIVE:-0 1 3}"
 tmp="$(mktemp -d)"
 [ -z "${ZB_BENCH_KEEP:-}" ] || echo "bench_cluster: runs kept under $tmp/runs" >&2
 trap '"$cluster" down >/dev/null 2>&1 || true; [ -n "${ZB_BENCH_KEEP:-}" ] || rm -rf "$tmp"' EXIT

@@ -3,6 +3,7 @@
 #   up N [--rate 2gbit] [--delay 100us] [--slots 2]   nodes node1..nodeN at 10.77.0.K (eth0)
 #   hostfile | exec NODE CMD... | mpirun ARGS... | link NODE down|up|slow D|slow default
 #   kill NODE | status | check [NODE NODE] | down
+# ZB_CLUSTER_KEEPALIVE="2 1 3": the mpirun daemons' TCP keepalive (idle s, interval s, probes).
 # Each node has its own network and UTS namespace (hostname nodeK) and an eth0 (veth) on a
 # bridge in the namespace zbc-switch; nothing touches the host's own interfaces. Each direction
 # of a node's link is shaped to --rate (tbf); what a node sends waits --delay on its way out
@@ -280,11 +281,17 @@ cmd_mpirun() {
   # The daemons' TCP keepalive at 2 s idle + 3 probes 1 s apart (Open MPI's defaults: 300 s,
   # 20 s, 9): with the defaults, a cut link leaves mpirun waiting for the lost daemon for
   # minutes after every rank has ended; with these it gives up in about 5 s, naming the node.
+  # On a link mpi keeps full (ResNet50's gradients at 1 Gbit/s), though, the daemons were
+  # declared lost mid-run even at 30 s idle + 6 probes 5 s apart, and never with keepalive off:
+  # ZB_CLUSTER_KEEPALIVE="TIME INTERVAL PROBES" sets it ("0 1 3": off, Open MPI's TIME <= 0).
+  local keepalive_time keepalive_intvl keepalive_probes
+  read -r keepalive_time keepalive_intvl keepalive_probes <<<"${ZB_CLUSTER_KEEPALIVE:-2 1 3}"
   exec "$HERE/local_cluster.sh" exec node1 env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
     mpirun --hostfile "$STATE/hostfile" \
     --mca plm_rsh_agent "$HERE/agent.sh" \
     --mca btl_tcp_if_include eth0 --mca oob_tcp_if_include eth0 \
-    --mca oob_tcp_keepalive_time 2 --mca oob_tcp_keepalive_intvl 1 --mca oob_tcp_keepalive_probes 3 "$@"
+    --mca oob_tcp_keepalive_time "$keepalive_time" --mca oob_tcp_keepalive_intvl "$keepalive_intvl" \
+    --mca oob_tcp_keepalive_probes "$keepalive_probes" "$@"
 }
 
 cmd_link() {
