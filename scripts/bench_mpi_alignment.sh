@@ -6,7 +6,7 @@
 # line further; 2 and 4 ranks (4 oversubscribe the 2 cores), --bind-to none,
 # the cases interleaved round by round. The question it answers: why the runner
 # starts a reduction's host input one cache line off the page (flat_buffer.hpp,
-# README Host pages). Records results/bench/mpi_alignment.md. ZB_BENCH_ROUNDS
+# docs/method.md, Host pages and buffer placement). Records results/bench/mpi_alignment.md. ZB_BENCH_ROUNDS
 # (default 7).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."

@@ -4,7 +4,7 @@
 # --bind-to none, the layouts interleaved round by round. The question it
 # answers: does the parameters' layout (each tensor its own 4 KiB-page mapping,
 # as libtorch's allocator leaves them) slow the sync by itself, and do huge
-# pages take that away (README, Host pages)? Records results/bench/mpi_pages.md.
+# pages take that away (docs/method.md, Host pages and buffer placement)? Records results/bench/mpi_pages.md.
 # ZB_BENCH_ROUNDS (default 21).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."

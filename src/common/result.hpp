@@ -70,7 +70,7 @@ struct RunContext {
   // sync series is the exposed sync time (the step+sync window minus the step).
   std::optional<bool> overlap;
   // Timed runs: the CPUs this rank may run on (sched_getaffinity), e.g. "0-1"
-  // or "3": mpirun's binding, which moves CPU timing (README).
+  // or "3": mpirun's binding, which moves CPU timing (docs/method.md).
   std::optional<std::string> cpu_affinity;
   // Timed runs: --huge-pages ("off" | "on"), the kernel's transparent huge page
   // mode ("always" | "madvise" | "never", where readable), and this rank's

@@ -13,7 +13,7 @@
 
 namespace zb {
 
-// Limits on what the command line may ask for (README, "Errors and exit codes").
+// Limits on what the command line may ask for (docs/zero_bench.md, "Errors and exit codes").
 inline constexpr int kMaxThreads = 1024;          // libgomp fails well before absurd counts
 inline constexpr double kMaxSeconds = 1e6;        // --timeout, --time-limit: about 11 days
 

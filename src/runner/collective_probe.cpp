@@ -47,7 +47,7 @@ std::vector<int64_t> replay_slot_offsets(const std::vector<ReplaySlot>& slots, u
 // Every tensor is a view of one zeroed arena, as the phases' gradients and
 // flat buffers are views of theirs: tensors allocated one by one land, once
 // the allocator has grown its mmap threshold, in the process heap, where Open
-// MPI's reduce measured 3x slower than on mapped memory (README, comm roofline).
+// MPI's reduce measured 3x slower than on mapped memory (docs/method.md, The communication roofline).
 CollectiveReplay::CollectiveReplay(const std::vector<RecordedCall>& calls, const Communicator& group,
                                    const at::Device& device) {
   std::vector<ReplaySlot> slots;

@@ -3,7 +3,7 @@
 // each tensor of 2 MiB or more and advises the kernel to back it with
 // transparent huge pages (madvise MADV_HUGEPAGE); without it, glibc's 4 KiB
 // pages. On mpi, whose large messages the receiver copies straight out of the
-// sender's pages (CMA), the parameter sync is faster on huge pages (README).
+// sender's pages (CMA), the parameter sync is faster on huge pages (docs/method.md, Host pages and buffer placement).
 #pragma once
 #include <cstdint>
 #include <optional>
