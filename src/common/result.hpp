@@ -52,7 +52,7 @@ struct RunContext {
   // "socket over lo, NCCL_HOSTID per rank (4 ranks share 1 GPU on this node)".
   std::optional<std::string> nccl_transport;
   std::optional<std::string> backend, device, optimizer;
-  std::optional<std::string> optimizer_impl;  // --adam: torch | foreach | fused
+  std::optional<std::string> optimizer_impl;  // --optimizer-impl: torch | foreach | fused
   std::optional<int> threads;
   std::optional<std::string> step_timing;  // concurrent | serial (timed runs)
   std::optional<std::string> grad_sync;    // none | all-reduce | reduce-scatter (timed runs)

@@ -1,4 +1,4 @@
-// --calibrate: times optimizer steps (--optimizer, --adam) over a grid of
+// --calibrate: times optimizer steps (--optimizer, --optimizer-impl) over a grid of
 // tensor counts and sizes on this device (all ranks at once under mpirun, so the contention of
 // a real run is in the numbers), fits step seconds = a·elements + b·tensors
 // + c by least squares, and writes the cost model file (rank 0, atomically).

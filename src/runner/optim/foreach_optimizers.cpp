@@ -1,4 +1,4 @@
-// --adam foreach: ATen's _foreach_* ops over the rank's tensor list, the
+// --optimizer-impl foreach: ATen's _foreach_* ops over the rank's tensor list, the
 // multi-tensor path of PyTorch's Python optimizers (foreach=True). The same
 // formulas, op for op, as torch::optim's Adam, AdamW and SGD.
 #include <cmath>

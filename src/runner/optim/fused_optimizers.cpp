@@ -1,4 +1,4 @@
-// --adam fused: one pass per element. On the CPU our own loop (vectorised
+// --optimizer-impl fused: one pass per element. On the CPU our own loop (vectorised
 // with `omp simd`, threads through at::parallel_for, i.e. ATen's OpenMP pool
 // sized by --threads); on CUDA ATen's _fused_adam_ / _fused_adamw_ kernels.
 // Per element, fp32: read param, grad, exp_avg, exp_avg_sq; write param,

@@ -1,6 +1,6 @@
 // --optimizer muon: momentum, then Newton–Schulz orthogonalisation (quintic,
 // 5 iterations, Keller Jordan's coefficients) of every 2-D weight — conv
-// weights seen as [out, in·kh·kw] — and Adam (--adam's implementation) for
+// weights seen as [out, in·kh·kw] — and Adam (--optimizer-impl's implementation) for
 // everything else. Needs whole tensors: a matrix split across ranks cannot
 // be orthogonalised by one of them.
 #include <algorithm>

@@ -1,4 +1,4 @@
-// --adam torch: libtorch's own optimizers, what PyTorch's
+// --optimizer-impl torch: libtorch's own optimizers, what PyTorch's
 // ZeroRedundancyOptimizer wraps. Several tensor ops per parameter.
 #include <torch/optim/adam.h>
 #include <torch/optim/adamw.h>
