@@ -13,7 +13,8 @@ reduce-scatter is an all-reduce of the whole buffer, and so is counted); the
 replicas' all-reduce of --shard-group 2 pairs rank r with rank r + 2, so all of
 it crosses; a shard group inside a node crosses nothing. Each phase runs
 3 (warm-up + iterations) times (every iteration is followed by a probe
-iteration that replays it raw and runs it again). Standard library only.
+iteration that replays it raw and runs it again). Open MPI's all-reduce over
+the four ranks is not a ring: see crossing_per_node. Standard library only.
 """
 import json
 import statistics
@@ -30,7 +31,7 @@ def records(run_dir):
     return [json.loads(p.read_text()) for p in sorted(run_dir.glob("*_4_*.json"))]
 
 
-def crossing_per_node(design, traffic):
+def crossing_per_node(design, backend, traffic):
     """Bytes one node sends across the link in one run of each phase, by phase."""
     out = {}
     for t in traffic:
@@ -38,6 +39,11 @@ def crossing_per_node(design, traffic):
         if design == "hier":
             if phase == "grad_replicas":  # two ranks per node, each sending 2(R-1)/R of its shard, R = 2
                 out[phase] = 2 * buffer
+        elif phase == "grad_sync" and backend == "mpi" and t["collective"] == "all-reduce":
+            # Open MPI's all-reduce here halves then doubles (Rabenseifner): the partner at distance 1
+            # (same node) first, so only the second exchange of each half, a quarter of the buffer
+            # each way, crosses: two ranks per node x (B/4 + B/4).
+            out[phase] = buffer
         elif phase == "grad_sync":  # an all-reduce (gloo's reduce-scatter is one)
             out[phase] = buffer * 2 * (RANKS - 1) / RANKS
         elif phase == "sync":
@@ -56,13 +62,13 @@ def raw_median(docs, phase):
     return max(values) if values else None
 
 
-def run_figures(run_dir, design, rate):
+def run_figures(run_dir, design, backend, rate):
     docs = records(run_dir)
     if len(docs) != RANKS:
         return None
     timing = docs[0]["result"]["timing"]
     phase_runs = 3 * (timing["warmup"] + timing["iterations"])
-    per_node = crossing_per_node(design, docs[0]["result"]["traffic"])
+    per_node = crossing_per_node(design, backend, docs[0]["result"]["traffic"])
     formula = phase_runs * NODES * sum(per_node.values())
     counted = int((run_dir / "counted_bytes").read_text())
     link = {}
@@ -85,7 +91,7 @@ def main():
     for run_dir in sorted(root.glob("*/*/*/*")):
         rate, _, arm, model = run_dir.relative_to(root).parts
         backend, design = arm.split("_")
-        figures = run_figures(run_dir, design, rate)
+        figures = run_figures(run_dir, design, backend, rate)
         if figures:
             cases.setdefault((rate, backend, model, design), []).append(figures)
     s3 = lambda x: f"{x:.3f}"
