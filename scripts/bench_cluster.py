@@ -42,7 +42,9 @@ def crossing_per_node(design, backend, traffic):
         elif phase == "grad_sync" and backend == "mpi" and t["collective"] == "all-reduce":
             # Open MPI's all-reduce here halves then doubles (Rabenseifner): the partner at distance 1
             # (same node) first, so only the second exchange of each half, a quarter of the buffer
-            # each way, crosses: two ranks per node x (B/4 + B/4).
+            # each way, crosses: two ranks per node x (B/4 + B/4). (On the rehearsal cluster, forcing
+            # coll_tuned_allreduce_algorithm 6, Rabenseifner, counts the default's bytes; 4, the
+            # ring, counts the ring's.)
             out[phase] = buffer
         elif phase == "grad_sync":  # an all-reduce (gloo's reduce-scatter is one)
             out[phase] = buffer * 2 * (RANKS - 1) / RANKS
