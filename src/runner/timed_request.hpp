@@ -1,0 +1,47 @@
+// What a timed run was asked, checked once, identically on every rank, before
+// anything is allocated or connected: the partitioner, the models, the device
+// and the backend, and every refusal of the request (timed_request.cpp).
+#pragma once
+#include <ATen/core/TensorBody.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "models/model_spec.hpp"
+#include "partitioners/plan.hpp"
+#include "partitioners/registry.hpp"
+#include "src/comm/communicator.hpp"
+#include "src/comm/net_interface.hpp"
+#include "src/comm/world.hpp"
+#include "src/run/config.hpp"
+#include "optim/optimizer.hpp"
+
+namespace zb {
+
+// The request resolved: what each part of the run uses.
+struct TimedSetup {
+  const PartitionerEntry* partitioner = nullptr;
+  PlanOptions options;
+  std::vector<ModelSpec> models;
+  const BackendEntry* backend = nullptr;
+  at::Device device{at::kCPU};
+  std::string dir;
+  OptimizerSettings optimizer;
+  int node = 0, nodes = 1;               // this rank's host among the launch's (World)
+  std::optional<NetInterface> net;       // across hosts, gloo and nccl: the store's and transport's interface
+  std::optional<std::string> nccl_transport;  // --nccl-shared-gpu: how NCCL connects the ranks sharing a GPU
+  std::string gpu_sharing;                    // e.g. "4 ranks on this node share 1 GPU", where they do
+};
+
+// --grad-bucket-mb as fp32 elements, at least one.
+int64_t grad_bucket_elems(const Config& config);
+// Whether a case probes its collectives in place (on probe iterations, PhaseSlot)
+// rather than after its timed iterations (replay_after): on the CPU, when
+// there is anyone to communicate with.
+bool probes_in_place(const at::Device& device, int world_size);
+// Everything that can be wrong with the request, found identically on every rank
+// (UsageError); the setup the run then uses.
+TimedSetup check_request(const Config& config, const World& world);
+
+}  // namespace zb
