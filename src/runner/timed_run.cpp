@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "partitioners/registry.hpp"
+#include "src/run/plan_options.hpp"
 #include "src/run/rank_record.hpp"
 #include "src/run/run_context.hpp"
 #include "src/run/run_dir.hpp"
