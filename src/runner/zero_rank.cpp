@@ -64,6 +64,9 @@ class TensorZeroState : public ZeroState {
   // bucket); returns this rank's run of them as one flat tensor, which the
   // optimizer steps (its gradient set by attach_gradients).
   at::Tensor lay_out_shard_storage(int world_size);
+  std::vector<int> owner_order() const;  // every rank's parameters, owner by owner, each in plan order
+  // The elements of the parameters the ranks before `rank` own: where its run starts in owner_order().
+  int64_t owned_elements_before(int rank) const;
   bool shard_storage_;
   at::Tensor flat_shard_;  // --param-storage shard: this rank's parameters as one flat tensor
   SyncMode sync_mode_;
@@ -198,9 +201,20 @@ TensorZeroState::TensorZeroState(const ZeroSetup& s)
 
 std::vector<int> TensorZeroState::gradient_order() const {
   if (grad_sync_ != GradSync::kReduceScatter && !shard_storage_) return ZeroState::gradient_order();
+  return owner_order();
+}
+
+std::vector<int> TensorZeroState::owner_order() const {
   std::vector<int> order;
   for (const std::vector<int>& owned : owned_by_rank_) order.insert(order.end(), owned.begin(), owned.end());
   return order;
+}
+
+int64_t TensorZeroState::owned_elements_before(int rank) const {
+  int64_t elements = 0;
+  for (int r = 0; r < rank; ++r)
+    for (int p : owned_by_rank_[r]) elements += params_[p].numel();
+  return elements;
 }
 
 void TensorZeroState::make_parameters_bucket_views(int world_size) {
@@ -212,25 +226,15 @@ at::Tensor TensorZeroState::lay_out_shard_storage(int world_size) {
     make_parameters_bucket_views(world_size);
     return buckets_[rank_].detach();
   }
-  std::vector<int> order;
-  int64_t start = 0, length = 0;
-  for (int r = 0; r < world_size; ++r)
-    for (int p : owned_by_rank_[r]) {
-      order.push_back(p);
-      if (r < rank_) start += params_[p].numel();
-      if (r == rank_) length += params_[p].numel();
-    }
-  return move_parameters_into_one_allocation(order).narrow(0, start, length).detach();
+  const int64_t start = owned_elements_before(rank_), length = owned_elements_before(rank_ + 1) - start;
+  return move_parameters_into_one_allocation(owner_order()).narrow(0, start, length).detach();
 }
 
 void TensorZeroState::attach_gradients() {
   ZeroState::attach_gradients();
   if (!shard_storage_) return;
-  int64_t start = 0;  // where this rank's run begins in the gradients' one allocation (gradient_order)
-  for (int r = 0; r < rank_; ++r)
-    for (int p : owned_by_rank_[r]) start += params_[p].numel();
-  at::Tensor whole = grad_storage_.narrow(0, start, flat_shard_.numel());
-  flat_shard_.mutable_grad() = whole;
+  // The gradients lie in owner_order() (gradient_order) as the parameters do.
+  flat_shard_.mutable_grad() = grad_storage_.narrow(0, owned_elements_before(rank_), flat_shard_.numel());
 }
 
 // all-reduce as DDP; reduce-scatter: each owner's gradients reduced to it, in
