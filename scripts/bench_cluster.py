@@ -75,8 +75,8 @@ def run_figures(run_dir, design, backend, rate):
     counted = int((run_dir / "counted_bytes").read_text())
     link = {}
     for phase, sent in per_node.items():
-        link[phase] = (sent / slowest(docs, phase, "median") / RATES[rate],
-                       sent / raw_median(docs, phase) / RATES[rate] if raw_median(docs, phase) else None)
+        raw = raw_median(docs, phase)
+        link[phase] = (sent / slowest(docs, phase, "median") / RATES[rate], sent / raw / RATES[rate] if raw else None)
     return {"total": slowest(docs, "total"), "step": slowest(docs, "step"), "sync": slowest(docs, "sync"),
             "grad_sync": slowest(docs, "grad_sync"), "grad_replicas": slowest(docs, "grad_replicas"),
             "counted": counted / phase_runs, "formula": formula / phase_runs,
