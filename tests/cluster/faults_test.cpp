@@ -120,6 +120,20 @@ struct Setup {
   }
 };
 
+// Waits for a launch that must fail fast: a non-zero exit that is not the
+// test's own timeout, within 30 s of the launch, and no run written to `run`.
+// Returns its output.
+std::string failed_within_seconds(Job& job, const fs::path& run) {
+  const int rc = job.wait();
+  const double end_s = job.since_launch();
+  INFO("launch -> end " << end_s << " s, exit " << rc << "\n" << readable(job.output()));
+  CHECK(rc != 0);
+  CHECK(rc != 124);
+  CHECK(end_s < 30);
+  CHECK_FALSE(fs::exists(run / "exp_info.json"));
+  return job.output();
+}
+
 // A case long enough to be running when the fault hits: the small model, many iterations.
 const std::string kLongCase = "lpt 4 --device cpu -w 1 -n 1000000";
 
@@ -240,27 +254,16 @@ TEST_CASE("a host that cannot start the daemon: a clear error naming it, in seco
   const std::string args = "lpt 4 --device cpu -b gloo -w 1 -n 3 --timeout 600" + s.model;
   SECTION("a host that is not there (10.77.0.9)") {
     Job job(s.tmp.path(), "-np 4 -H 10.77.0.1:2,10.77.0.9:2", args + " -o " + quote(s.tmp.str() + "/run"), 90);
-    const int rc = job.wait();
-    const double end_s = job.since_launch();
-    INFO("launch -> end " << end_s << " s, exit " << rc << "\n" << readable(job.output()));
-    CHECK(rc != 0);
-    CHECK(rc != 124);
-    CHECK(end_s < 30);
-    CHECK_THAT(job.output(), Catch::Contains("10.77.0.9"));
-    CHECK_FALSE(fs::exists(s.tmp.path() / "run/exp_info.json"));
+    const std::string text = failed_within_seconds(job, s.tmp.path() / "run");
+    INFO(readable(text));
+    CHECK_THAT(text, Catch::Contains("10.77.0.9"));
   }
   SECTION("a host whose daemon cannot reach mpirun (its link down before the launch)") {
     REQUIRE(cluster.run("link node2 down").exit_code == 0);
     Job job(s.tmp.path(), "-np 4", args + " -o " + quote(s.tmp.str() + "/run"), 90);
-    const int rc = job.wait();
-    const double end_s = job.since_launch();
-    INFO("launch -> end " << end_s << " s, exit " << rc << "\n" << readable(job.output()));
-    CHECK(rc != 0);
-    CHECK(rc != 124);
-    CHECK(end_s < 30);
-    const std::string text = job.output();
+    const std::string text = failed_within_seconds(job, s.tmp.path() / "run");
+    INFO(readable(text));
     CHECK((text.find("node2") != std::string::npos || text.find("10.77.0.2") != std::string::npos));
-    CHECK_FALSE(fs::exists(s.tmp.path() / "run/exp_info.json"));
   }
 }
 
