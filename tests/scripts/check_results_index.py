@@ -3,36 +3,60 @@
 
     check_results_index.py SOURCE_DIR
 
-A record is: each run directory directly under results/ (the seed's greedy/ and
-greedy_sorted/), each file and directory directly under results/bench/ and
-results/baselines/, and each directory under results/gpu/ that holds a README.md
-(a GPU run). results/local/ is the user's own, git-ignored. A link to a
-directory's README.md stands for the directory. Exits 1 naming what is missing.
+Records live in two trees:
+- results/: each run directory directly under results/ (the seed's greedy/ and
+  greedy_sorted/), each file and directory directly under results/baselines/,
+  and each directory under results/gpu/ that holds a README.md (a GPU run).
+  results/local/ is the user's own, git-ignored.
+- experiments/: each experiment's folder experiments/<name>/, whose record is
+  its README.md, and each directory inside it (the runs the record keeps).
+  experiments/common/ holds the experiments' shared helpers and no record;
+  experiments/README.md is their table. Each record's first lines name the
+  command that regenerates it (a line "Regenerate: ..."), and the scripts that
+  line names (experiments/... or scripts/..., .sh or .py) exist.
+
+The index's links are relative to results/ (../experiments/<name>/ for an
+experiment); a link to a directory's README.md stands for the directory.
+Hidden entries and __pycache__ are no records. Exits 1 naming what is missing.
 """
+import os
 import re
 import sys
 from pathlib import Path
 
-GROUPS = ("bench", "baselines", "gpu")
+RESULTS_GROUPS = ("bench", "baselines", "gpu")  # bench/: the records not yet moved to experiments/
+NOT_EXPERIMENTS = ("common",)
+REGENERATE_WITHIN = 5  # the record's first lines
+SCRIPT = re.compile(r"\b((?:experiments|scripts)/[\w./-]+\.(?:sh|py))\b")
 
 
-def records(results):
-    found = set()
-    for entry in results.iterdir():
-        if entry.name in ("local", "README.md") or entry.name.startswith("."):
-            continue
-        if entry.name not in GROUPS:
-            found.add(entry.name)
+def visible(entry):
+    return not entry.name.startswith(".") and entry.name != "__pycache__"
+
+
+def records(root):
+    """Every record under results/ and experiments/, as a path relative to the checkout."""
+    results, found = root / "results", set()
+    for entry in filter(visible, results.iterdir()):
+        if entry.name not in ("local", "README.md") + RESULTS_GROUPS:
+            found.add(f"results/{entry.name}")
     for group in ("bench", "baselines"):
-        for entry in (results / group).iterdir():
-            if not entry.name.startswith("."):
-                found.add(f"{group}/{entry.name}")
+        if (results / group).is_dir():
+            found.update(f"results/{group}/{entry.name}" for entry in filter(visible, (results / group).iterdir()))
     for readme in (results / "gpu").rglob("README.md"):
-        found.add(str(readme.parent.relative_to(results)))
+        found.add(str(readme.parent.relative_to(root)))
+    experiments = root / "experiments"
+    if experiments.is_dir():
+        for folder in filter(visible, experiments.iterdir()):
+            if folder.is_dir() and folder.name not in NOT_EXPERIMENTS:
+                found.add(f"experiments/{folder.name}")
+                found.update(f"experiments/{folder.name}/{d.name}" for d in filter(visible, folder.iterdir())
+                             if d.is_dir())
     return found
 
 
-def listed(readme):
+def listed(readme, root):
+    """The index's links, as paths relative to the checkout."""
     text = readme.read_text()
     start = text.find("## Index of the committed records")
     if start < 0:
@@ -42,18 +66,36 @@ def listed(readme):
     out = set()
     for link in links:
         link = link.rstrip("/")
-        out.add(link[: -len("/README.md")] if link.endswith("/README.md") else link)
+        link = link[: -len("/README.md")] if link.endswith("/README.md") else link
+        out.add(os.path.relpath(os.path.normpath(readme.parent / link), root))
     return out
 
 
+def regenerate_problems(root, experiment):
+    """An experiment's record: present, naming its command in its first lines, the scripts it names present."""
+    record = root / experiment / "README.md"
+    if not record.is_file():
+        return [f"{experiment}/ has no README.md (its record)"]
+    head = record.read_text().splitlines()[:REGENERATE_WITHIN]
+    line = next((x for x in head if x.startswith("Regenerate:")), None)
+    if line is None:
+        return [f"{experiment}/README.md: no 'Regenerate: ...' line in its first {REGENERATE_WITHIN} lines"]
+    return [f"{experiment}/README.md's Regenerate line names {s}, which does not exist"
+            for s in SCRIPT.findall(line) if not (root / s).is_file()]
+
+
 def main():
-    root = Path(sys.argv[1]) / "results"
-    have, index = records(root), listed(root / "README.md")
-    problems = [f"results/{r} is committed but not in results/README.md's index" for r in sorted(have - index)]
-    problems += [f"results/README.md's index lists results/{r}, which does not exist" for r in sorted(index)
+    root = Path(sys.argv[1]).resolve()
+    have, index = records(root), listed(root / "results" / "README.md", root)
+    problems = [f"{r} is committed but not in results/README.md's index" for r in sorted(have - index)]
+    problems += [f"results/README.md's index lists {r}, which does not exist" for r in sorted(index)
                  if not (root / r).exists()]
-    problems += [f"results/README.md's index lists results/{r}, which is not a record (a run, a bench or "
-                 "baselines entry, a GPU run with a README.md)" for r in sorted(index - have) if (root / r).exists()]
+    problems += [f"results/README.md's index lists {r}, which is not a record (a run, a baselines entry, a GPU run "
+                 "with a README.md, an experiment or a directory of one)" for r in sorted(index - have)
+                 if (root / r).exists()]
+    for r in sorted(have):
+        if r.startswith("experiments/") and r.count("/") == 1:
+            problems += regenerate_problems(root, r)
     for p in problems:
         print(p)
     if problems:
