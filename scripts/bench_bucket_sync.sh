@@ -21,8 +21,8 @@
 # W = 4), too wide for its median of 5 to tell a tie from a few per cent, and
 # 5 rounds are too few for a 95 % interval. Records results/bench/bucket_sync.md.
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/bench_env.sh"
-source "$(dirname "${BASH_SOURCE[0]}")/comm_case.sh"  # run_case, iters, pages
+source "$(dirname "${BASH_SOURCE[0]}")/../experiments/common/bench_env.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../experiments/common/comm_case.sh"  # run_case, iters, pages
 out="${ZB_BENCH_OUT:-results/bench/bucket_sync.md}" rounds="${ZB_BENCH_ROUNDS:-12}"
 read -r -a backends <<<"${ZB_BENCH_BACKENDS:-gloo mpi}"
 tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
@@ -50,6 +50,6 @@ echo "slower (faster) where that interval lies wholly above (below) 1, else tied
 echo "raw: the same ratio of the two runs' raw replays (the probe's broadcasts of each sync's own messages, in its"
 echo "arena), with its interval: where it moves with the syncs' ratio, the backend's broadcasts of those messages differ."
 echo
-python3 scripts/comm_rounds.py bucket $(printf '%s\n' "$tmp"/round*.json | sort -V)  # round 1, 2, ..., 10 (mktemp: no spaces)
+python3 experiments/common/comm_rounds.py bucket $(printf '%s\n' "$tmp"/round*.json | sort -V)  # round 1, 2, ..., 10 (mktemp: no spaces)
 } | tee "$out.tmp"
 mv "$out.tmp" "$out"

@@ -16,7 +16,7 @@
 # probe iteration (the raw replay of every phase). ZB_BENCH_KEEP=1 keeps the run
 # directories (their path is printed).
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/bench_env.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../experiments/common/bench_env.sh"
 out="${ZB_BENCH_OUT:-results/bench/cluster.md}" iters="${ZB_BENCH_ITERS:-3}" rounds="${ZB_BENCH_ROUNDS:-3}"
 rates="${ZB_BENCH_RATES:-1gbit 4gbit}" models="${ZB_BENCH_MODELS:-ResNet50 BERT}"
 cluster=scripts/cluster/local_cluster.sh

@@ -37,8 +37,8 @@
 # memcpy into that output is 4K-aliased otherwise, which cost gloo's flat BERT
 # W = 2 sync its 0.87-0.88 in the last records.
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/bench_env.sh"
-source "$(dirname "${BASH_SOURCE[0]}")/comm_case.sh"  # run_case, iters, pages
+source "$(dirname "${BASH_SOURCE[0]}")/../experiments/common/bench_env.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../experiments/common/comm_case.sh"  # run_case, iters, pages
 out="${ZB_BENCH_OUT:-results/bench/comm.md}" rounds="${ZB_BENCH_ROUNDS:-3}"
 retests="${ZB_BENCH_RETEST_ROUNDS:-$rounds}"
 tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
@@ -54,7 +54,7 @@ done
 # Stage two: each case (backend, layout, model, W) with a phase whose median
 # over the rounds above is below 0.90 runs $retests more times, the cases
 # interleaved; its phases' verdicts take the median over all their rounds.
-mapfile -t misses < <(python3 scripts/comm_rounds.py misses "$tmp"/round*.json)
+mapfile -t misses < <(python3 experiments/common/comm_rounds.py misses "$tmp"/round*.json)
 for round in $(seq 1 "$((${#misses[@]} ? retests : 0))"); do
   for k in "${!misses[@]}"; do  # one analysis a case: two cases' runs may share a name
     read -r backend partitioner sync model w <<<"${misses[$k]}"
@@ -73,6 +73,6 @@ echo "lpt per-param with --param-storage contiguous (every parameter a view of o
 echo "$rounds rounds interleaved (every configuration once per round); then each case (backend, plan, model, W) with a phase"
 echo "below 0.90 at the median of those rounds: $retests retest rounds, those cases interleaved (the table's rounds in bold)."
 echo
-python3 scripts/comm_rounds.py table "$tmp"/round*.json $(ls "$tmp"/retest*.json 2>/dev/null)
+python3 experiments/common/comm_rounds.py table "$tmp"/round*.json $(ls "$tmp"/retest*.json 2>/dev/null)
 } | tee "$out.tmp"
 mv "$out.tmp" "$out"

@@ -8,7 +8,7 @@
 #  3. sync: per-param vs bucket for ResNet152 at W = 4, same launch settings.
 # ZB_BENCH_ITERS (default 10) timed iterations after ZB_BENCH_WARMUP (2).
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/bench_env.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../experiments/common/bench_env.sh"
 iters="${ZB_BENCH_ITERS:-10}" warmup="${ZB_BENCH_WARMUP:-2}"
 runs="results/bench/cpu"
 out="results/bench/cpu.md"

@@ -12,7 +12,7 @@
 # README's figures. ZB_BENCH_ROUNDS (default 2), ZB_BENCH_ITERS (default 5)
 # after 1 warm-up, ZB_BENCH_OUT (default results/bench/cs336.md).
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/bench_env.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../experiments/common/bench_env.sh"
 rounds="${ZB_BENCH_ROUNDS:-2}" iters="${ZB_BENCH_ITERS:-5}" out="${ZB_BENCH_OUT:-results/bench/cs336.md}"
 cases=(ResNet50:2 BERT:2 ResNet50:4 BERT:4)
 work="$(mktemp -d)"

@@ -12,7 +12,7 @@
 # W = 4 oversubscribes the 2 cores. ZB_BENCH_ROUNDS (default 2), ZB_BENCH_ITERS
 # (default 8).
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/bench_env.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../experiments/common/bench_env.sh"
 out="${ZB_BENCH_OUT:-results/bench/huge_pages.md}" iters="${ZB_BENCH_ITERS:-8}" rounds="${ZB_BENCH_ROUNDS:-2}"
 tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
 for round in $(seq 1 "$rounds"); do
@@ -38,7 +38,7 @@ echo "$(date -u +%Y-%m-%dT%H:%M:%SZ), git $(git rev-parse --short HEAD 2>/dev/nu
 echo "per rank, $iters timed iterations after 2 warm-up, --grad-sync reduce-scatter, --optimizer-impl fused,"
 echo "$rounds rounds interleaved (each configuration off, then on)."
 echo
-PYTHONPATH=scripts python3 - "$tmp"/round*.json <<'PY'
+PYTHONPATH=experiments/common python3 - "$tmp"/round*.json <<'PY'
 import statistics, sys
 from zb_analyzed import cases_by_arm, fraction, phase_seconds
 med = statistics.median

@@ -15,7 +15,7 @@
 # ZB_BENCH_ROUNDS (default 3), ZB_BENCH_ITERS (default 10) after 2 warm-up,
 # ZB_BENCH_OUT (default results/bench/mixed.md).
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/bench_env.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../experiments/common/bench_env.sh"
 rounds="${ZB_BENCH_ROUNDS:-3}" iters="${ZB_BENCH_ITERS:-10}" out="${ZB_BENCH_OUT:-results/bench/mixed.md}"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT

@@ -10,7 +10,7 @@
 # (/proc/vmstat thp_fault_alloc) over the same difference. Records
 # results/bench/page_faults.md (ZB_BENCH_OUT). Binding: --bind-to none.
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/bench_env.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../experiments/common/bench_env.sh"
 command -v perf >/dev/null || { echo "bench_page_faults: needs perf (Debian: linux-perf)" >&2; exit 2; }
 out="${ZB_BENCH_OUT:-results/bench/page_faults.md}" short=4 long=12
 tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT

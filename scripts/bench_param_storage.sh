@@ -14,7 +14,7 @@
 # W = 4 oversubscribes the 2 cores. ZB_BENCH_ROUNDS (default 3), ZB_BENCH_ITERS
 # (default 8).
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/bench_env.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../experiments/common/bench_env.sh"
 out="${ZB_BENCH_OUT:-results/bench/param_storage.md}" iters="${ZB_BENCH_ITERS:-8}" rounds="${ZB_BENCH_ROUNDS:-3}"
 tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
 for round in $(seq 1 "$rounds"); do
@@ -39,7 +39,7 @@ echo "per rank, lpt --sync per-param, $iters timed iterations after 2 warm-up, -
 echo "--optimizer-impl fused, --step-timing serial, --huge-pages on, $rounds rounds interleaved (each configuration"
 echo "separate, then contiguous)."
 echo
-PYTHONPATH=scripts python3 - "$tmp"/round*.json <<'PY'
+PYTHONPATH=experiments/common python3 - "$tmp"/round*.json <<'PY'
 import statistics, sys
 from zb_analyzed import cases_by_arm, fraction, phase_seconds
 med = statistics.median

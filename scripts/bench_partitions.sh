@@ -12,7 +12,7 @@
 # ZB_SKIP=1,2,.. leaves parts out (e.g. ZB_SKIP=4 on a machine without MPI);
 # ZB_BENCH_OUT writes the record elsewhere (for partial runs).
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/bench_env.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../experiments/common/bench_env.sh"
 out="${ZB_BENCH_OUT:-results/bench/partitions.md}" work="results/bench/partitions"
 mkdir -p "$work"
 tmp="$(mktemp -d)"; shm="$(mktemp -d -p /dev/shm 2>/dev/null || mktemp -d)"; trap 'rm -rf "$tmp" "$shm"' EXIT

@@ -15,7 +15,7 @@
 # ZB_BENCH_ITERS (default 10) after 2 warm-up, ZB_PEER_MODELS (default
 # "ResNet50 BERT"), ZB_BENCH_OUT (default results/bench/peer.md).
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/bench_env.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../experiments/common/bench_env.sh"
 py="$ZB_VENV/bin/python"
 if ! "$py" -c 'import torchvision, transformers' 2>/dev/null; then
   zb_log "installing torchvision and transformers into $ZB_VENV (the peer's models)"

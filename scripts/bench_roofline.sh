@@ -9,7 +9,7 @@
 #     (cost with a Muon term calibrated by --calibrate --optimizer muon).
 # ZB_SKIP=1,2,3 leaves parts out; ZB_BENCH_OUT writes the record elsewhere.
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/bench_env.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../experiments/common/bench_env.sh"
 out="${ZB_BENCH_OUT:-results/bench/roofline.md}" work="results/bench/roofline"
 mkdir -p "$work"
 skip() { [[ ",${ZB_SKIP:-}," == *",$1,"* ]]; }
