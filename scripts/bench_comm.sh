@@ -25,11 +25,11 @@
 # each iteration's slowest rank on both sides (its comm roofline).
 # ZB_BENCH_ITERS (default 8). Host pages:
 # --huge-pages ZB_BENCH_HUGE_PAGES (default on: the faster layout for the syncs on
-# both backends and for gloo's range plans, results/bench/huge_pages.md). Every
+# both backends and for gloo's range plans, experiments/huge_pages/README.md). Every
 # plan's parameters are views of flat buffers, the layout: the bucket's,
 # the gathered buffer's, and for lpt per-param --param-storage contiguous (one
 # allocation, as the probe's arena). With separate allocations (the default)
-# mpi's per-param sync reads 0.80-0.85 of raw (results/bench/param_storage.md),
+# mpi's per-param sync reads 0.80-0.85 of raw (experiments/param_storage/README.md),
 # likely because a parameter under 2 MiB, and each one's tail past its last 2 MiB
 # boundary, stays on 4 KiB pages while the probe's arena is all huge pages.
 # Every all-gather's input, the phase's slot and the probe's alike, starts in

@@ -8,11 +8,12 @@
 # iterations, the difference over LONG - SHORT iterations (each with its probe
 # iteration: the phases run twice an iteration), and the machine's THP faults
 # (/proc/vmstat thp_fault_alloc) over the same difference. Records
-# results/bench/page_faults.md (ZB_BENCH_OUT). Binding: --bind-to none.
+# README.md beside it (ZB_BENCH_OUT elsewhere). Binding: --bind-to none.
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/../experiments/common/bench_env.sh"
-command -v perf >/dev/null || { echo "bench_page_faults: needs perf (Debian: linux-perf)" >&2; exit 2; }
-out="${ZB_BENCH_OUT:-results/bench/page_faults.md}" short=4 long=12
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+source "$here/../common/bench_env.sh"  # works from the checkout's root
+command -v perf >/dev/null || { echo "experiments/page_faults: needs perf (Debian: linux-perf)" >&2; exit 2; }
+out="${ZB_BENCH_OUT:-$here/README.md}" short=4 long=12
 tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
 thp_faults() { awk '$1 == "thp_fault_alloc" {print $2}' /proc/vmstat; }
 run() {  # run BACKEND PAGES ITERS: prints "rank0_faults rank1_faults thp_faults"
@@ -25,7 +26,9 @@ run() {  # run BACKEND PAGES ITERS: prints "rank0_faults rank1_faults thp_faults
   echo "$(grep -h page-faults "$dir.faults.0" | cut -d, -f1) $(grep -h page-faults "$dir.faults.1" | cut -d, -f1) $((after - before))"
 }
 {
-  echo "# Page faults per iteration: scripts/bench_page_faults.sh"
+  echo "# Page faults per iteration"
+  echo
+  echo "Regenerate: \`bash experiments/page_faults/run.sh\`"
   echo
   echo "$(hostname), $(nproc) cores, $(date -u +%Y-%m-%dT%H:%M:%SZ), git $(git rev-parse --short HEAD 2>/dev/null || echo unknown);"
   echo "flat BERT W = 2, --grad-sync reduce-scatter, --optimizer-impl fused, one thread per rank, --bind-to none."

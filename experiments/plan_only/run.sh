@@ -6,11 +6,12 @@
 # interleaved round by round: one case file per (model, W) (--plan-files case,
 # the default: 150 files) against schema 1's one file per rank (--plan-files
 # rank: 30,690 files); tmpfs (/dev/shm) once each for reference.
-# Records to results/bench/plan_only.txt. ZB_BENCH_ROUNDS (default 3).
+# Records README.md beside it. ZB_BENCH_ROUNDS (default 3).
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+source "$here/../../scripts/setup.sh"
 [ "${ZB_SKIP_BUILD:-0}" = 1 ] || zb_setup_and_build >/dev/null
-out="$ZB_ROOT/results/bench/plan_only.txt"
+out="$here/README.md"
 sizes="2 4 8 16 32 64 128 256 512 1024"
 partitioners="greedy greedy_sorted lpt round_robin uniform_count"
 disk_tmp="$(mktemp -d)"; shm_tmp="$(mktemp -d -p /dev/shm 2>/dev/null || mktemp -d)"
@@ -35,9 +36,14 @@ rank_shm=$(all_partitioners "$shm_tmp/rank" rank)
 same=$("$ZB_BUILD_DIR/zero_analyze" "$disk_tmp/case/lpt" --format csv | md5sum | cut -c1-32)
 [ "$same" = "$("$ZB_BUILD_DIR/zero_analyze" "$disk_tmp/rank/lpt" --format csv | md5sum | cut -c1-32)" ] && same=yes || same=NO
 median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
-mkdir -p "$(dirname "$out")"
 {
-  echo "# scripts/bench_plan.sh on $(hostname) ($(nproc) cores), $(date -u +%Y-%m-%dT%H:%M:%SZ), git $(git -C "$ZB_ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)"
+  echo "# The --plan-only sweep's time by file layout"
+  echo
+  echo "Regenerate: \`bash experiments/plan_only/run.sh\`"
+  echo
+  echo "$(hostname) ($(nproc) cores), $(date -u +%Y-%m-%dT%H:%M:%SZ), git $(git -C "$ZB_ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown):"
+  echo
+  echo '```'
   echo "partitioners: $partitioners"
   echo "models: ResNet50 ResNet152 BERT; world sizes: $sizes; $rounds rounds, layouts interleaved"
   printf 'case files (default), on disk: %s files, per round %s s, median %.3f s (target < 2 s)\n' "$case_files" \
@@ -47,4 +53,5 @@ mkdir -p "$(dirname "$out")"
   printf 'rank / case, median: %.2f\n' "$(echo "$(median "${rank_s[@]}") / $(median "${case_s[@]}")" | bc -l)"
   printf 'tmpfs (/dev/shm), once each: case %.3f s, rank %.3f s\n' "$case_shm" "$rank_shm"
   echo "zero_analyze reads the same report from both layouts (lpt, csv): $same"
+  echo '```'
 } | tee "$out"

@@ -4,18 +4,19 @@
 # parameter its own allocation (separate, ZeroRedundancyOptimizer's default) or
 # a view of one allocation (contiguous), interleaved (every configuration
 # separate, then contiguous, once per round), on gloo and mpi (CPU), ResNet50
-# and BERT, W = 2 and 4; the settings of bench_comm.sh (--grad-sync
+# and BERT, W = 2 and 4; the settings of experiments/comm (--grad-sync
 # reduce-scatter, --optimizer-impl fused, --step-timing serial, --huge-pages on).
 # For the sync, the step and the whole step of the rank with the largest total:
 # the mean times, each round's ratio contiguous / separate (median and range),
 # and the sync's fraction of its raw broadcasts (the collective probe: views of
-# one arena), the median over the rounds. Records
-# results/bench/param_storage.md. Binding: --bind-to none, one thread per rank;
+# one arena), the median over the rounds. Records README.md beside it.
+# Binding: --bind-to none, one thread per rank;
 # W = 4 oversubscribes the 2 cores. ZB_BENCH_ROUNDS (default 3), ZB_BENCH_ITERS
 # (default 8).
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/../experiments/common/bench_env.sh"
-out="${ZB_BENCH_OUT:-results/bench/param_storage.md}" iters="${ZB_BENCH_ITERS:-8}" rounds="${ZB_BENCH_ROUNDS:-3}"
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+source "$here/../common/bench_env.sh"  # works from the checkout's root
+out="${ZB_BENCH_OUT:-$here/README.md}" iters="${ZB_BENCH_ITERS:-8}" rounds="${ZB_BENCH_ROUNDS:-3}"
 tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
 for round in $(seq 1 "$rounds"); do
   runs=()
@@ -31,7 +32,9 @@ for round in $(seq 1 "$rounds"); do
   "$A" "${runs[@]}" --format json >"$tmp/round$round.json"
 done
 {
-echo "# Parameter storage: one allocation per parameter (separate) against views of one allocation (contiguous): scripts/bench_param_storage.sh"
+echo "# Parameter storage: one allocation per parameter (separate) against views of one allocation (contiguous)"
+echo
+echo "Regenerate: \`bash experiments/param_storage/run.sh\`"
 echo
 zb_host_facts
 echo "$(date -u +%Y-%m-%dT%H:%M:%SZ), git $(git rev-parse --short HEAD 2>/dev/null || echo unknown); --bind-to none, one thread"
@@ -39,7 +42,7 @@ echo "per rank, lpt --sync per-param, $iters timed iterations after 2 warm-up, -
 echo "--optimizer-impl fused, --step-timing serial, --huge-pages on, $rounds rounds interleaved (each configuration"
 echo "separate, then contiguous)."
 echo
-PYTHONPATH=experiments/common python3 - "$tmp"/round*.json <<'PY'
+PYTHONPATH="$here/../common" python3 - "$tmp"/round*.json <<'PY'
 import statistics, sys
 from zb_analyzed import cases_by_arm, fraction, phase_seconds
 med = statistics.median

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# CPU benchmark of the distributed runner, recorded in results/bench/cpu.md:
+# CPU benchmark of the distributed runner, recorded beside it in README.md
+# (its runs in runs/):
 #  1. gloo and mpi, 4 ranks, greedy at W = 2 and 4, ResNet50/ResNet152/BERT:
 #     zero_analyze tables and the wall time of each launch;
 #  2. harness overhead: time inside the timed region spent neither in
@@ -8,10 +9,11 @@
 #  3. sync: per-param vs bucket for ResNet152 at W = 4, same launch settings.
 # ZB_BENCH_ITERS (default 10) timed iterations after ZB_BENCH_WARMUP (2).
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/../experiments/common/bench_env.sh"
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+source "$here/../common/bench_env.sh"  # works from the checkout's root
 iters="${ZB_BENCH_ITERS:-10}" warmup="${ZB_BENCH_WARMUP:-2}"
-runs="results/bench/cpu"
-out="results/bench/cpu.md"
+runs="${here#"$ZB_ROOT"/}/runs"  # relative to the root: the record names it
+out="$here/README.md"
 mkdir -p "$runs"
 common=(--device cpu -n "$iters" -w "$warmup" --force)
 
@@ -65,7 +67,9 @@ for sync in ("per-param", "bucket"):
 print(f"\nper-param / bucket (slowest rank's mean sync time): **{means['per-param'] / means['bucket']:.2f}**")
 PY
 {
-  echo "# CPU benchmark: scripts/bench_cpu.sh"
+  echo "# CPU benchmark"
+  echo
+  echo "Regenerate: \`bash experiments/cpu/run.sh\`"
   echo
   echo "$(hostname), $(nproc) cores, $(date -u +%Y-%m-%dT%H:%M:%SZ), git $(git rev-parse --short HEAD 2>/dev/null || echo unknown);"
   echo "4 ranks (\`mpirun --oversubscribe -np 4\`), --device cpu, $iters timed iterations after $warmup warm-up, 1 thread per rank."

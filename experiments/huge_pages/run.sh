@@ -7,13 +7,14 @@
 # reduce-scatter, --optimizer-impl fused. For each phase of the rank with the
 # largest total: the mean times off and on, their ratio per round (median and
 # range), and the phase's fraction of its raw collective (the collective probe,
-# which runs on the same kind of pages as the phase). Records
-# results/bench/huge_pages.md. Binding: --bind-to none, one thread per rank;
+# which runs on the same kind of pages as the phase). Records README.md
+# beside it. Binding: --bind-to none, one thread per rank;
 # W = 4 oversubscribes the 2 cores. ZB_BENCH_ROUNDS (default 2), ZB_BENCH_ITERS
 # (default 8).
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/../experiments/common/bench_env.sh"
-out="${ZB_BENCH_OUT:-results/bench/huge_pages.md}" iters="${ZB_BENCH_ITERS:-8}" rounds="${ZB_BENCH_ROUNDS:-2}"
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+source "$here/../common/bench_env.sh"  # works from the checkout's root
+out="${ZB_BENCH_OUT:-$here/README.md}" iters="${ZB_BENCH_ITERS:-8}" rounds="${ZB_BENCH_ROUNDS:-2}"
 tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
 for round in $(seq 1 "$rounds"); do
   runs=()
@@ -31,14 +32,16 @@ for round in $(seq 1 "$rounds"); do
   "$A" "${runs[@]}" --format json >"$tmp/round$round.json"
 done
 {
-echo "# Host pages: 4 KiB (--huge-pages off) against transparent huge pages (on): scripts/bench_huge_pages.sh"
+echo "# Host pages: 4 KiB (--huge-pages off) against transparent huge pages (on)"
+echo
+echo "Regenerate: \`bash experiments/huge_pages/run.sh\`"
 echo
 zb_host_facts
 echo "$(date -u +%Y-%m-%dT%H:%M:%SZ), git $(git rev-parse --short HEAD 2>/dev/null || echo unknown); --bind-to none, one thread"
 echo "per rank, $iters timed iterations after 2 warm-up, --grad-sync reduce-scatter, --optimizer-impl fused,"
 echo "$rounds rounds interleaved (each configuration off, then on)."
 echo
-PYTHONPATH=experiments/common python3 - "$tmp"/round*.json <<'PY'
+PYTHONPATH="$here/../common" python3 - "$tmp"/round*.json <<'PY'
 import statistics, sys
 from zb_analyzed import cases_by_arm, fraction, phase_seconds
 med = statistics.median

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Targets of the partitioning issue, recorded in results/bench/partitions.md:
+# Targets of the partitioning issue, recorded beside it in README.md (the runs
+# and cost models of part 4 in runs/):
 #  1. optimal on ResNet50, ResNet152, BERT at W = 2..8 (default --time-limit 10):
 #     proven or not, time, improvement over lpt, lower bound;
 #  2. splitting partitioners: largest rank vs ceil(total/W) and each plan's own allowance, W = 2..1024;
@@ -12,14 +13,18 @@
 # ZB_SKIP=1,2,.. leaves parts out (e.g. ZB_SKIP=4 on a machine without MPI);
 # ZB_BENCH_OUT writes the record elsewhere (for partial runs).
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/../experiments/common/bench_env.sh"
-out="${ZB_BENCH_OUT:-results/bench/partitions.md}" work="results/bench/partitions"
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+source "$here/../common/bench_env.sh"  # works from the checkout's root
+out="${ZB_BENCH_OUT:-$here/README.md}"
+work="${here#"$ZB_ROOT"/}/runs"  # relative to the root: the record names it
 mkdir -p "$work"
 tmp="$(mktemp -d)"; shm="$(mktemp -d -p /dev/shm 2>/dev/null || mktemp -d)"; trap 'rm -rf "$tmp" "$shm"' EXIT
 skip() { [[ ",${ZB_SKIP:-}," == *",$1,"* ]]; }
 now() { date +%s.%N; }
 {
-echo "# Partitioning benchmarks: scripts/bench_partitions.sh"
+echo "# Partitioning benchmarks"
+echo
+echo "Regenerate: \`bash experiments/partitions/run.sh\`"
 echo
 echo "$(hostname), $(nproc) cores, $(date -u +%Y-%m-%dT%H:%M:%SZ), git $(git rev-parse --short HEAD 2>/dev/null || echo unknown)."
 

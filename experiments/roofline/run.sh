@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Targets of the optimizer issue, recorded in results/bench/roofline.md:
+# Targets of the optimizer issue, recorded beside it in README.md (the runs in
+# runs/):
 #  1. CPU, 1 thread per rank, ResNet50 at W=2 (2 ranks, lpt, and flat for the
 #     one-buffer shard): --optimizer-impl torch | foreach | fused, each rank's step
 #     against the triad bandwidth probed in the same run (target: fused >= 0.80);
@@ -9,8 +10,10 @@
 #     (cost with a Muon term calibrated by --calibrate --optimizer muon).
 # ZB_SKIP=1,2,3 leaves parts out; ZB_BENCH_OUT writes the record elsewhere.
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/../experiments/common/bench_env.sh"
-out="${ZB_BENCH_OUT:-results/bench/roofline.md}" work="results/bench/roofline"
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+source "$here/../common/bench_env.sh"  # works from the checkout's root
+out="${ZB_BENCH_OUT:-$here/README.md}"
+work="${here#"$ZB_ROOT"/}/runs"  # relative to the root: the record names it
 mkdir -p "$work"
 skip() { [[ ",${ZB_SKIP:-}," == *",$1,"* ]]; }
 run() {  # run NAME RANKS ARGS...: one timed run into $work/NAME
@@ -35,7 +38,9 @@ for run in runs:
 PY
 }
 {
-echo "# Optimizer roofline benchmarks: scripts/bench_roofline.sh"
+echo "# Optimizer roofline benchmarks"
+echo
+echo "Regenerate: \`bash experiments/roofline/run.sh\`"
 echo
 echo "$(hostname), $(nproc) cores, $(date -u +%Y-%m-%dT%H:%M:%SZ), git $(git rev-parse --short HEAD 2>/dev/null || echo unknown)."
 echo "Every run probes the triad bandwidth on all its ranks at once before timing (16 B/element incl. write-allocate)."
