@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # Sourced after bench_env.sh by the scripts that time communication phases
-# (bench_comm.sh, bench_bucket_sync.sh), so both run one configuration:
-# --bind-to none (mpi_env.sh), one thread per rank, 4 ranks (W = 4
+# (experiments/comm, experiments/bucket_sync), so both run one configuration:
+# --bind-to none (scripts/mpi_env.sh), one thread per rank, 4 ranks (W = 4
 # oversubscribes the 2 cores), --step-timing serial (the ranks step in turn, so
 # every window opens after a barrier and holds the phase alone),
 # --grad-sync reduce-scatter, --optimizer-impl fused, ZB_BENCH_ITERS timed

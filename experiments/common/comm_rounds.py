@@ -1,8 +1,8 @@
-"""bench_comm.sh's rounds: `misses ROUND.json...` prints each case (backend
+"""experiments/comm/run.sh's rounds: `misses ROUND.json...` prints each case (backend
 partitioner sync model W) with a phase whose median fraction of its raw
 collective is below 0.90; `table FILE...` prints the record's tables from the
 rounds (roundN.json) and the cases' retest rounds (retestN.json); `bucket
-ROUND.json...` prints bench_bucket_sync.sh's table: each case's bucket /
+ROUND.json...` prints experiments/bucket_sync/run.sh's table: each case's bucket /
 per-param sync ratio, the median over the rounds with a 95 % distribution-free
 interval, whether the bucket is slower, faster or tied, and the same ratio of
 the raw replays; then each case's ratios round by round, in the order of the

@@ -4,7 +4,7 @@
 # views of one allocation, --param-storage contiguous) and --sync bucket
 # (parameters as views of their owner's flat bucket), on gloo and mpi
 # (ZB_BENCH_BACKENDS), ResNet50 and BERT, W = 2 and 4, in the configuration of
-# bench_comm.sh (comm_case.sh). ZB_BENCH_ROUNDS rounds (default 12): each
+# experiments/comm (../common/comm_case.sh). ZB_BENCH_ROUNDS rounds (default 12): each
 # round runs per-param and bucket back to back on each backend, in turns
 # (per-param first in odd rounds, bucket first in even ones), and gives one
 # ratio a case: the bucket's sync median over the per-param's, both over each
@@ -17,13 +17,14 @@
 # the syncs' ratio, the difference lies in the backend's broadcasts of those
 # messages (4 owners' buckets against one message a tensor), not in the layout.
 # Last, each case's ratios round by round, so that records can be pooled. A case's
-# round ratios spread 0.78-1.37 in results/bench/comm.md's 5 rounds (mpi BERT
+# round ratios spread 0.78-1.37 in ../comm/README.md's 5 rounds (mpi BERT
 # W = 4), too wide for its median of 5 to tell a tie from a few per cent, and
-# 5 rounds are too few for a 95 % interval. Records results/bench/bucket_sync.md.
+# 5 rounds are too few for a 95 % interval. Records README.md beside it.
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/../experiments/common/bench_env.sh"
-source "$(dirname "${BASH_SOURCE[0]}")/../experiments/common/comm_case.sh"  # run_case, iters, pages
-out="${ZB_BENCH_OUT:-results/bench/bucket_sync.md}" rounds="${ZB_BENCH_ROUNDS:-12}"
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+source "$here/../common/bench_env.sh"  # works from the checkout's root
+source "$here/../common/comm_case.sh"  # run_case, iters, pages
+out="${ZB_BENCH_OUT:-$here/README.md}" rounds="${ZB_BENCH_ROUNDS:-12}"
 read -r -a backends <<<"${ZB_BENCH_BACKENDS:-gloo mpi}"
 tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
 for round in $(seq 1 "$rounds"); do
@@ -35,7 +36,9 @@ for round in $(seq 1 "$rounds"); do
   "$A" "${runs[@]}" --format json >"$tmp/round$round.json"
 done
 {
-echo "# Bucket sync against per-param sync: scripts/bench_bucket_sync.sh"
+echo "# Bucket sync against per-param sync"
+echo
+echo "Regenerate: \`bash experiments/bucket_sync/run.sh\`"
 echo
 zb_host_facts
 echo "$(date -u +%Y-%m-%dT%H:%M:%SZ), git $(git rev-parse --short HEAD 2>/dev/null || echo unknown);"
@@ -50,6 +53,6 @@ echo "slower (faster) where that interval lies wholly above (below) 1, else tied
 echo "raw: the same ratio of the two runs' raw replays (the probe's broadcasts of each sync's own messages, in its"
 echo "arena), with its interval: where it moves with the syncs' ratio, the backend's broadcasts of those messages differ."
 echo
-python3 experiments/common/comm_rounds.py bucket $(printf '%s\n' "$tmp"/round*.json | sort -V)  # round 1, 2, ..., 10 (mktemp: no spaces)
+python3 "$here/../common/comm_rounds.py" bucket $(printf '%s\n' "$tmp"/round*.json | sort -V)  # round 1, 2, ..., 10 (mktemp: no spaces)
 } | tee "$out.tmp"
 mv "$out.tmp" "$out"

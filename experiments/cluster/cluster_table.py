@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""The tables of results/bench/cluster.md from scripts/bench_cluster.sh's runs.
+"""The tables of experiments/cluster/README.md from experiments/cluster/run.sh's runs.
 
-    python3 scripts/bench_cluster.py RUNS   # RUNS/<rate>/<round>/<backend>_<design>/<model>/
+    python3 experiments/cluster/cluster_table.py RUNS   # RUNS/<rate>/<round>/<backend>_<design>/<model>/
 
 Each run directory holds the four ranks' records and `counted_bytes`, what both
 nodes' links sent during the launch (the kernel's tx_bytes). The formula: the

@@ -9,22 +9,23 @@
 # on gloo and mpi, ZB_BENCH_ROUNDS rounds (default 3) interleaved (every
 # design and backend once per round). Each launch runs one model, so the
 # kernel's byte counters of both nodes' links (wire0's tx_bytes, read before
-# and after) count that model's case alone. Records results/bench/cluster.md
-# (scripts/bench_cluster.py makes the tables). Binding: --bind-to none, one
+# and after) count that model's case alone. Records README.md beside it
+# (cluster_table.py makes the tables). Binding: --bind-to none, one
 # thread per rank; the 4 ranks share this machine's 2 cores.
 # ZB_BENCH_ITERS (default 3) timed iterations after 1 warm-up, each with its
 # probe iteration (the raw replay of every phase). ZB_BENCH_KEEP=1 keeps the run
 # directories (their path is printed).
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/../experiments/common/bench_env.sh"
-out="${ZB_BENCH_OUT:-results/bench/cluster.md}" iters="${ZB_BENCH_ITERS:-3}" rounds="${ZB_BENCH_ROUNDS:-3}"
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+source "$here/../common/bench_env.sh"  # works from the checkout's root
+out="${ZB_BENCH_OUT:-$here/README.md}" iters="${ZB_BENCH_ITERS:-3}" rounds="${ZB_BENCH_ROUNDS:-3}"
 rates="${ZB_BENCH_RATES:-1gbit 4gbit}" models="${ZB_BENCH_MODELS:-ResNet50 BERT}"
 cluster=scripts/cluster/local_cluster.sh
 # The daemons' keepalive off: on a link mpi keeps full, local_cluster.sh's probes (there for the
 # fault tests) lose the daemons mid-run; a benchmark has no node to lose.
 export ZB_CLUSTER_KEEPALIVE="${ZB_CLUSTER_KEEPALIVE:-0 1 3}"
 tmp="$(mktemp -d)"
-[ -z "${ZB_BENCH_KEEP:-}" ] || echo "bench_cluster: runs kept under $tmp/runs" >&2
+[ -z "${ZB_BENCH_KEEP:-}" ] || echo "experiments/cluster: runs kept under $tmp/runs" >&2
 trap '"$cluster" down >/dev/null 2>&1 || true; [ -n "${ZB_BENCH_KEEP:-}" ] || rm -rf "$tmp"' EXIT
 
 sent() { "$cluster" exec "node$1" cat /sys/class/net/wire0/statistics/tx_bytes; }
@@ -52,9 +53,9 @@ for rate in $rates; do
           # shellcheck disable=SC2046
           "$cluster" mpirun -np 4 "$B" $(design_args "$design") --models "$model" --device cpu -b "$backend" \
             --threads 1 -w 1 -n "$iters" -o "$dir" >"$dir.log" 2>&1 || {
-            echo "bench_cluster: $rate round $round $backend $design $model failed:" >&2; tail -5 "$dir.log" >&2; exit 1; }
+            echo "experiments/cluster: $rate round $round $backend $design $model failed:" >&2; tail -5 "$dir.log" >&2; exit 1; }
           echo $(( $(sent 1) + $(sent 2) - before )) >"$dir/counted_bytes"
-          echo "[bench_cluster +$(( $(date +%s) - started ))s] $rate round $round $model $backend $design" >&2
+          echo "[experiments/cluster +$(( $(date +%s) - started ))s] $rate round $round $model $backend $design" >&2
         done
       done
     done
@@ -62,7 +63,9 @@ for rate in $rates; do
   "$cluster" down >/dev/null
 done
 {
-echo "# ZeRO across hosts on the rehearsal cluster: scripts/bench_cluster.sh"
+echo "# ZeRO across hosts on the rehearsal cluster"
+echo
+echo "Regenerate: \`bash experiments/cluster/run.sh\`"
 echo
 zb_host_facts
 echo "$(date -u +%Y-%m-%dT%H:%M:%SZ), git $(git rev-parse --short HEAD 2>/dev/null || echo unknown); 2 nodes x 2 ranks"
@@ -71,7 +74,7 @@ echo "--bind-to none, one thread per rank (the 4 ranks share the 2 cores), W = 4
 echo "warm-up, each followed by a probe iteration, $rounds rounds interleaved (per round: each model, backend and"
 echo "design once), $(( ($(date +%s) - started) / 60 )) minutes."
 echo
-python3 scripts/bench_cluster.py "$tmp/runs"
+python3 "$here/cluster_table.py" "$tmp/runs"
 } >"$out.part"
 mv "$out.part" "$out"
 echo "wrote $out" >&2
