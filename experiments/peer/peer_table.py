@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Turns the runs of scripts/bench_peer.sh into results/bench/peer.md.
+"""Turns the runs of experiments/peer/run.sh into its README.md.
 
 Usage: peer_table.py WORK_DIR ROUNDS MODEL... (files: WORK_DIR/r<round>_<model>_<config>[.json]).
 Every figure is the slowest rank's median over the timed iterations (the

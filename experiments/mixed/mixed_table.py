@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Turns the runs of scripts/bench_mixed.sh into results/bench/mixed.md.
+"""Turns the runs of experiments/mixed/run.sh into its README.md.
 
 Usage: mixed_table.py WORK_DIR ROUNDS
 Timed runs: WORK_DIR/r<round>_<design>/ (ResNet50, W = 2) and
@@ -11,7 +11,7 @@ import statistics
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
 from zb_records import case_records  # noqa: E402
 
 # name, zero_bench arguments (after flat 2 --models ResNet50), what it is

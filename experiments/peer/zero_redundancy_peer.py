@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """PyTorch's own ZeroRedundancyOptimizer, timed as the seed times it: the peer
-that scripts/bench_peer.sh runs beside zero_bench.
+that experiments/peer/run.sh runs beside zero_bench.
 
 Launched by mpirun like zero_bench (same binding), one process per rank; rank
 and size come from Open MPI's environment, the rendezvous from MASTER_ADDR and

@@ -1,33 +1,34 @@
 #!/usr/bin/env bash
 # zero_bench side by side with PyTorch's own ZeroRedundancyOptimizer, recorded
-# in results/bench/peer.md (the whole-step issue's fidelity targets):
-#  - the peer (scripts/peer/zero_redundancy_peer.py): gloo, CPU, one thread per
+# beside it in README.md (the whole-step issue's fidelity targets):
+#  - the peer (zero_redundancy_peer.py, beside it): gloo, CPU, one thread per
 #    rank, Adam lr 0.01, time.time() around opt.step() as the seed does, and a
 #    DDP-style bucketed gradient all-reduce before it for the whole step; twice
 #    a round, on torch's default 4 KiB pages and with THP_MEM_ALLOC_ENABLE=1;
 #  - zero_bench's matching runs (lpt: the peer's own partition, largest tensor
 #    first onto the least loaded rank) and faster configurations
-#    (scripts/peer/peer_table.py lists them), the fast ones also with
+#    (peer_table.py lists them), the fast ones also with
 #    --huge-pages on, each compared with the peer on the same pages;
 # ResNet50 and BERT at W = 2, in interleaved rounds at one binding (ZB_BIND_TO,
 # default none). Installs torchvision and transformers into the project's venv
 # (pinned; they build the peer's real modules). ZB_BENCH_ROUNDS (default 3),
 # ZB_BENCH_ITERS (default 10) after 2 warm-up, ZB_PEER_MODELS (default
-# "ResNet50 BERT"), ZB_BENCH_OUT (default results/bench/peer.md).
+# "ResNet50 BERT"), ZB_BENCH_OUT (default README.md beside it).
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/../experiments/common/bench_env.sh"
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+source "$here/../common/bench_env.sh"  # works from the checkout's root
 py="$ZB_VENV/bin/python"
 if ! "$py" -c 'import torchvision, transformers' 2>/dev/null; then
   zb_log "installing torchvision and transformers into $ZB_VENV (the peer's models)"
   "$py" -m pip install -q --disable-pip-version-check "torch==$ZB_TORCH_VERSION" torchvision==0.29.2 transformers==5.23.0
 fi
 rounds="${ZB_BENCH_ROUNDS:-3}" iters="${ZB_BENCH_ITERS:-10}" models="${ZB_PEER_MODELS:-ResNet50 BERT}"
-out="${ZB_BENCH_OUT:-results/bench/peer.md}"
+out="${ZB_BENCH_OUT:-$here/README.md}"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-mapfile -t configs < <("$py" -c 'import sys; sys.path.insert(0, "scripts/peer"); import peer_table
+mapfile -t configs < <(PYTHONPATH="$here" "$py" -c 'import peer_table
 for name, args, _ in peer_table.OURS: print(name + "|" + args)')
-mapfile -t peers < <("$py" -c 'import sys; sys.path.insert(0, "scripts/peer"); import peer_table
+mapfile -t peers < <(PYTHONPATH="$here" "$py" -c 'import peer_table
 for name, thp, _ in peer_table.PEERS: print(name + "|" + thp)')
 export MASTER_ADDR=127.0.0.1
 for round in $(seq 1 "$rounds"); do
@@ -36,7 +37,7 @@ for round in $(seq 1 "$rounds"); do
       MASTER_PORT="$("$py" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
       export MASTER_PORT
       THP_MEM_ALLOC_ENABLE="${peer#*|}" zb_mpirun 2 -x MASTER_ADDR -x MASTER_PORT -x THP_MEM_ALLOC_ENABLE "$py" \
-        scripts/peer/zero_redundancy_peer.py --model "$model" --warmup 2 --iters "$iters" \
+        "$here/zero_redundancy_peer.py" --model "$model" --warmup 2 --iters "$iters" \
         --out "$work/r${round}_${model}_${peer%%|*}.json" >"$work/peer.log" 2>&1 || { cat "$work/peer.log" >&2; exit 1; }
     done
     for config in "${configs[@]}"; do
@@ -52,12 +53,14 @@ tmp="$out.tmp.$$"
 {
   echo "# zero_bench beside PyTorch's ZeroRedundancyOptimizer"
   echo
-  echo "\`bash scripts/bench_peer.sh\` at $(git rev-parse --short=12 HEAD), $(date -u +%F), $(nproc) cores,"
+  echo "Regenerate: \`bash experiments/peer/run.sh\`"
+  echo
+  echo "Run at $(git rev-parse --short=12 HEAD), $(date -u +%F), $(nproc) cores,"
   echo "torch $("$py" -c 'import torch; print(torch.__version__)') (peer) and libtorch $ZB_TORCH_VERSION (zero_bench),"
   echo "\`--bind-to ${ZB_BIND_TO:-none}\`, $rounds interleaved rounds of 2 warm-up + $iters timed iterations; each round"
   echo "runs the peer, then every zero_bench configuration, per model. Each figure: the slowest rank's median."
   echo
-  "$py" scripts/peer/peer_table.py "$work" "$rounds" $models
+  "$py" "$here/peer_table.py" "$work" "$rounds" $models
 } >"$tmp"
 mv "$tmp" "$out"
 cat "$out"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Mixed precision, shard groups and overlap, recorded in results/bench/mixed.md:
+# Mixed precision, shard groups and overlap, recorded beside it in README.md:
 #  - ResNet50 at W = 2 (gloo, CPU, Adam, one thread per rank, --bind-to
 #    ZB_BIND_TO, default none), flat partitioner (the all-gather sync), in
 #    interleaved rounds: fp32 fused | bf16 fused (one pass) | bf16 torch (cast
@@ -13,13 +13,14 @@
 #    --shard-group 8 (and without, G = W): ZeRO-1 memory per rank beside
 #    Megatron's and DeepSpeed's formulas.
 # ZB_BENCH_ROUNDS (default 3), ZB_BENCH_ITERS (default 10) after 2 warm-up,
-# ZB_BENCH_OUT (default results/bench/mixed.md).
+# ZB_BENCH_OUT (default README.md beside it).
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/../experiments/common/bench_env.sh"
-rounds="${ZB_BENCH_ROUNDS:-3}" iters="${ZB_BENCH_ITERS:-10}" out="${ZB_BENCH_OUT:-results/bench/mixed.md}"
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+source "$here/../common/bench_env.sh"  # works from the checkout's root
+rounds="${ZB_BENCH_ROUNDS:-3}" iters="${ZB_BENCH_ITERS:-10}" out="${ZB_BENCH_OUT:-$here/README.md}"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-mapfile -t designs < <(python3 -c 'import sys; sys.path.insert(0, "scripts/mixed"); import mixed_table
+mapfile -t designs < <(PYTHONPATH="$here" python3 -c 'import mixed_table
 for name, args, _ in mixed_table.DESIGNS: print(name + "|" + args)')
 run() {  # run RANKS DIR ARGS...
   local ranks="$1" dir="$2"; shift 2
@@ -49,11 +50,13 @@ tmp="$out.tmp.$$"
 {
   echo "# Mixed precision, shard groups and overlap"
   echo
-  echo "\`bash scripts/bench_mixed.sh\` at $(git rev-parse --short=12 HEAD), $(date -u +%F), $(nproc) cores, libtorch"
+  echo "Regenerate: \`bash experiments/mixed/run.sh\`"
+  echo
+  echo "Run at $(git rev-parse --short=12 HEAD), $(date -u +%F), $(nproc) cores, libtorch"
   echo "$ZB_TORCH_VERSION, gloo on the CPU, \`--bind-to ${ZB_BIND_TO:-none}\`, one thread per rank, $rounds interleaved"
   echo "rounds of 2 warm-up + $iters timed iterations. Times: the slowest rank's median, seconds."
   echo
-  python3 scripts/mixed/mixed_table.py "$work" "$rounds"
+  python3 "$here/mixed_table.py" "$work" "$rounds"
 } >"$tmp"
 mv "$tmp" "$out"
 cat "$out"

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Turns the runs of scripts/bench_cs336.sh into results/bench/cs336.md.
+"""Turns the runs of experiments/cs336/run.sh into its README.md.
 
 Usage: cs336_table.py WORK_DIR ROUNDS PLAN_DIR MODEL:W...
 Timed runs: WORK_DIR/r<round>_<design>_<model>_<W>/; plan-only GPT-2 XL runs:
@@ -11,7 +11,7 @@ import statistics
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
 from zb_records import case_records  # noqa: E402
 
 # name, partitioner, zero_bench arguments, what it is
