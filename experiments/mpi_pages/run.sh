@@ -1,19 +1,22 @@
 #!/usr/bin/env bash
-# Open MPI's broadcast from buffers laid out four ways (scripts/mpi_pages/
-# bcast_layouts.c, no libtorch): BERT's tensors one MPI_Ibcast each, 2 ranks,
+# Open MPI's broadcast from buffers laid out four ways (bcast_layouts.c beside
+# it, no libtorch): BERT's tensors one MPI_Ibcast each, 2 ranks,
 # --bind-to none, the layouts interleaved round by round. The question it
 # answers: does the parameters' layout (each tensor its own 4 KiB-page mapping,
 # as libtorch's allocator leaves them) slow the sync by itself, and do huge
-# pages take that away (docs/method.md, Host pages and buffer placement)? Records results/bench/mpi_pages.md.
+# pages take that away (docs/method.md, Host pages and buffer placement)? Records README.md beside it.
 # ZB_BENCH_ROUNDS (default 21).
 set -euo pipefail
-cd "$(dirname "${BASH_SOURCE[0]}")/.."
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+cd "$here/../.."  # the checkout's root
 source scripts/mpi_env.sh
-out="${ZB_BENCH_OUT:-results/bench/mpi_pages.md}" rounds="${ZB_BENCH_ROUNDS:-21}"
+out="${ZB_BENCH_OUT:-$here/README.md}" rounds="${ZB_BENCH_ROUNDS:-21}"
 tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
-mpicc -O2 -o "$tmp/bcast_layouts" scripts/mpi_pages/bcast_layouts.c
+mpicc -O2 -o "$tmp/bcast_layouts" "$here/bcast_layouts.c"
 {
-echo "# Open MPI's broadcast by buffer layout: scripts/bench_mpi_pages.sh"
+echo "# Open MPI's broadcast by buffer layout"
+echo
+echo "Regenerate: \`bash experiments/mpi_pages/run.sh\`"
 echo
 zb_host_facts
 echo "$(mpirun --version | head -1), $(date -u +%Y-%m-%dT%H:%M:%SZ), git $(git rev-parse --short HEAD 2>/dev/null || echo unknown);"
