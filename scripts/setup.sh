@@ -15,7 +15,7 @@ ZB_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 ZB_BUILD_DIR="${ZB_BUILD_DIR:-$ZB_ROOT/build}"
 # torch 2.14.1's default PyPI wheel is built against CUDA 13.0, the major
 # version of this machine's nvcc, so libtorch configures with CUDA here.
-ZB_TORCH_VERSION="${ZB_TORCH_VERSION:-2.14.1}"  # scripts/check_torch_versions.sh also builds 2.11.0
+ZB_TORCH_VERSION="${ZB_TORCH_VERSION:-2.14.1}"  # experiments/torch_versions/run.sh also builds 2.11.0
 ZB_VENV="${ZB_VENV:-$HOME/.cache/zero-bench/venv-torch$ZB_TORCH_VERSION}"
 ZB_WITH_TORCH="${ZB_WITH_TORCH:-1}"
 # chromium and python3-pil: the test that renders zero_analyze --html in a real browser and checks the PNG.

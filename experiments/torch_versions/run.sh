@@ -3,14 +3,15 @@
 # test suite with each, in separate venvs and build directories:
 #   2.14.1  the scripts' default;
 #   2.11.0  the GPU machine's (scripts/gpu/run.sh builds against it there).
-# Records the outcome in results/bench/torch_versions.md. Takes a while: each
+# Records the outcome in README.md beside it. Takes a while: each
 # venv holds a few GB and each build compiles the libtorch parts anew.
-#   bash scripts/check_torch_versions.sh [VERSION...]
+#   bash experiments/torch_versions/run.sh [VERSION...]
 set -uo pipefail
-ZB_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+ZB_ROOT="$(cd "$here/../.." && pwd)"
 versions=("$@")
 [ ${#versions[@]} -eq 0 ] && versions=(2.14.1 2.11.0)
-record="$ZB_ROOT/results/bench/torch_versions.md"
+record="$here/README.md"
 rows=()
 # Keep the recorded rows of the versions not checked this time.
 if [ -f "$record" ]; then
@@ -35,7 +36,9 @@ done
 {
   echo "# zero-bench against each supported torch"
   echo
-  echo "\`bash scripts/check_torch_versions.sh [VERSION...]\`, last on $(date -u +%F), $(nproc) cores, no GPU (the GPU tests skip)."
+  echo "Regenerate: \`bash experiments/torch_versions/run.sh [VERSION...]\`"
+  echo
+  echo "Last on $(date -u +%F), $(nproc) cores, no GPU (the GPU tests skip)."
   echo
   echo "| torch | exit | ctest | skipped | NCCL compiled against | commit |"
   echo "|---|---:|---|---:|---|---|"

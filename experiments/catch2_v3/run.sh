@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Builds the test suite against Catch2 v3 (what Debian 13 and Ubuntu 24.04
 # ship; Debian 12, this project's machine, ships v2) and runs it, recording
-# results/bench/catch2_v3.md. Catch2 v3 is built once from Debian trixie's
+# README.md beside it. Catch2 v3 is built once from Debian trixie's
 # source package (fetched from Debian's archive with apt-get source) into
 # ~/.cache/zero-bench/catch2-v3; trixie's prebuilt library needs a newer
 # libstdc++ than bookworm's g++ 12 links against.
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+source "$here/../../scripts/setup.sh"
+record="$here/README.md"
 cache="${ZB_CATCH2_V3_CACHE:-$HOME/.cache/zero-bench/catch2-v3}"
 prefix="$cache/prefix"
 build="$ZB_ROOT/build-catch2v3"
@@ -45,9 +47,11 @@ summary="$(grep -E 'tests passed|tests failed' "$log" | tail -1)"
 {
   echo "# zero-bench's tests against Catch2 v3"
   echo
-  echo "\`bash scripts/check_catch2_v3.sh\` at $(git -C "$ZB_ROOT" rev-parse --short=12 HEAD), $(date -u +%F):"
+  echo "Regenerate: \`bash experiments/catch2_v3/run.sh\`"
+  echo
+  echo "Run at $(git -C "$ZB_ROOT" rev-parse --short=12 HEAD), $(date -u +%F):"
   echo "$(grep -oE 'Catch2 [0-9.]+ \(v[0-9]\)' "$build/configure.log" | head -1), built from Debian trixie's source package;"
   echo "torch $ZB_TORCH_VERSION. ctest exit $rc: $summary ($(grep -cE '\(Skipped\)' "$log") skipped: no GPU)."
-} >"$ZB_ROOT/results/bench/catch2_v3.md"
-cat "$ZB_ROOT/results/bench/catch2_v3.md"
+} >"$record"
+cat "$record"
 [ "$rc" = 0 ] || { tail -60 "$log"; exit "$rc"; }
