@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# Sourced by run.sh, test.sh and the bench scripts: installs what is missing
+# Sourced by run.sh, test.sh and the experiments' scripts: installs what is missing
 # (idempotent) and builds zero-bench into $ZB_BUILD_DIR.
 #
 #   ZB_BUILD_DIR    build directory (default: build)
