@@ -24,7 +24,7 @@ import re
 import sys
 from pathlib import Path
 
-RESULTS_GROUPS = ("bench", "baselines", "gpu")  # bench/: the records not yet moved to experiments/
+RESULTS_GROUPS = ("baselines", "gpu")
 NOT_EXPERIMENTS = ("common",)
 REGENERATE_WITHIN = 5  # the record's first lines
 SCRIPT = re.compile(r"\b((?:experiments|scripts)/[\w./-]+\.(?:sh|py))\b")
@@ -40,9 +40,7 @@ def records(root):
     for entry in filter(visible, results.iterdir()):
         if entry.name not in ("local", "README.md") + RESULTS_GROUPS:
             found.add(f"results/{entry.name}")
-    for group in ("bench", "baselines"):
-        if (results / group).is_dir():
-            found.update(f"results/{group}/{entry.name}" for entry in filter(visible, (results / group).iterdir()))
+    found.update(f"results/baselines/{entry.name}" for entry in filter(visible, (results / "baselines").iterdir()))
     for readme in (results / "gpu").rglob("README.md"):
         found.add(str(readme.parent.relative_to(root)))
     experiments = root / "experiments"
