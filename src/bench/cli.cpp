@@ -8,6 +8,7 @@
 #include "src/common/cli_numbers.hpp"
 #include "src/common/errors.hpp"
 #include "src/run/config.hpp"
+#include "src/run/constraints.hpp"
 
 namespace zb {
 
@@ -172,45 +173,16 @@ void add_partitioner_options(CLI::App& app, Config& c) {
                "model to --cost-model FILE (under mpirun every rank measures at once)")->group(knobs);
 }
 
-// Each number's own range is checked as it is parsed (add_integer, add_number);
-// what remains are the options that exclude each other.
-void check_timed_options(const Config& c) {
-  if (c.overlap && c.step_timing == StepTiming::kSerial)
-    throw UsageError("--overlap with --step-timing serial: ranks taking turns to step cannot overlap the sync; use "
-                     "--step-timing concurrent");
-}
-
 void check_unique(const std::vector<std::string>& names, const char* what) {
   std::set<std::string> seen;
   for (const auto& n : names)
     if (!seen.insert(n).second) throw UsageError(std::string(what) + " '" + n + "' is given twice");
 }
 
-// --grad-dtype defaults to the parameters' dtype; bf16 gradients of fp32 parameters are not offered.
+// --grad-dtype defaults to the parameters' dtype (bf16 gradients of fp32
+// parameters are a constraint's to refuse).
 void set_grad_dtype(Config& c, const std::optional<Dtype>& grad_dtype) {
   c.precision.grads = grad_dtype.value_or(c.precision.params);
-  if (!c.precision.mixed() && c.precision.grads != Dtype::kFp32)
-    throw UsageError("--grad-dtype bf16 needs --precision bf16 (fp32 parameters take fp32 gradients); valid with "
-                     "--precision fp32: --grad-dtype fp32");
-}
-
-// --check stays bitwise only while every sum of rank gradients is exact in
-// the gradient dtype: in bf16 (8 significant bits) up to 32 ranks.
-void check_bitwise_reach(const Config& c) {
-  if (!c.check || c.grad_sync == GradSync::kNone || c.precision.grads != Dtype::kBf16) return;
-  for (int w : c.world_sizes)
-    if (w > 32)
-      throw UsageError("--check with bf16 gradients reduced over " + std::to_string(w) +
-                       " ranks: the sums of the ranks' gradients are exact in bf16 only up to 32 ranks, so the "
-                       "bitwise comparison would fail without a bug; use world sizes up to 32, --grad-dtype fp32, "
-                       "or leave --check out");
-}
-
-void check_shard_group(const Config& c) {
-  for (int w : c.world_sizes)
-    if (c.shard_group > 0 && w % c.shard_group != 0)
-      throw UsageError("--shard-group " + std::to_string(c.shard_group) + " does not divide world size " +
-                       std::to_string(w) + "; use a G that divides every world size (e.g. 1, 2, 4, 8)");
 }
 
 void finish_run_config(Config& c, const std::vector<std::string>& world_sizes) {
@@ -225,7 +197,6 @@ void finish_run_config(Config& c, const std::vector<std::string>& world_sizes) {
       throw UsageError("world size " + std::to_string(parsed) + " is given twice ('" + w + "' repeats it)");
     c.world_sizes.push_back(parsed);
   }
-  check_shard_group(c);
 }
 
 }  // namespace
@@ -250,22 +221,16 @@ Config parse_command_line(int argc, char** argv, bool& help_shown) {
   } catch (const CLI::ParseError& e) {
     throw UsageError(e.what());
   }
-  if (app.count("--plan-files") && !c.plan_only)
-    throw UsageError("--plan-files applies to --plan-only runs; a timed run writes one file per rank (each rank "
-                     "its own)");
   if (app.count("--models")) c.model_names = model_list(models);
   set_grad_dtype(c, grad_dtype);
   check_unique(c.model_names, "model");
   if (app.count("--list-partitioners")) c.action = Action::kListPartitioners;
   else if (app.count("--list-models")) c.action = Action::kListModels;
   else if (!c.print_model.empty()) c.action = Action::kPrintModel;
-  else if (c.calibrate) {
-    c.action = Action::kCalibrate;
-    if (c.cost_model.empty()) throw UsageError("--calibrate needs --cost-model FILE, the file to write");
-  }
+  else if (c.calibrate) c.action = Action::kCalibrate;
   else finish_run_config(c, world_sizes);
-  check_timed_options(c);
-  check_bitwise_reach(c);
+  // Each value was read and range-checked above; how the options relate is the table's.
+  enforce(Stage::kCommandLine, Facts{c});
   return c;
 }
 

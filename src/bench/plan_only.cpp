@@ -61,19 +61,20 @@ void run_plan_only(const Config& config, std::ostream& log) {
   for (const auto& m : models) info.models.push_back(m.name);
   log << console_banner(base, 1);
 
+  const PlanFiles layout = config.plan_files.value_or(PlanFiles::kCase);
   std::size_t files = 0;
   for (int world_size : config.world_sizes) {
     for (const ModelSpec& model : models) {
       const Plan plan = make_plan(partitioner, model, plan_world_size(config, world_size), options);
       const CaseFacts facts = case_facts(model, plan, partitioner.granularity, config, world_size);
-      files += write_case(dir, base, model, plan, facts, config.plan_files);
+      files += write_case(dir, base, model, plan, facts, layout);
       log << balance_line(world_size, model.name, plan) << "\n";
     }
   }
   write_file_atomically(dir + "/exp_info.json", to_json_text(info));
   const char* plural = files == 1 ? "" : "s";
-  log << "wrote " << files << (config.plan_files == PlanFiles::kCase ? " case file" : " rank file") << plural
-      << (config.plan_files == PlanFiles::kCase ? " (one per model and world size)" : "")
+  log << "wrote " << files << (layout == PlanFiles::kCase ? " case file" : " rank file") << plural
+      << (layout == PlanFiles::kCase ? " (one per model and world size)" : "")
       << " and exp_info.json to " << dir << "\n";
 }
 

@@ -32,7 +32,8 @@ struct Config {
   std::vector<std::string> model_files;
   std::string print_model;
   ShardList shard_list = ShardList::kFull;  // none: omit each rank's shard list from the JSON
-  PlanFiles plan_files = PlanFiles::kCase;  // plan-only: one file per (model, W), or schema 1's one per rank
+  // plan-only: one file per (model, W), or schema 1's one per rank; unset: not given (case files)
+  std::optional<PlanFiles> plan_files;
 
   // Timed runs (under mpirun).
   std::optional<Backend> backend;  // none: nccl on CUDA (gloo when ranks share a GPU), gloo on CPU

@@ -15,6 +15,7 @@
 #include "src/comm/net_interface.hpp"
 #include "src/comm/world.hpp"
 #include "src/run/config.hpp"
+#include "src/run/constraints.hpp"
 #include "optim/optimizer.hpp"
 
 namespace zb {
@@ -34,14 +35,9 @@ struct TimedSetup {
   std::string gpu_sharing;                    // e.g. "4 ranks on this node share 1 GPU", where they do
 };
 
-// --grad-bucket-mb as fp32 elements, at least one.
-int64_t grad_bucket_elems(const Config& config);
-// Whether a case probes its collectives in place (on probe iterations, PhaseSlot)
-// rather than after its timed iterations (replay_after): on the CPU, when
-// there is anyone to communicate with.
-bool probes_in_place(const at::Device& device, int world_size);
-// Everything that can be wrong with the request, found identically on every rank
-// (UsageError); the setup the run then uses.
+// Resolves the launch (device, backend) and checks the request against the
+// run spec's constraints (src/run/constraints.hpp) at launch and for every
+// case, identically on every rank (UsageError); the setup the run then uses.
 TimedSetup check_request(const Config& config, const World& world);
 
 }  // namespace zb

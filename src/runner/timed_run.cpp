@@ -299,7 +299,7 @@ RunContext timed_context(const Config& config, const TimedSetup& setup, const Wo
   base.kernel_thp = kernel_thp_mode();
   // Where the parameters' storage is the flag's to choose (not a bucket's or the gathered buffer's).
   if (config.param_storage == ParamStorage::kShard ||
-      param_storage_unavailable_reason(ParamStorage::kContiguous, setup.partitioner->granularity, config.sync).empty())
+      param_storage_applies(setup.partitioner->granularity, config.sync))
     base.param_storage = param_storage_choices().name(config.param_storage);
   base.versions = library_versions();
   return base;
@@ -342,7 +342,7 @@ void run_case(const Config& config, const TimedSetup& setup, const RunContext& b
   PhaseCalls calls;
   forget_traffic(comms.shard);  // nothing before the first step is a phase's
   if (comms.replicas) forget_traffic(*comms.replicas);
-  const bool in_place = probes_in_place(setup.device, group.size());
+  const bool in_place = probes_in_place(setup.device.is_cuda(), group.size());
   PhaseReplays replays(setup.device, in_place ? "in_place" : "after");
   record.timing =
       time_iterations(*zero, comms, group, config, setup.device, traffic, calls, in_place ? &replays : nullptr);

@@ -7,6 +7,7 @@
 #include <numeric>
 
 #include "src/common/errors.hpp"
+#include "src/run/constraints.hpp"
 #include "src/common/optimizer_traffic.hpp"
 #include "flat_buffer.hpp"
 #include "grad_sync.hpp"
@@ -153,11 +154,7 @@ class FlatZeroState : public ZeroState {
 // Every rank owns every tensor (plain DDP): nothing to sync.
 class ReplicatedZeroState : public ZeroState {
  public:
-  explicit ReplicatedZeroState(const ZeroSetup& s) : ZeroState(s) {
-    const std::string reason = grad_sync_unavailable_reason(s.grad_sync, Granularity::kReplicated);
-    if (!reason.empty()) throw UsageError(reason);
-    set_optimizer(s.optimizer, params_);
-  }
+  explicit ReplicatedZeroState(const ZeroSetup& s) : ZeroState(s) { set_optimizer(s.optimizer, params_); }
   void reduce_gradients(Communicator& comm) override {
     if (grad_sync_ == GradSync::kAllReduce) all_reduce_gradients(comm);
   }
@@ -298,9 +295,6 @@ FlatZeroState::FlatZeroState(const ZeroSetup& s)
     throw RunError("range plan's slot (" + std::to_string(slot_) + " elements) is smaller than rank " +
                    std::to_string(s.rank) + "'s shards");
   lay_out_slots();
-  if (s.optimizer.optimizer == OptimizerKind::kMuon)
-    throw UsageError("--optimizer muon orthogonalises whole matrices; a range plan splits them. Use a "
-                     "whole-tensor partitioner (greedy, lpt, optimal, cost, ...)");
   torch::NoGradGuard no_grad;
   if (s.overlap) chunk_ = std::max<int64_t>(1, std::min(grad_bucket_elems_, slot_));
   flat_ = s.device.is_cpu() ? zeros_at_page_offset(slot_, param_options(), flat_page_offset())
@@ -631,54 +625,26 @@ std::vector<int> whole_tensor_owners(const ModelSpec& model, const Plan& plan) {
   return owner;
 }
 
-std::string overlap_unavailable_reason(Granularity granularity, SyncMode sync) {
-  if (granularity == Granularity::kReplicated)
-    return "--overlap overlaps the parameter sync with the step, and under this partitioner every rank owns "
-           "every tensor: there is no sync; leave --overlap out";
-  if (granularity != Granularity::kRanges && sync == SyncMode::kBucket)
-    return "--overlap with --sync bucket: each owner's one bucket is sent only after its whole step; use "
-           "--sync per-param (whole tensors) or a range partitioner";
-  return "";
-}
-
-std::string grad_sync_unavailable_reason(GradSync grad_sync, Granularity granularity) {
-  if (grad_sync != GradSync::kReduceScatter || granularity != Granularity::kReplicated) return "";
-  return "--grad-sync reduce-scatter gives each rank the gradients it owns, and under this partitioner every rank "
-         "owns every tensor; use --grad-sync all-reduce (plain DDP)";
-}
-
-std::string param_storage_unavailable_reason(ParamStorage storage, Granularity granularity, SyncMode sync,
-                                             bool overlap) {
-  if (storage == ParamStorage::kShard) {
-    if (granularity != Granularity::kWholeTensors)
-      return "--param-storage shard lays out each rank's whole tensors as one flat shard; " +
-             std::string(granularity == Granularity::kRanges
-                             ? "a range partitioner's rank steps one flat buffer already; leave it out"
-                             : "under this partitioner every rank owns every tensor; use --param-storage contiguous") +
-             ", or use a whole-tensor partitioner (greedy, lpt, optimal, cost, ...)";
-    if (overlap)
-      return "--param-storage shard steps the shard as one tensor, and --overlap steps it in buckets; leave one out";
-    return "";
-  }
-  if (storage != ParamStorage::kContiguous) return "";
-  if (granularity == Granularity::kRanges)
-    return "--param-storage contiguous: under a range partitioner the parameters are views of the gathered flat "
-           "buffer already; leave it out, or use a whole-tensor partitioner (greedy, lpt, optimal, cost, none, ...)";
-  if (granularity == Granularity::kWholeTensors && sync == SyncMode::kBucket)
-    return "--param-storage contiguous with --sync bucket: each owner's parameters are views of its bucket "
-           "already; use --sync per-param";
-  return "";
+// The request this state is asked to build, as the run spec's constraints see it.
+void enforce_spec_constraints(const ZeroSetup& setup) {
+  Config request;
+  request.sync = setup.sync;
+  request.optimizer = setup.optimizer.optimizer;
+  request.optimizer_impl = setup.optimizer.optimizer_impl;
+  request.precision = setup.optimizer.precision;
+  request.grad_sync = setup.grad_sync;
+  request.overlap = setup.overlap;
+  request.param_storage = setup.param_storage;
+  LaunchFacts launch;
+  launch.granularity = setup.granularity;
+  launch.cuda = setup.device.is_cuda();
+  launch.fused_cuda_kernel = fused_cuda_kernel_available();
+  enforce(Stage::kLaunch, Facts{request, &launch});
 }
 
 std::unique_ptr<ZeroState> make_zero_state(const ZeroSetup& setup) {
   if (setup.plan.row_chunks) throw RunError("the runner needs each rank's shard list; this plan has counts only");
-  const std::string storage =
-      param_storage_unavailable_reason(setup.param_storage, setup.granularity, setup.sync, setup.overlap);
-  if (!storage.empty()) throw UsageError(storage);
-  if (setup.overlap) {
-    const std::string reason = overlap_unavailable_reason(setup.granularity, setup.sync);
-    if (!reason.empty()) throw UsageError(reason);
-  }
+  enforce_spec_constraints(setup);
   if (setup.granularity == Granularity::kRanges) return std::make_unique<FlatZeroState>(setup);
   if (setup.granularity == Granularity::kReplicated) return std::make_unique<ReplicatedZeroState>(setup);
   return std::make_unique<TensorZeroState>(setup);

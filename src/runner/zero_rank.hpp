@@ -8,6 +8,8 @@
 //    an all-gather of the slots, unpacked into every parameter;
 //  - replicated plans (`none`, plain DDP): the optimizer over every tensor,
 //    nothing to sync.
+// make_zero_state refuses (UsageError) what the run spec's constraints refuse
+// (src/run/constraints.cpp), so a state is never built for a refused request.
 // Gradients are attached after construction, so that memory can be read
 // after creation, with gradients, and after a step.
 // With replicas (--shard-group), the plan is for the G ranks of this rank's
@@ -133,25 +135,13 @@ struct ZeroSetup {
   bool overlap = false;                               // --overlap
   // kContiguous: every parameter a view of one allocation, in registration
   // order; kShard: each rank's parameters and gradients back to back, stepped
-  // as one flat tensor (param_storage_unavailable_reason says where each applies).
+  // as one flat tensor (the constraints in src/run/constraints.cpp say where each applies).
   ParamStorage param_storage = ParamStorage::kSeparate;
   int replicas = 1;     // R: the plan's G ranks times R make the data-parallel world
   int world_rank = -1;  // among the W ranks (its gradients are its own); -1: `rank`
 };
 
 std::unique_ptr<ZeroState> make_zero_state(const ZeroSetup& setup);
-
-// Why --overlap cannot run here ("" when it can).
-std::string overlap_unavailable_reason(Granularity granularity, SyncMode sync);
-
-// Why --param-storage contiguous or shard cannot apply here ("" when it can,
-// and for kSeparate): bucket and range layouts make the parameters views of
-// their own flat buffers; shard needs whole tensors, one step over the shard.
-std::string param_storage_unavailable_reason(ParamStorage storage, Granularity granularity, SyncMode sync,
-                                             bool overlap = false);
-
-// Why this gradient reduction cannot serve plans of this granularity ("" when it can).
-std::string grad_sync_unavailable_reason(GradSync grad_sync, Granularity granularity);
 
 // Owner of every parameter; throws RunError if a shard is not a whole tensor.
 std::vector<int> whole_tensor_owners(const ModelSpec& model, const Plan& plan);

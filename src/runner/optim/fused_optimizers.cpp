@@ -279,14 +279,12 @@ bool any_cuda(const std::vector<at::Tensor>& params) {
 
 }  // namespace
 
-std::string optimizer_unavailable_reason(const OptimizerSettings& s, const at::Device& device) {
-  if (s.optimizer_impl != OptimizerImpl::kFused || !device.is_cuda()) return "";
-  if (s.optimizer == OptimizerKind::kSgd)
-    return "--optimizer-impl fused with --optimizer sgd runs on the CPU only; use --optimizer-impl foreach on CUDA";
-#ifndef ZB_HAVE_FUSED_ADAM_KERNEL
-  return "--optimizer-impl fused on CUDA needs ATen's _fused_adam_ (libtorch >= 2.0); this libtorch lacks it";
+bool fused_cuda_kernel_available() {
+#ifdef ZB_HAVE_FUSED_ADAM_KERNEL
+  return true;
+#else
+  return false;
 #endif
-  return "";
 }
 
 std::unique_ptr<ShardOptimizer> make_fused_mixed_cpu(const OptimizerSettings& s, std::vector<at::Tensor> masters,
@@ -296,12 +294,13 @@ std::unique_ptr<ShardOptimizer> make_fused_mixed_cpu(const OptimizerSettings& s,
 
 std::unique_ptr<ShardOptimizer> make_fused_optimizer(const OptimizerSettings& s, std::vector<at::Tensor> params) {
   if (!any_cuda(params)) return std::make_unique<FusedCpu>(s, std::move(params), std::vector<at::Tensor>{});
-  const std::string reason = optimizer_unavailable_reason(s, params.front().device());
-  if (!reason.empty()) throw UsageError(reason);
+  // The run spec's constraints refuse both on CUDA before any state is built.
+  if (s.optimizer == OptimizerKind::kSgd)
+    throw RunError("make_fused_optimizer: sgd has no fused CUDA kernel (the constraints should have refused it)");
 #ifdef ZB_HAVE_FUSED_ADAM_KERNEL
   return std::make_unique<FusedCudaAdam>(s, std::move(params));
 #else
-  throw RunError("make_fused_optimizer: no CUDA kernel, and optimizer_unavailable_reason did not say so");
+  throw RunError("make_fused_optimizer: this libtorch has no _fused_adam_ (the constraints should have refused it)");
 #endif
 }
 

@@ -53,10 +53,10 @@ class ShardOptimizer {
   virtual int64_t gradient_copy_bytes() const { return 0; }  // fp32 copies of 16-bit gradients held now
 };
 
-// Why this optimizer/implementation cannot run on `device` ("" when it can;
-// fused_optimizers.cpp). make_optimizer throws it as a UsageError.
-std::string optimizer_unavailable_reason(const OptimizerSettings& settings, const at::Device& device);
-// Throws UsageError for an optimizer/implementation/device combination that is not offered.
+// Whether this libtorch has ATen's CUDA _fused_adam_ (fused_optimizers.cpp);
+// the run spec's constraints refuse --optimizer-impl fused on CUDA without it.
+bool fused_cuda_kernel_available();
+// Throws for an optimizer/implementation/device combination that is not offered.
 std::unique_ptr<ShardOptimizer> make_optimizer(const OptimizerSettings& settings, std::vector<at::Tensor> params);
 // Whether the step of these settings on `device` can take grad_divisor > 1:
 // the fused CPU pass (fp32, or mixed in one pass), adam, adamw or sgd.
