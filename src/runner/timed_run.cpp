@@ -17,6 +17,7 @@
 #include "src/run/rank_record.hpp"
 #include "src/run/run_context.hpp"
 #include "src/run/run_dir.hpp"
+#include "src/run/schedule.hpp"
 #include "src/comm/backend_factories.hpp"
 #include "src/comm/metered_communicator.hpp"
 #include "src/comm/world.hpp"
@@ -180,14 +181,15 @@ class PhaseSlot {
 struct GradientPhases {
   std::optional<double> group, replicas;
 };
-GradientPhases gradient_phases(ZeroState& zero, CaseComms& comms, IterationTimer& timer, bool reduce,
-                               PhaseReplays* probe, const PhaseCalls& calls, bool kept) {
-  if (!reduce) return {};
+GradientPhases gradient_phases(ZeroState& zero, CaseComms& comms, IterationTimer& timer,
+                               const MeasurementSchedule& schedule, PhaseReplays* probe, const PhaseCalls& calls,
+                               bool kept) {
+  if (!schedule.runs("grad_sync")) return {};
   zero.restore_rank_gradients();
   GradientPhases g;
   const PhaseSlot group("grad_sync", comms.shard, [&] { zero.reduce_gradients(comms.shard); }, probe, calls);
   g.group = group.close(timed_phase(comms, timer, group), kept);
-  if (!comms.replicas) return g;
+  if (!schedule.runs("grad_replicas")) return g;
   const PhaseSlot replicas("grad_replicas", *comms.replicas, [&] { zero.reduce_replicas(*comms.replicas); }, probe,
                            calls);
   g.replicas = replicas.close(timed_phase(comms, timer, replicas), kept);
@@ -200,34 +202,37 @@ void log_phase(const std::string& phase, MeteredCommunicator& comm, PhaseTraffic
   calls[phase] = comm.take_calls();
 }
 
-// How many iterations a case runs: the warm-up and timed ones and, when
-// probing in place, a probe iteration after each.
-int iterations_run(const Config& config, bool probing) { return (config.warmup + config.iters) * (probing ? 2 : 1); }
+// One iteration's step and sync, in the schedule's style.
+Iteration step_and_sync(StepStyle style, ZeroState& zero, CaseComms& comms, const SubWorld& group,
+                        IterationTimer& timer, IterationTimer& sync_timer, Stopwatch& stepping, const SyncWork& sync) {
+  switch (style) {
+    case StepStyle::kOverlapped: return overlapped_iteration(zero, comms, timer, stepping);
+    case StepStyle::kSerial: return serial_iteration(zero, comms, group, timer, sync_timer, sync);
+    case StepStyle::kConcurrent: break;
+  }
+  return concurrent_iteration(zero, comms, timer, sync);
+}
 
 // Every phase's samples, and (in `traffic`) what each phase handed the
-// backend. With `probe`, every other iteration is a probe iteration, whose
-// windows hold the phases' raw replays (PhaseSlot) and give no phase samples;
-// the exposed sync of --overlap has no raw counterpart and is not probed.
-Timings time_iterations(ZeroState& zero, CaseComms& comms, const SubWorld& group, const Config& config,
-                        const at::Device& device, PhaseTrafficLog& traffic, PhaseCalls& calls, PhaseReplays* probe) {
+// backend, walking the schedule's iterations. A probe iteration's probed
+// windows hold the phases' raw replays (PhaseSlot) and give no phase samples.
+Timings time_iterations(ZeroState& zero, CaseComms& comms, const SubWorld& group, const MeasurementSchedule& schedule,
+                        const at::Device& device, PhaseTrafficLog& traffic, PhaseCalls& calls, PhaseReplays& replays) {
   auto timer = make_timer(device), sync_timer = make_timer(device), grad_timer = make_timer(device);
   auto stepping = make_stopwatch(device);
-  const bool serial = config.step_timing == StepTiming::kSerial, reduce = config.grad_sync != GradSync::kNone;
   std::vector<double> grad, replica, step, sync, total, collective, overhead, host_step;
-  for (int i = 0; i < iterations_run(config, probe); ++i) {
-    const bool probing = probe && i % 2 == 1, kept = (probe ? i / 2 : i) >= config.warmup;
-    PhaseReplays* const slots = probing ? probe : nullptr;
-    const GradientPhases g = gradient_phases(zero, comms, *grad_timer, reduce, slots, calls, kept);
-    if (reduce) log_phase("grad_sync", comms.shard, traffic, calls);
-    if (comms.replicas && reduce) log_phase("grad_replicas", *comms.replicas, traffic, calls);
-    const PhaseSlot sync_slot("sync", comms.shard, [&] { zero.sync(comms.shard); }, config.overlap ? nullptr : slots,
-                              calls);
-    const Iteration it = config.overlap ? overlapped_iteration(zero, comms, *timer, *stepping)
-                         : serial   ? serial_iteration(zero, comms, group, *timer, *sync_timer, sync_slot)
-                                    : concurrent_iteration(zero, comms, *timer, sync_slot);
-    if (!config.overlap) sync_slot.close(it.sync, kept);
+  for (const ScheduledIteration& iteration : schedule.iterations()) {
+    PhaseReplays* const probe = iteration.probe ? &replays : nullptr;
+    const GradientPhases g = gradient_phases(zero, comms, *grad_timer, schedule, probe, calls, iteration.kept);
+    if (schedule.runs("grad_sync")) log_phase("grad_sync", comms.shard, traffic, calls);
+    if (schedule.runs("grad_replicas")) log_phase("grad_replicas", *comms.replicas, traffic, calls);
+    const PhaseSlot sync_slot("sync", comms.shard, [&] { zero.sync(comms.shard); },
+                              schedule.probes_phase("sync") ? probe : nullptr, calls);
+    const Iteration it =
+        step_and_sync(schedule.style, zero, comms, group, *timer, *sync_timer, *stepping, sync_slot);
+    if (schedule.style != StepStyle::kOverlapped) sync_slot.close(it.sync, iteration.kept);
     log_phase("sync", comms.shard, traffic, calls);
-    if (!kept || probing) continue;
+    if (!iteration.kept || iteration.probe) continue;
     if (g.group) grad.push_back(*g.group);
     if (g.replicas) replica.push_back(*g.replicas);
     step.push_back(it.step);
@@ -237,13 +242,13 @@ Timings time_iterations(ZeroState& zero, CaseComms& comms, const SubWorld& group
     collective.push_back(zero.last_collective_seconds());
     if (it.host_step) host_step.push_back(*it.host_step);
   }
-  Timings t{make_series(step), make_series(sync), make_series(total), config.warmup, timer->clock(), {}, {}, {}, {}, {}};
+  Timings t{make_series(step), make_series(sync), make_series(total), schedule.warmup, timer->clock(), {}, {}, {}, {}, {}};
   if (t.clock == std::string("steady_clock")) {  // host stamps mean nothing against CUDA events
     t.collective = make_series(collective);
     t.harness_overhead = make_series(overhead);
   }
   if (!host_step.empty()) t.step_host = make_series(host_step);
-  if (reduce) t.grad_sync = make_series(grad);
+  if (schedule.runs("grad_sync")) t.grad_sync = make_series(grad);
   if (!replica.empty()) t.grad_replicas = make_series(replica);
   return t;
 }
@@ -252,15 +257,15 @@ Timings time_iterations(ZeroState& zero, CaseComms& comms, const SubWorld& group
 // tensors stay out of the allocator's peak), phase by phase, each phase's
 // tensors freed before the next's, each round after a barrier in a window of
 // its own: one untimed round, then as many as the phase was timed.
-void replay_after(PhaseReplays& replays, const PhaseCalls& calls, CaseComms& comms, const Config& config,
-                  const at::Device& device) {
+void replay_after(PhaseReplays& replays, const PhaseCalls& calls, CaseComms& comms,
+                  const MeasurementSchedule& schedule, const at::Device& device) {
   auto timer = make_timer(device);
-  for (const std::string phase : {"grad_sync", "grad_replicas", "sync"}) {
+  for (const std::string& phase : schedule.probed) {
     const auto found = calls.find(phase);
-    if (found == calls.end() || found->second.empty() || (config.overlap && phase == "sync")) continue;
+    if (found == calls.end() || found->second.empty()) continue;
     MeteredCommunicator& comm = phase == "grad_replicas" ? *comms.replicas : comms.shard;
     CollectiveReplay& replay = replays.replay_for(phase, found->second, comm);
-    for (int i = 0; i < 1 + config.iters; ++i) {
+    for (int i = 0; i < schedule.rounds_after(); ++i) {
       const double s = timed_phase(comms, *timer, [&] { replay.run(comm); });
       if (i > 0) replays.add_sample(phase, s);
     }
@@ -342,10 +347,11 @@ void run_case(const Config& config, const TimedSetup& setup, const RunContext& b
   PhaseCalls calls;
   forget_traffic(comms.shard);  // nothing before the first step is a phase's
   if (comms.replicas) forget_traffic(*comms.replicas);
-  const bool in_place = probes_in_place(setup.device.is_cuda(), group.size());
-  PhaseReplays replays(setup.device, in_place ? "in_place" : "after");
-  record.timing =
-      time_iterations(*zero, comms, group, config, setup.device, traffic, calls, in_place ? &replays : nullptr);
+  const MeasurementSchedule schedule =
+      measurement_schedule(config, setup.device.is_cuda(), group.size(), comms.replicas != nullptr);
+  const bool in_place = schedule.probes == ProbePlacement::kInPlace;
+  PhaseReplays replays(setup.device, probe_placement_name(schedule.probes));
+  record.timing = time_iterations(*zero, comms, group, schedule, setup.device, traffic, calls, replays);
   record.traffic = traffic.records(*record.timing);
   record.memory.push_back(memory_point("after_step", *zero, setup.device));
   record.context.anon_huge_page_bytes = anon_huge_page_bytes();
@@ -353,11 +359,11 @@ void run_case(const Config& config, const TimedSetup& setup, const RunContext& b
   const auto device_peak = device_peak_memory(setup.device);  // before the probe's tensors
   record.peak_memory_bytes = device_peak ? *device_peak : record.memory.back().total();
   record.peak_memory_source = device_peak ? "cuda_allocator" : "tracked_tensors";
-  if (!in_place) replay_after(replays, calls, comms, config, setup.device);
+  if (!in_place) replay_after(replays, calls, comms, schedule, setup.device);
   record.comm_roofline = replays.rooflines(*record.timing);
   if (config.check) {
     const std::string mismatch = compare_with_unsharded(model, zero->parameters(), setup.device, config.seed,
-                                                        iterations_run(config, in_place), setup.optimizer,
+                                                        static_cast<int>(schedule.iterations().size()), setup.optimizer,
                                                         config.grad_sync == GradSync::kNone ? 0 : group.size());
     if (!mismatch.empty()) throw RunError("--check failed on rank " + std::to_string(group.rank()) + ": " + mismatch);
     record.check = "passed: all parameters bitwise equal to a single-process " + *base.optimizer + " (" +
