@@ -1,13 +1,31 @@
 // One rank's ZeRO stage-1 state: every parameter replicated (on the device,
 // fp32 or bf16 as the precision says) with its gradient; optimizer state (and
 // under bf16 the fp32 master weights) only for what the rank owns.
-//  - whole-tensor plans: the optimizer over the owned tensors; sync = each
-//    owner broadcasts its tensors (per parameter, or one flat bucket per owner);
-//  - range plans: the optimizer over one flat buffer of the owned ranges
-//    (gradients sliced the same way, padding to the plan's equal slot); sync =
-//    an all-gather of the slots, unpacked into every parameter;
-//  - replicated plans (`none`, plain DDP): the optimizer over every tensor,
-//    nothing to sync.
+//
+// Glossary (one word per concept, here and in zero_layouts.hpp):
+//   shard    what a rank owns: whole tensors, or element ranges of tensors;
+//   slot     a rank's equal-size piece of a gathered buffer (range plans: its
+//            shard packed, padded to the plan's slot_elems);
+//   segment  a run of the slot that one collective moves for every rank at
+//            once (the gathered layout is segment by segment, every rank's
+//            part of a segment in rank order; Megatron's buckets; else one);
+//   bucket   a group of tensors moved by one collective: the gradients an
+//            all-reduce or reduce takes at once (--grad-bucket-mb), or under
+//            --sync bucket each owner's parameters, broadcast as one tensor;
+//   chunk    --overlap: a piece of this rank's shard stepped and then sent
+//            together, while the next chunk steps (--grad-bucket-mb long).
+//
+// The layouts (zero_layouts.hpp), each owning its buffers and index arithmetic:
+//  - TensorZeroState, whole-tensor plans: the optimizer over the owned tensors
+//    (separate, one contiguous allocation, or the shard as one flat tensor);
+//    sync = each owner broadcasts its tensors (per parameter, or its bucket);
+//    gradients all-reduced in buckets, or reduced to their owners;
+//  - FlatZeroState, range plans: the optimizer over this rank's slot
+//    (gradients sliced the same way); sync = an all-gather of the slots per
+//    segment into the gathered buffer, whose views many parameters are;
+//    gradients all-reduced, or reduce-scattered per segment;
+//  - ReplicatedZeroState (`none`, plain DDP): the optimizer over every
+//    tensor, nothing to sync; gradients all-reduced.
 // make_zero_state refuses (UsageError) what the run spec's constraints refuse
 // (src/run/constraints.cpp), so a state is never built for a refused request.
 // Gradients are attached after construction, so that memory can be read
@@ -53,11 +71,11 @@ class ZeroState {
   void restore_rank_gradients();
   virtual void sync(Communicator& comm) = 0;  // every rank gets every updated parameter
   void step();                                 // optimizer.step() over what this rank owns
-  // --overlap: steps this rank's shard bucket by bucket and starts each
-  // bucket's sync as soon as it is stepped, the next bucket stepping while
+  // --overlap: steps this rank's shard chunk by chunk and starts each
+  // chunk's sync as soon as it is stepped, the next chunk stepping while
   // it moves (on CUDA the collectives run on the backend's stream); returns
   // when every rank has every parameter (queued on the current stream on
-  // CUDA), each bucket's step timed on `stepping`. (make_zero_state refuses
+  // CUDA), each chunk's step timed on `stepping`. (make_zero_state refuses
   // --overlap where it has no sense.)
   virtual void step_and_sync_overlapped(Communicator& comm, Stopwatch& stepping);
   MemoryBreakdown memory() const;
@@ -72,9 +90,9 @@ class ZeroState {
  protected:
   explicit ZeroState(const ZeroSetup& setup);
   // The optimizer over the tensors this rank steps, and the bytes one step
-  // moves over them; with --overlap one optimizer per bucket of them.
+  // moves over them; with --overlap one optimizer per chunk of them.
   void set_optimizer(const OptimizerSettings& settings, const std::vector<at::Tensor>& owned);
-  void set_bucket_optimizers(const OptimizerSettings& settings, const std::vector<std::vector<at::Tensor>>& buckets);
+  void set_chunk_optimizers(const OptimizerSettings& settings, const std::vector<std::vector<at::Tensor>>& chunks);
   virtual int64_t buffer_bytes() const { return 0; }
   virtual std::vector<at::Tensor> owned_gradients() const = 0;  // what this rank steps from
   // The divisor of the in-group reduction: W without replicas; 1 (a sum) with
@@ -115,9 +133,9 @@ class ZeroState {
   at::Tensor grad_storage_;             // every gradient, where they share one allocation (attach_gradients)
   at::Tensor grad_bucket_;              // all-reduce: the flat buffer several small gradients share (when not adjacent)
   std::vector<at::Tensor> params_;
-  std::vector<std::unique_ptr<ShardOptimizer>> optimizers_;  // one, or one per --overlap bucket
+  std::vector<std::unique_ptr<ShardOptimizer>> optimizers_;  // one, or one per --overlap chunk
   int64_t step_bytes_ = 0;
-  int step_divisor_ = 1;  // W where the step divides the summed gradients (set_bucket_optimizers)
+  int step_divisor_ = 1;  // W where the step divides the summed gradients (set_chunk_optimizers)
   double collective_seconds_ = 0;
 };
 
