@@ -9,11 +9,12 @@
 
 namespace zb {
 
-// Open MPI's reductions (reduce, all-reduce, reduce-scatter) of tens of MB on
-// the host took 25-30 % longer when their input began on a page boundary,
-// whatever the output's alignment: broadcasts and all-gathers did not care
-// (docs/method.md, Host pages and buffer placement). libtorch starts every host tensor of 2 MiB or more on
-// a 2 MiB boundary under --huge-pages on, so a buffer that a reduction reads
+// Open MPI's host reductions (reduce, all-reduce, reduce-scatter) of tens of
+// MB run slower when their input begins on a page boundary, whatever the
+// output's alignment; broadcasts and all-gathers do not care (measured in
+// experiments/mpi_alignment, explained in docs/method.md, "Host pages and
+// buffer placement"). libtorch starts every host tensor of 2 MiB or more on a
+// 2 MiB boundary under --huge-pages on, so a buffer that a reduction reads
 // starts one cache line past its allocation, there and under 4 KiB pages alike.
 constexpr int64_t kOffPageBytes = 64;
 
@@ -35,11 +36,11 @@ inline int64_t bytes_to_page_offset(int64_t from, int64_t to) { return ((to - fr
 
 // gloo's all-gather first copies this rank's input into this rank's slot (at
 // rank x input bytes) of an output of its own, a fresh allocation, with
-// glibc's memcpy. Above glibc's non-temporal threshold (201 MB on the machine
-// measured) that copy ran at 3.5-10 GB/s instead of 13 where the destination
-// lay 64-700 bytes further into its page than the source (4K aliasing), and
-// gloo's flat all-gather of BERT's 219 MB slots paid for it on rank 1 (docs/method.md,
-// The communication roofline). The page offset, a multiple of 64, at which to start a
+// glibc's memcpy. Above glibc's non-temporal threshold that copy slows down
+// several-fold where the destination lies a little further into its page
+// than the source (4K aliasing); gloo's flat all-gather of large slots pays
+// for it (docs/method.md, "Host pages and buffer placement", has the figures and
+// their record). The page offset, a multiple of 64, at which to start a
 // host buffer whose bytes from `input_start` on are such an input of
 // `input_bytes` on `rank`, the output starting at `output_page_offset`: the
 // copy then reads and writes at the same place in every page, the source at
