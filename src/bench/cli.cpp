@@ -219,7 +219,7 @@ Config parse_command_line(int argc, char** argv, bool& help_shown) {
     help_shown = true;
     return c;
   } catch (const CLI::ParseError& e) {
-    throw UsageError(e.what());
+    throw UsageError(std::string(e.what()) + " (see zero_bench --help)");
   }
   if (app.count("--models")) c.model_names = model_list(models);
   set_grad_dtype(c, grad_dtype);

@@ -1,5 +1,8 @@
 // zero_bench: the one place errors become exit codes.
+#include <cstdlib>
 #include <iostream>
+#include <optional>
+#include <string>
 
 #include "src/common/guarded_main.hpp"
 #include "src/run/config.hpp"
@@ -9,9 +12,24 @@
 
 namespace {
 
+// Under a launcher every rank parses the same command line: the launch's
+// first rank says what is wrong with it, every rank exits 2.
+bool first_rank_of_launch() {
+  for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"})
+    if (const char* rank = std::getenv(name)) return std::string(rank) == "0";
+  return true;
+}
+
 int run(int argc, char** argv) {
   bool help_shown = false;
-  const zb::Config config = zb::parse_command_line(argc, argv, help_shown);
+  std::optional<zb::Config> parsed;
+  try {
+    parsed = zb::parse_command_line(argc, argv, help_shown);
+  } catch (const zb::UsageError&) {
+    if (first_rank_of_launch()) throw;
+    return zb::kExitUsage;
+  }
+  const zb::Config& config = *parsed;
   if (help_shown) return zb::kExitOk;
   switch (config.action) {
     case zb::Action::kListPartitioners: zb::print_partitioners(std::cout); break;

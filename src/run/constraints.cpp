@@ -181,7 +181,8 @@ std::vector<Constraint> make_table() {
        [](const Facts& f) {
          const int w = missing_ranks_world_size(f);
          return "world size " + std::to_string(w) + " needs " + std::to_string(w) + " ranks; mpirun started " +
-                std::to_string(at_launch(f).ranks);
+                std::to_string(at_launch(f).ranks) + " (launch 'mpirun -np " + std::to_string(w) +
+                " zero_bench ...', or add --plan-only for the plan without timings)";
        },
        kBadInput},
       {"nccl-shared-gpu-with-another-backend", S::kLaunch,

@@ -190,6 +190,20 @@ TEST_CASE("a world size larger than the launched ranks exits 2 on every rank wit
   CHECK_FALSE(fs::exists(tmp.path() / "run/small_2_0.json"));
 }
 
+TEST_CASE("a bad command line under mpirun is said once, by the first rank, and every rank exits 2") {
+  zbtest::TempDir tmp;
+  for (const std::string bad : {"--overlap --step-timing serial", "--sync bukket", "--bogus"}) {
+    const auto r = mpirun(2, "greedy 2 --device cpu " + bad + " -o " + quote(tmp.str() + "/run"));
+    INFO(bad << ": " << r.err);
+    CHECK(r.exit_code == 2);
+    const std::string line = "zero_bench: error: ";
+    const std::size_t first = r.err.find(line);
+    CHECK(first != std::string::npos);
+    CHECK(r.err.find(line, first + 1) == std::string::npos);
+  }
+  CHECK_FALSE(fs::exists(tmp.path() / "run"));
+}
+
 TEST_CASE("an impossible backend/device pair exits 2 with the reason") {
   zbtest::TempDir tmp;
   const auto r = mpirun(2, "greedy 2 --device cpu -b nccl --model-file " + small_model_file(tmp) + " -o " +
