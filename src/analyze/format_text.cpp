@@ -28,14 +28,14 @@ std::string case_text(const CaseReport& c) {
 
 // "cpu affinity   = every rank: 0-1" or "= rank 0: 0, rank 1: 1" (mpirun's binding).
 std::string affinity_text(const CaseReport& c) {
-  if (c.cpu_affinity_per_rank.empty()) return "";
-  const auto& first = c.cpu_affinity_per_rank.front();
-  const bool same = std::all_of(c.cpu_affinity_per_rank.begin(), c.cpu_affinity_per_rank.end(),
-                                [&](const std::string& a) { return a == first; });
+  const std::vector<std::string> affinity = per_rank(c, &RunContext::cpu_affinity);
+  if (affinity.empty()) return "";
+  const auto& first = affinity.front();
+  const bool same = std::all_of(affinity.begin(), affinity.end(), [&](const std::string& a) { return a == first; });
   std::string out = "cpu affinity   = ";
   if (same) return out + "every rank: " + first + "\n";
-  for (std::size_t r = 0; r < c.cpu_affinity_per_rank.size(); ++r)
-    out += (r ? ", rank " : "rank ") + std::to_string(r) + ": " + c.cpu_affinity_per_rank[r];
+  for (std::size_t r = 0; r < affinity.size(); ++r)
+    out += (r ? ", rank " : "rank ") + std::to_string(r) + ": " + affinity[r];
   return out + "\n";
 }
 
@@ -43,31 +43,34 @@ std::string affinity_text(const CaseReport& c) {
 // eth0 (GLOO_SOCKET_IFNAME)", and "shard groups   = ..." where a group spans hosts or a host holds two.
 // Nothing for a run on one host.
 std::string placement_text(const CaseReport& c) {
-  if (host_count(c.host_per_rank) < 2) return "";
-  std::string out = "placement      = " + placement_summary(c.host_per_rank);
-  if (!c.net_interface_per_rank.empty()) {
-    const std::string& first = c.net_interface_per_rank.front();
+  const std::vector<std::string> hosts = host_per_rank(c), interfaces = per_rank(c, &RunContext::net_interface);
+  if (host_count(hosts) < 2) return "";
+  std::string out = "placement      = " + placement_summary(hosts);
+  if (!interfaces.empty()) {
+    const std::string& first = interfaces.front();
     const auto rule = first.find(" (");
     out += "; store and transport on " + first.substr(0, first.find(' ')) +
            (rule == std::string::npos ? "" : first.substr(rule)) + " (rank 0)";
   }
   out += "\n";
-  if (c.shard_group_placement) out += "shard groups   = " + *c.shard_group_placement + "\n";
+  if (c.context().shard_group_placement) out += "shard groups   = " + *c.context().shard_group_placement + "\n";
   return out;
 }
 
 // "nccl transport = socket over lo, NCCL_HOSTID per rank (4 ranks on this node share 1 GPU)" (--nccl-shared-gpu).
 std::string nccl_transport_text(const CaseReport& c) {
-  return c.nccl_transport ? "nccl transport = " + *c.nccl_transport + "\n" : "";
+  const std::optional<std::string>& transport = c.context().nccl_transport;
+  return transport ? "nccl transport = " + *transport + "\n" : "";
 }
 
 // "host pages     = huge, --huge-pages on (kernel THP madvise): up to 340.5 MiB per rank on huge pages"
 // ("4 KiB, --huge-pages off": libtorch's default pages).
 std::string host_pages_text(const CaseReport& c) {
-  if (!c.huge_pages) return "";
-  std::string out = "host pages     = " + std::string(*c.huge_pages == "on" ? "huge" : "4 KiB") + ", --huge-pages " +
-                    *c.huge_pages + " (kernel THP " + c.kernel_thp.value_or("unknown") + ")";
-  const auto& bytes = c.anon_huge_page_bytes_per_rank;
+  const RunContext& ctx = c.context();
+  if (!ctx.huge_pages) return "";
+  std::string out = "host pages     = " + std::string(*ctx.huge_pages == "on" ? "huge" : "4 KiB") + ", --huge-pages " +
+                    *ctx.huge_pages + " (kernel THP " + ctx.kernel_thp.value_or("unknown") + ")";
+  const std::vector<int64_t> bytes = per_rank(c, &RunContext::anon_huge_page_bytes);
   if (bytes.empty()) return out + "\n";
   char buf[96];
   std::snprintf(buf, sizeof buf, ": up to %.1f MiB per rank on huge pages\n",
@@ -78,8 +81,8 @@ std::string host_pages_text(const CaseReport& c) {
 // "parameters     = views of one contiguous allocation, --param-storage contiguous" (or "one allocation each, ...
 // separate"); nothing where a bucket or the gathered buffer holds them.
 std::string param_storage_text(const CaseReport& c) {
-  if (!c.param_storage) return "";
-  const std::string& s = *c.param_storage;
+  if (!c.context().param_storage) return "";
+  const std::string& s = *c.context().param_storage;
   const char* layout = s == "contiguous" ? "views of one contiguous allocation"
                        : s == "shard"    ? "each rank's views of one allocation, stepped as one flat tensor"
                                          : "one allocation each";
@@ -100,12 +103,12 @@ std::string phases_text(const CaseReport& c) {
   if (c.grad_replicas_mean_per_rank)
     std::snprintf(replicas, sizeof replicas, " + replicas %.*f", d, (*c.grad_replicas_mean_per_rank)[k]);
   const std::string reduction =
-      c.grad_sync.value_or("?") + (c.grad_average == "step" ? " (sum, the step divides by W)" : "");
+      c.grad_sync.value_or("?") + (c.context().grad_average == "step" ? " (sum, the step divides by W)" : "");
   char buf[360];
   std::snprintf(buf, sizeof buf,
                 "phases         = %s: grad sync %.*f%s + step %.*f + %s %.*f = %.*f s (rank %d, the largest total)\n",
                 reduction.c_str(), d, (*c.grad_sync_mean_per_rank)[k], replicas, d,
-                (*c.step_mean_per_rank)[k], c.overlap ? "exposed sync" : "sync", d, (*c.sync_mean_per_rank)[k], d,
+                (*c.step_mean_per_rank)[k], c.overlap() ? "exposed sync" : "sync", d, (*c.sync_mean_per_rank)[k], d,
                 (*c.total_mean_per_rank)[k], k);
   return buf;
 }
@@ -120,7 +123,7 @@ std::string layout_text(const CaseReport& c) {
   if (c.replicas > 1 || c.shard_group != c.world_size)
     out += "shard groups   = " + std::to_string(c.shard_group) + " ranks x " + std::to_string(c.replicas) +
            " replicas\n";
-  if (c.overlap) out += "overlap        = sync overlapped with the step bucket by bucket; sync times are the exposed sync\n";
+  if (c.overlap()) out += "overlap        = sync overlapped with the step bucket by bucket; sync times are the exposed sync\n";
   return out;
 }
 
