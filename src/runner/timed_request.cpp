@@ -65,10 +65,11 @@ void check_fits(const ModelSpec& model, int w, const TimedSetup& s, const Config
   const double total = static_cast<double>(model.total_numel());
   const double share = static_cast<double>(lower_bound(model, g, s.partitioner->granularity));
   const double p = static_cast<double>(dtype_bytes(config.precision.params)),
-               grad = static_cast<double>(dtype_bytes(config.precision.grads)), mixed = config.precision.mixed();
-  double bytes = (p + grad) * total + (8 + 8 * mixed) * share;  // Adam state, masters and fp32 gradient copies
+               grad = static_cast<double>(dtype_bytes(config.precision.grads)),
+               owned = static_cast<double>(owned_bytes_per_element(config.optimizer, config.precision));
+  double bytes = (p + grad) * total + owned * share;  // optimizer state, masters and fp32 gradient copies
   if (s.partitioner->granularity == Granularity::kRanges) bytes += (p + grad) * share + (p + grad) * g * share;
-  if (config.check) bytes += (p + grad + 8 + 8 * mixed) * total;  // the reference: a whole unsharded model
+  if (config.check) bytes += (p + grad + owned) * total;  // the reference: a whole unsharded model
   if (config.grad_sync != GradSync::kNone) bytes += 2 * grad * total;  // own gradients kept to restore, a bucket
   if (probes_in_place(s.device, w))  // the collective probe's tensors, alive beside the state
     bytes += (p + grad * (config.grad_sync != GradSync::kNone)) * (total + share);
