@@ -91,6 +91,8 @@ struct Schema<CaseReport> {
         member("search_seconds", &C::search_seconds), member("optimizer", &C::optimizer),
         member("bandwidth_bytes_per_s", &C::bandwidth_bytes_per_s),
         member("roofline_fraction_per_rank", &C::roofline_fraction_per_rank),
+        // The records' own facts, by their rows; grad_sync is the case's (the reduction where one was timed,
+        // null for the record's "none").
         recorded_per_rank("cpu_affinity"), recorded_per_rank("host", timed_rank), recorded_per_rank("net_interface"),
         recorded("shard_group_placement"), recorded("nccl_transport"), member("grad_sync", &C::grad_sync),
         recorded("grad_average"), recorded("huge_pages"), recorded("kernel_thp"),
