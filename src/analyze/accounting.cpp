@@ -5,14 +5,19 @@
 
 #include "phase_comm.hpp"
 #include "src/common/json_schema.hpp"
+#include "src/common/precision.hpp"
 
 namespace zb {
 namespace {
 
-constexpr int64_t kParamBytes = 2, kMasterAndMoments = 12;
+// ZeRO's accounting (Rajbhandari et al., 2020): bf16 parameters and Adam's fp32 state with masters, K = 12 B per
+// element, read from precision.hpp's table, the one the records' optimizer_state_bytes come from.
+const Precision kBf16{Dtype::kBf16, Dtype::kBf16};
+const int64_t kParamBytes = dtype_bytes(kBf16.params);
+const int64_t kMasterAndMoments = state_bytes_per_element(OptimizerKind::kAdam, 1, kBf16);
 
 RankMemory memory_for(std::string rank, int64_t n, int64_t total, bool fp32_grads) {
-  const int64_t g = fp32_grads ? 4 : 2;
+  const int64_t g = dtype_bytes(fp32_grads ? Dtype::kFp32 : kBf16.grads);
   return {std::move(rank), n, (kParamBytes + g + kMasterAndMoments) * total,
           (kParamBytes + g) * total + kMasterAndMoments * n, kParamBytes * total + (g + kMasterAndMoments) * n,
           (kParamBytes + g + kMasterAndMoments) * n};

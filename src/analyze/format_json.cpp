@@ -4,8 +4,39 @@
 
 #include "report.hpp"
 #include "src/common/json_schema.hpp"
+#include "src/common/result_schema.hpp"
 
 namespace zb {
+namespace {
+
+// A fact of the case's records, written by the record's own row
+// (run_context_fields), so that its key and encoding are the record's:
+// rank 0's under the record's key, ...
+Field<CaseReport> recorded(const std::string& key) {
+  const Field<RunContext>& fact = field_named(run_context_fields(), key);
+  return {key, Need::kOptional, [&fact](const CaseReport& c) { return fact.write(c.context()); }, nullptr};
+}
+
+bool every_rank(const RunContext&) { return true; }
+bool timed_rank(const RunContext& r) { return r.mode == "timed"; }
+
+// ... or each rank's under "<key>_per_rank", in rank order, the ranks that
+// did not record it (or that `counts` leaves out) left out.
+Field<CaseReport> recorded_per_rank(const std::string& key, bool (*counts)(const RunContext&) = every_rank) {
+  const Field<RunContext>& fact = field_named(run_context_fields(), key);
+  auto write = [&fact, counts](const CaseReport& c) {
+    nlohmann::ordered_json out = nlohmann::ordered_json::array();
+    for (const RunContext& r : c.rank_contexts) {
+      if (!counts(r)) continue;
+      nlohmann::ordered_json value = fact.write(r);
+      if (!value.is_null()) out.push_back(std::move(value));
+    }
+    return out;
+  };
+  return {key + "_per_rank", Need::kOptional, write, nullptr};
+}
+
+}  // namespace
 
 template <>
 struct Schema<CaseCommRoofline> {
@@ -60,13 +91,12 @@ struct Schema<CaseReport> {
         member("search_seconds", &C::search_seconds), member("optimizer", &C::optimizer),
         member("bandwidth_bytes_per_s", &C::bandwidth_bytes_per_s),
         member("roofline_fraction_per_rank", &C::roofline_fraction_per_rank),
-        member("cpu_affinity_per_rank", &C::cpu_affinity_per_rank), member("host_per_rank", &C::host_per_rank),
-        member("net_interface_per_rank", &C::net_interface_per_rank),
-        member("shard_group_placement", &C::shard_group_placement), member("nccl_transport", &C::nccl_transport),
-        member("grad_sync", &C::grad_sync),
-        member("grad_average", &C::grad_average), member("huge_pages", &C::huge_pages),
-        member("kernel_thp", &C::kernel_thp), member("anon_huge_page_bytes_per_rank", &C::anon_huge_page_bytes_per_rank),
-        member("param_storage", &C::param_storage),
+        // The records' own facts, by their rows; grad_sync is the case's (the reduction where one was timed,
+        // null for the record's "none").
+        recorded_per_rank("cpu_affinity"), recorded_per_rank("host", timed_rank), recorded_per_rank("net_interface"),
+        recorded("shard_group_placement"), recorded("nccl_transport"), member("grad_sync", &C::grad_sync),
+        recorded("grad_average"), recorded("huge_pages"), recorded("kernel_thp"),
+        recorded_per_rank("anon_huge_page_bytes"), recorded("param_storage"),
         member("grad_sync_mean_per_rank", &C::grad_sync_mean_per_rank), member("sync_mean_per_rank", &C::sync_mean_per_rank),
         member("total_mean_per_rank", &C::total_mean_per_rank), member("slowest_total_rank", &C::slowest_total_rank),
         member("traffic", &C::traffic), member("comm_roofline", &C::comm_roofline)};

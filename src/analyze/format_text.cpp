@@ -1,6 +1,8 @@
 // The seed's analyze.py layout: a banner per run, five lines per case.
 #include <algorithm>
 #include <cstdio>
+#include <functional>
+#include <optional>
 
 #include "report.hpp"
 #include "table.hpp"
@@ -26,64 +28,103 @@ std::string case_text(const CaseReport& c) {
   return buf;
 }
 
-// "cpu affinity   = every rank: 0-1" or "= rank 0: 0, rank 1: 1" (mpirun's binding).
-std::string affinity_text(const CaseReport& c) {
-  if (c.cpu_affinity_per_rank.empty()) return "";
-  const auto& first = c.cpu_affinity_per_rank.front();
-  const bool same = std::all_of(c.cpu_affinity_per_rank.begin(), c.cpu_affinity_per_rank.end(),
-                                [&](const std::string& a) { return a == first; });
-  std::string out = "cpu affinity   = ";
-  if (same) return out + "every rank: " + first + "\n";
-  for (std::size_t r = 0; r < c.cpu_affinity_per_rank.size(); ++r)
-    out += (r ? ", rank " : "rank ") + std::to_string(r) + ": " + c.cpu_affinity_per_rank[r];
-  return out + "\n";
+// One line of a case's facts, "<label padded to 14> = <what it shows>"; no
+// line where `show` gives nothing. A new recorded fact shown is one row of a
+// table of them (layout_lines, context_lines).
+struct FactLine {
+  const char* label;
+  std::function<std::optional<std::string>(const CaseReport&)> show;
+};
+
+std::string fact_lines(const std::vector<FactLine>& table, const CaseReport& c) {
+  std::string out;
+  for (const FactLine& line : table)
+    if (const std::optional<std::string> text = line.show(c)) {
+      char label[32];
+      std::snprintf(label, sizeof label, "%-14s = ", line.label);
+      out += label + *text + "\n";
+    }
+  return out;
 }
 
-// Across hosts: "placement      = 2 hosts x 2 ranks: node1 ranks 0-1, node2 ranks 2-3; store and gloo on
-// eth0 (GLOO_SOCKET_IFNAME)", and "shard groups   = ..." where a group spans hosts or a host holds two.
-// Nothing for a run on one host.
-std::string placement_text(const CaseReport& c) {
-  if (host_count(c.host_per_rank) < 2) return "";
-  std::string out = "placement      = " + placement_summary(c.host_per_rank);
-  if (!c.net_interface_per_rank.empty()) {
-    const std::string& first = c.net_interface_per_rank.front();
+// A fact of rank 0's record shown as it was recorded.
+std::function<std::optional<std::string>(const CaseReport&)> as_recorded(std::optional<std::string> RunContext::*fact) {
+  return [fact](const CaseReport& c) { return c.context().*fact; };
+}
+
+// "every rank: 0-1" or "rank 0: 0, rank 1: 1" (mpirun's binding).
+std::optional<std::string> affinity_text(const CaseReport& c) {
+  const std::vector<std::string> affinity = per_rank(c, &RunContext::cpu_affinity);
+  if (affinity.empty()) return std::nullopt;
+  const auto& first = affinity.front();
+  if (std::all_of(affinity.begin(), affinity.end(), [&](const std::string& a) { return a == first; }))
+    return "every rank: " + first;
+  std::string out;
+  for (std::size_t r = 0; r < affinity.size(); ++r)
+    out += (r ? ", rank " : "rank ") + std::to_string(r) + ": " + affinity[r];
+  return out;
+}
+
+bool across_hosts(const CaseReport& c) { return host_count(host_per_rank(c)) >= 2; }
+
+// Across hosts: "2 hosts x 2 ranks: node1 ranks 0-1, node2 ranks 2-3; store and transport on eth0
+// (GLOO_SOCKET_IFNAME) (rank 0)". Nothing for a run on one host.
+std::optional<std::string> placement_text(const CaseReport& c) {
+  if (!across_hosts(c)) return std::nullopt;
+  std::string out = placement_summary(host_per_rank(c));
+  const std::vector<std::string> interfaces = per_rank(c, &RunContext::net_interface);
+  if (!interfaces.empty()) {
+    const std::string& first = interfaces.front();
     const auto rule = first.find(" (");
     out += "; store and transport on " + first.substr(0, first.find(' ')) +
            (rule == std::string::npos ? "" : first.substr(rule)) + " (rank 0)";
   }
-  out += "\n";
-  if (c.shard_group_placement) out += "shard groups   = " + *c.shard_group_placement + "\n";
   return out;
 }
 
-// "nccl transport = socket over lo, NCCL_HOSTID per rank (4 ranks on this node share 1 GPU)" (--nccl-shared-gpu).
-std::string nccl_transport_text(const CaseReport& c) {
-  return c.nccl_transport ? "nccl transport = " + *c.nccl_transport + "\n" : "";
+// Across hosts, where a shard group spans hosts or a host holds two: what the runner recorded.
+std::optional<std::string> group_placement_text(const CaseReport& c) {
+  return across_hosts(c) ? c.context().shard_group_placement : std::nullopt;
 }
 
-// "host pages     = huge, --huge-pages on (kernel THP madvise): up to 340.5 MiB per rank on huge pages"
+// "huge, --huge-pages on (kernel THP madvise): up to 340.5 MiB per rank on huge pages"
 // ("4 KiB, --huge-pages off": libtorch's default pages).
-std::string host_pages_text(const CaseReport& c) {
-  if (!c.huge_pages) return "";
-  std::string out = "host pages     = " + std::string(*c.huge_pages == "on" ? "huge" : "4 KiB") + ", --huge-pages " +
-                    *c.huge_pages + " (kernel THP " + c.kernel_thp.value_or("unknown") + ")";
-  const auto& bytes = c.anon_huge_page_bytes_per_rank;
-  if (bytes.empty()) return out + "\n";
+std::optional<std::string> host_pages_text(const CaseReport& c) {
+  const RunContext& ctx = c.context();
+  if (!ctx.huge_pages) return std::nullopt;
+  std::string out = std::string(*ctx.huge_pages == "on" ? "huge" : "4 KiB") + ", --huge-pages " + *ctx.huge_pages +
+                    " (kernel THP " + ctx.kernel_thp.value_or("unknown") + ")";
+  const std::vector<int64_t> bytes = per_rank(c, &RunContext::anon_huge_page_bytes);
+  if (bytes.empty()) return out;
   char buf[96];
-  std::snprintf(buf, sizeof buf, ": up to %.1f MiB per rank on huge pages\n",
+  std::snprintf(buf, sizeof buf, ": up to %.1f MiB per rank on huge pages",
                 static_cast<double>(*std::max_element(bytes.begin(), bytes.end())) / (1024.0 * 1024));
   return out + buf;
 }
 
-// "parameters     = views of one contiguous allocation, --param-storage contiguous" (or "one allocation each, ...
-// separate"); nothing where a bucket or the gathered buffer holds them.
-std::string param_storage_text(const CaseReport& c) {
-  if (!c.param_storage) return "";
-  const std::string& s = *c.param_storage;
+// "views of one contiguous allocation, --param-storage contiguous" (or "one allocation each, ... separate");
+// nothing where a bucket or the gathered buffer holds them.
+std::optional<std::string> param_storage_text(const CaseReport& c) {
+  const std::optional<std::string>& storage = c.context().param_storage;
+  if (!storage) return std::nullopt;
+  const std::string& s = *storage;
   const char* layout = s == "contiguous" ? "views of one contiguous allocation"
                        : s == "shard"    ? "each rank's views of one allocation, stepped as one flat tensor"
                                          : "one allocation each";
-  return "parameters     = " + std::string(layout) + ", --param-storage " + s + "\n";
+  return std::string(layout) + ", --param-storage " + s;
+}
+
+// Where and how the case ran, after its numbers.
+const std::vector<FactLine>& context_lines() {
+  static const std::vector<FactLine> lines = {
+      {"cpu affinity", affinity_text},
+      {"placement", placement_text},
+      {"shard groups", group_placement_text},
+      // "socket over lo, NCCL_HOSTID per rank (4 ranks on this node share 1 GPU)" (--nccl-shared-gpu).
+      {"nccl transport", as_recorded(&RunContext::nccl_transport)},
+      {"host pages", host_pages_text},
+      {"parameters", param_storage_text}};
+  return lines;
 }
 
 // "phases         = all-reduce: grad sync 0.324 + step 0.127 + sync 0.205 = 0.656 s (rank 1, the largest total)"
@@ -100,28 +141,39 @@ std::string phases_text(const CaseReport& c) {
   if (c.grad_replicas_mean_per_rank)
     std::snprintf(replicas, sizeof replicas, " + replicas %.*f", d, (*c.grad_replicas_mean_per_rank)[k]);
   const std::string reduction =
-      c.grad_sync.value_or("?") + (c.grad_average == "step" ? " (sum, the step divides by W)" : "");
+      c.grad_sync.value_or("?") + (c.context().grad_average == "step" ? " (sum, the step divides by W)" : "");
   char buf[360];
   std::snprintf(buf, sizeof buf,
                 "phases         = %s: grad sync %.*f%s + step %.*f + %s %.*f = %.*f s (rank %d, the largest total)\n",
                 reduction.c_str(), d, (*c.grad_sync_mean_per_rank)[k], replicas, d,
-                (*c.step_mean_per_rank)[k], c.overlap ? "exposed sync" : "sync", d, (*c.sync_mean_per_rank)[k], d,
+                (*c.step_mean_per_rank)[k], c.overlap() ? "exposed sync" : "sync", d, (*c.sync_mean_per_rank)[k], d,
                 (*c.total_mean_per_rank)[k], k);
   return buf;
 }
 
-// "precision      = bf16 parameters, bf16 gradients, fp32 master weights and state" and
-// "shard groups   = 2 ranks x 2 replicas" (only where not the seed's fp32, one group).
-std::string layout_text(const CaseReport& c) {
-  std::string out;
-  if (c.precision.mixed())
-    out += "precision      = " + precision_choices().name(c.precision.params) + " parameters, " +
-           grad_dtype_choices().name(c.precision.grads) + " gradients, fp32 master weights and state\n";
-  if (c.replicas > 1 || c.shard_group != c.world_size)
-    out += "shard groups   = " + std::to_string(c.shard_group) + " ranks x " + std::to_string(c.replicas) +
-           " replicas\n";
-  if (c.overlap) out += "overlap        = sync overlapped with the step bucket by bucket; sync times are the exposed sync\n";
-  return out;
+// "bf16 parameters, fp32 gradients, fp32 master weights and state" (nothing for the seed's fp32).
+std::optional<std::string> precision_text(const CaseReport& c) {
+  if (!c.precision.mixed()) return std::nullopt;
+  return precision_choices().name(c.precision.params) + " parameters, " + grad_dtype_choices().name(c.precision.grads) +
+         " gradients, fp32 master weights and state";
+}
+
+// "2 ranks x 2 replicas" (nothing for one group of all ranks).
+std::optional<std::string> shard_groups_text(const CaseReport& c) {
+  if (c.replicas <= 1 && c.shard_group == c.world_size) return std::nullopt;
+  return std::to_string(c.shard_group) + " ranks x " + std::to_string(c.replicas) + " replicas";
+}
+
+std::optional<std::string> overlap_text(const CaseReport& c) {
+  if (!c.overlap()) return std::nullopt;
+  return "sync overlapped with the step bucket by bucket; sync times are the exposed sync";
+}
+
+// What the case stepped and how, before its numbers.
+const std::vector<FactLine>& layout_lines() {
+  static const std::vector<FactLine> lines = {
+      {"precision", precision_text}, {"shard groups", shard_groups_text}, {"overlap", overlap_text}};
+  return lines;
 }
 
 // "traffic        = grad_sync 5 all-reduce 102.2 MB, alg 0.541 bus 0.722 GB/s; sync ..." (each
@@ -197,8 +249,8 @@ std::string bounds_text(const CaseReport& c) {
                   *c.slowest_rank, mean);
     roofline = buf;
   }
-  return layout_text(c) + bounds + optimal + roofline + phases_text(c) + traffic_text(c) + comm_roofline_text(c) +
-         affinity_text(c) + placement_text(c) + nccl_transport_text(c) + host_pages_text(c) + param_storage_text(c);
+  return fact_lines(layout_lines(), c) + bounds + optimal + roofline + phases_text(c) + traffic_text(c) +
+         comm_roofline_text(c) + fact_lines(context_lines(), c);
 }
 
 }  // namespace

@@ -73,10 +73,11 @@ std::optional<Table> placement_table(const std::vector<RunReport>& runs) {
   t.label_columns = 6;
   for (const RunReport& run : runs)
     for (const CaseReport& c : run.cases) {
-      if (host_count(c.host_per_rank) < 2) continue;
-      const std::string net = c.net_interface_per_rank.empty() ? "" : c.net_interface_per_rank.front();
-      for (const auto& host : hosts_by_lowest_rank(c.host_per_rank))
-        t.rows.push_back({run.name, std::to_string(c.world_size), c.model, host, ranks_on_host(c.host_per_rank, host), net});
+      const std::vector<std::string> hosts = host_per_rank(c), nets = per_rank(c, &RunContext::net_interface);
+      if (host_count(hosts) < 2) continue;
+      const std::string net = nets.empty() ? "" : nets.front();
+      for (const auto& host : hosts_by_lowest_rank(hosts))
+        t.rows.push_back({run.name, std::to_string(c.world_size), c.model, host, ranks_on_host(hosts, host), net});
     }
   if (t.rows.empty()) return std::nullopt;
   return t;

@@ -98,7 +98,7 @@ Table comm_roofline_table(const std::vector<RunReport>& runs) {
   for (const auto& run : runs)
     for (const auto& c : run.cases)
       for (const CaseCommRoofline& x : c.comm_roofline)
-        t.rows.push_back({run.name, std::to_string(c.world_size), c.model, c.backend.value_or("n/a"), x.phase,
+        t.rows.push_back({run.name, std::to_string(c.world_size), c.model, c.context().backend.value_or("n/a"), x.phase,
                           x.collective ? collective_choices().name(*x.collective) : "several",
                           x.rank ? std::to_string(*x.rank) : "slowest",
                           fixed(x.phase_seconds, 6), fixed(x.raw_seconds, 6), fixed(x.fraction, 3),

@@ -207,14 +207,6 @@ void add_layout(CaseReport& c, const RunContext& ctx) {
   c.precision.grads = ctx.grad_dtype ? grad_dtype_choices().parse(*ctx.grad_dtype) : c.precision.params;
   c.shard_group = ctx.shard_group.value_or(c.world_size);
   c.replicas = ctx.replicas.value_or(1);
-  c.overlap = ctx.overlap.value_or(false);
-  c.backend = ctx.backend;
-  c.grad_average = ctx.grad_average;
-  c.huge_pages = ctx.huge_pages;
-  c.kernel_thp = ctx.kernel_thp;
-  c.param_storage = ctx.param_storage;
-  c.nccl_transport = ctx.nccl_transport;
-  c.shard_group_placement = ctx.shard_group_placement;
 }
 
 CaseReport report_case(const LoadedCase& loaded) {
@@ -225,6 +217,8 @@ CaseReport report_case(const LoadedCase& loaded) {
   for (const auto& r : loaded.ranks) c.numel_per_rank.push_back(r.numel);
   c.balance = balance_of(c.numel_per_rank);
   if (loaded.ranks.empty()) return c;
+  c.rank_contexts.reserve(loaded.ranks.size());
+  for (const auto& r : loaded.ranks) c.rank_contexts.push_back(r.context);
   add_layout(c, loaded.ranks.front().context);
   add_timings(c, loaded);
   add_phases(c, loaded);
@@ -232,16 +226,22 @@ CaseReport report_case(const LoadedCase& loaded) {
   add_bounds(c, loaded.ranks.front());
   add_comm_roofline(c, loaded);
   add_roofline(c, loaded);
-  for (const auto& r : loaded.ranks) {
-    if (r.context.cpu_affinity) c.cpu_affinity_per_rank.push_back(*r.context.cpu_affinity);
-    if (r.context.mode == "timed") c.host_per_rank.push_back(r.context.host);
-    if (r.context.net_interface) c.net_interface_per_rank.push_back(*r.context.net_interface);
-    if (r.context.anon_huge_page_bytes) c.anon_huge_page_bytes_per_rank.push_back(*r.context.anon_huge_page_bytes);
-  }
   return c;
 }
 
 }  // namespace
+
+const RunContext& CaseReport::context() const {
+  static const RunContext none;
+  return rank_contexts.empty() ? none : rank_contexts.front();
+}
+
+std::vector<std::string> host_per_rank(const CaseReport& c) {
+  std::vector<std::string> out;
+  for (const RunContext& r : c.rank_contexts)
+    if (r.mode == "timed") out.push_back(r.host);
+  return out;
+}
 
 RunReport report_run(const LoadedRun& run) {
   RunReport report{run.name, run.path, run.info.partitioner, run.info.mode, {}};

@@ -82,7 +82,6 @@ struct CaseReport {
   // --grad-sync runs: the reduction, each rank's mean grad_sync and mean total
   // (grad_sync + step + sync), and the rank whose total is the largest.
   std::optional<std::string> grad_sync;
-  std::optional<std::string> grad_average;  // where the average's division by W happened: grad_sync | step
   std::optional<std::vector<double>> grad_sync_mean_per_rank, total_mean_per_rank;
   std::optional<std::vector<double>> grad_replicas_mean_per_rank;  // with replicas: their all-reduce
   std::optional<int> slowest_total_rank;
@@ -92,24 +91,26 @@ struct CaseReport {
   // G ranks per group (W when absent), R = W/G replicas.
   Precision precision;
   int shard_group = 0, replicas = 1;
-  bool overlap = false;  // --overlap: the sync series is the exposed sync
-  std::optional<std::string> backend;  // timed runs: nccl, gloo or mpi
   // The ranks a phase's collectives run among: R for grad_replicas, else G.
   int phase_ranks(const std::string& phase) const { return phase == "grad_replicas" ? replicas : shard_group; }
-  // Timed runs: each rank's allowed CPUs (mpirun's binding), in rank order.
-  std::vector<std::string> cpu_affinity_per_rank;
-  // Timed runs: each rank's host, in rank order; across hosts, each rank's
-  // network interface for the store and gloo, and what --shard-group's groups
-  // span (records that have them).
-  std::vector<std::string> host_per_rank, net_interface_per_rank;
-  std::optional<std::string> shard_group_placement;
-  std::optional<std::string> nccl_transport;  // --nccl-shared-gpu: rank 0's record's nccl_transport
-  // Timed runs: --huge-pages, the kernel's THP mode, and each rank's memory on
-  // huge pages after its timed iterations (in rank order; records that have it).
-  std::optional<std::string> huge_pages, kernel_thp;
-  std::vector<int64_t> anon_huge_page_bytes_per_rank;
-  std::optional<std::string> param_storage;  // --param-storage, where it decided the parameters' storage
+  // Every rank's record context, in rank order, as recorded. A recorded fact
+  // (the backend, --huge-pages, each rank's host) is read from here, never
+  // copied into a field of its own: a new fact needs no field in CaseReport.
+  std::vector<RunContext> rank_contexts;
+  const RunContext& context() const;  // rank 0's (an empty one for a case without ranks)
+  bool overlap() const { return context().overlap.value_or(false); }  // --overlap: the sync series is the exposed sync
 };
+
+// Each rank's recorded `fact`, in rank order, for the ranks that recorded it.
+template <typename T>
+std::vector<T> per_rank(const CaseReport& c, std::optional<T> RunContext::*fact) {
+  std::vector<T> out;
+  for (const RunContext& r : c.rank_contexts)
+    if (r.*fact) out.push_back(*(r.*fact));
+  return out;
+}
+// Timed runs: each rank's host, in rank order (plan-only records name the planning host, not a rank's).
+std::vector<std::string> host_per_rank(const CaseReport& c);
 
 struct RunReport {
   std::string name, path, partitioner, mode;

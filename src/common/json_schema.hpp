@@ -235,6 +235,15 @@ Field<S> derived(std::string key, Get get) {
   return {std::move(key), Need::kOptional, [get](const S& s) { return to_json_value(get(s)); }, nullptr};
 }
 
+// The row of `fields` whose key is `key`. A key no row has is a bug in the
+// caller's table (RunError), met the first time that table is built.
+template <typename S>
+const Field<S>& field_named(const std::vector<Field<S>>& fields, const std::string& key) {
+  for (const Field<S>& f : fields)
+    if (f.key == key) return f;
+  throw RunError("field_named: no field '" + key + "' in the schema");
+}
+
 template <typename S>
 nlohmann::ordered_json write_object(const S& s) {
   nlohmann::ordered_json j = nlohmann::ordered_json::object();

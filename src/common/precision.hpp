@@ -22,6 +22,7 @@
 //                                                       copied to the bf16 parameter, 4 + p + p)
 // e.g. Adam, bf16 gradients: 30 one pass, 46 cast path; fp32 gradients: 32, 36.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <cstddef>
 
@@ -66,6 +67,14 @@ inline int64_t step_bytes_per_element(OptimizerKind kind, std::size_t dims, cons
 // Optimizer state per owned element, the fp32 master weights included when mixed.
 inline int64_t state_bytes_per_element(OptimizerKind kind, std::size_t dims, const Precision& p) {
   return state_bytes_per_element(kind, dims) + (p.mixed() ? 4 : 0);
+}
+
+// What an owner keeps per owned element at most, whatever the tensor's rank:
+// the optimizer state and masters above and, when mixed, an fp32 copy of the
+// gradient (the cast path's). The timed run's check that a model fits.
+inline int64_t owned_bytes_per_element(OptimizerKind kind, const Precision& p) {
+  const int64_t state = std::max(state_bytes_per_element(kind, 1, p), state_bytes_per_element(kind, 2, p));
+  return state + (p.mixed() ? 4 : 0);
 }
 
 }  // namespace zb

@@ -12,6 +12,7 @@
 #include "json_input.hpp"
 #include "json_schema.hpp"
 #include "precision.hpp"
+#include "result_schema.hpp"
 
 namespace zb {
 
@@ -171,6 +172,8 @@ struct Schema<RunContext> {
                std::to_string(*c.replicas) + " is not the world size " + std::to_string(c.world_size));
   }
 };
+
+const std::vector<Field<RunContext>>& run_context_fields() { return Schema<RunContext>::fields(); }
 
 template <>
 struct Schema<PlanRecord> {

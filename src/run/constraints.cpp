@@ -318,7 +318,8 @@ bool param_storage_applies(Granularity granularity, SyncMode sync) {
 bool probes_in_place(bool cuda, int world_size) { return !cuda && world_size > 1; }
 
 // Every rank holds all parameters and gradients plus optimizer state (and fp32
-// masters and gradient copies when mixed) for about its share of its shard group.
+// masters and gradient copies when mixed: precision.hpp's table) for about its
+// share of its shard group.
 double bytes_needed_per_rank(const Facts& f) {
   const Config& c = cfg(f);
   const ModelSpec& model = f.one_case->model;
@@ -327,10 +328,11 @@ double bytes_needed_per_rank(const Facts& f) {
   const double total = static_cast<double>(model.total_numel());
   const double share = static_cast<double>(lower_bound(model, g, granularity(f)));
   const double p = static_cast<double>(dtype_bytes(c.precision.params)),
-               grad = static_cast<double>(dtype_bytes(c.precision.grads)), mixed = c.precision.mixed();
-  double bytes = (p + grad) * total + (8 + 8 * mixed) * share;  // Adam state, masters and fp32 gradient copies
+               grad = static_cast<double>(dtype_bytes(c.precision.grads)),
+               owned = static_cast<double>(owned_bytes_per_element(c.optimizer, c.precision));
+  double bytes = (p + grad) * total + owned * share;  // optimizer state, masters and fp32 gradient copies
   if (ranges(f)) bytes += (p + grad) * share + (p + grad) * g * share;
-  if (c.check) bytes += (p + grad + 8 + 8 * mixed) * total;  // the reference: a whole unsharded model
+  if (c.check) bytes += (p + grad + owned) * total;  // the reference: a whole unsharded model
   if (c.grad_sync != GradSync::kNone) bytes += 2 * grad * total;  // own gradients kept to restore, a bucket
   if (probes_in_place(at_launch(f).cuda, w))  // the collective probe's tensors, alive beside the state
     bytes += (p + grad * (c.grad_sync != GradSync::kNone)) * (total + share);

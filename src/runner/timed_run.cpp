@@ -29,6 +29,7 @@
 #include "device.hpp"
 #include "host_pages.hpp"
 #include "phase_traffic.hpp"
+#include "record_context.hpp"
 #include "reference_check.hpp"
 #include "watchdog.hpp"
 #include "timed_loop.hpp"
@@ -45,35 +46,6 @@ std::string console_lines(int rank, const RankResult& r) {
   std::snprintf(buf, sizeof buf, "rank=%d: optimizer.step() took %.3f s\nrank=%d: %lld parameters\n", rank,
                 r.timing->step.stats.mean, rank, static_cast<long long>(r.numel));
   return buf;
-}
-
-RunContext timed_context(const Config& config, const TimedSetup& setup, const World& world) {
-  RunContext base = base_context(config);
-  base.run_id = broadcast_from_rank_zero(world.rank == 0 ? new_run_id() : "");  // one id for every rank's record
-  base.mode = "timed";
-  base.local_rank = world.local_rank;
-  base.local_size = world.local_size;
-  base.node = world.node;
-  base.nodes = world.nodes;
-  if (setup.net) base.net_interface = setup.net->name + " " + setup.net->ipv4 + " (" + setup.net->chosen_by + ")";
-  if (setup.nccl_transport) base.nccl_transport = *setup.nccl_transport + " (" + setup.gpu_sharing + ")";
-  base.backend = setup.backend->name;
-  base.device = device_name(setup.device);
-  base.optimizer_impl = optimizer_impl_choices().name(config.optimizer_impl);
-  base.threads = config.threads;
-  base.step_timing = step_timing_choices().name(config.step_timing);
-  base.grad_sync = grad_sync_choices().name(config.grad_sync);
-  if (config.grad_sync != GradSync::kNone || config.overlap) base.grad_bucket_mb = config.grad_bucket_mb;
-  if (config.overlap) base.overlap = true;
-  base.cpu_affinity = cpu_affinity_text();
-  base.huge_pages = huge_pages_choices().name(config.huge_pages);
-  base.kernel_thp = kernel_thp_mode();
-  // Where the parameters' storage is the flag's to choose (not a bucket's or the gathered buffer's).
-  if (config.param_storage == ParamStorage::kShard ||
-      param_storage_applies(setup.partitioner->granularity, config.sync))
-    base.param_storage = param_storage_choices().name(config.param_storage);
-  base.versions = library_versions();
-  return base;
 }
 
 MemoryPoint memory_point(const char* when, const ZeroState& zero, const at::Device& device) {

@@ -114,7 +114,8 @@ TEST_CASE("bf16, shard groups and overlap show in the text: precision, groups, t
   RunReport r = fixture("grad_sync_tiny");
   CaseReport& c = r.cases[0];
   c.precision = Precision{Dtype::kBf16, Dtype::kFp32};
-  c.shard_group = 1, c.replicas = 2, c.overlap = true;
+  c.shard_group = 1, c.replicas = 2;
+  c.rank_contexts.front().overlap = true;
   c.grad_replicas_mean_per_rank = std::vector<double>{0.004, 0.005};
   const std::string text = format_text({r});
   CHECK_THAT(text, Catch::Contains("precision      = bf16 parameters, fp32 gradients, fp32 master weights and state\n"));
@@ -251,4 +252,30 @@ TEST_CASE("a run across hosts shows a placement line, its interface and its shar
   CHECK(doc["runs"][0]["cases"][0]["host_per_rank"] == nlohmann::json::array({"node1", "node2"}));
   const std::string html = html_report({report}, html_tables({report}));
   CHECK_THAT(html, Catch::Contains("placement: the hosts each case") && Catch::Contains("<td>node2</td>"));
+}
+
+TEST_CASE("a case keeps every rank's context: a recorded fact reaches text and json through no field of its own") {
+  LoadedRun run = load_run(std::string(ZB_FIXTURES_DIR) + "/timed_tiny", "");
+  RunContext& rank0 = run.cases.at(0).ranks.at(0).context;
+  RunContext& rank1 = run.cases.at(0).ranks.at(1).context;
+  rank0.huge_pages = "on", rank0.kernel_thp = "always";
+  rank0.anon_huge_page_bytes = 3 << 20, rank1.anon_huge_page_bytes = 5 << 20;
+  rank1.cpu_affinity = "1";  // rank 0 recorded none: left out of the per-rank facts
+  const RunReport report = report_run(run);
+  const CaseReport& c = report.cases.at(0);
+  REQUIRE(c.rank_contexts.size() == 2);
+  CHECK(c.context().huge_pages == std::optional<std::string>("on"));
+  CHECK(per_rank(c, &RunContext::anon_huge_page_bytes) == std::vector<int64_t>{3 << 20, 5 << 20});
+  CHECK(per_rank(c, &RunContext::cpu_affinity) == std::vector<std::string>{"1"});
+  const std::string text = format_text({report});
+  CHECK_THAT(text, Catch::Contains("host pages     = huge, --huge-pages on (kernel THP always): up to 5.0 MiB per rank "
+                                   "on huge pages\n"));
+  CHECK_THAT(text, Catch::Contains("cpu affinity   = every rank: 1\n"));
+  // The case's json writes each fact by the record's own row, under the record's key (or "<key>_per_rank").
+  const nlohmann::json doc = format_json({report})["runs"][0]["cases"][0];
+  CHECK(doc["huge_pages"] == "on");
+  CHECK(doc["kernel_thp"] == "always");
+  CHECK(doc["param_storage"].is_null());
+  CHECK(doc["anon_huge_page_bytes_per_rank"] == nlohmann::json::array({3 << 20, 5 << 20}));
+  CHECK(doc["cpu_affinity_per_rank"] == nlohmann::json::array({"1"}));
 }

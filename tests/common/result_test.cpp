@@ -4,6 +4,7 @@
 
 #include "src/common/errors.hpp"
 #include "src/common/result.hpp"
+#include "src/common/result_schema.hpp"
 
 using namespace zb;
 
@@ -238,6 +239,14 @@ TEST_CASE("every field the writer writes, the reader reads back: written again, 
   const RankResult unlisted = rank_result_from_json_text(to_json_text(r), "y.json");
   CHECK_FALSE(unlisted.shards_listed);
   CHECK(nlohmann::json::parse(to_json_text(unlisted))["result"]["shards"].is_null());
+}
+
+TEST_CASE("a report finds a context's row by its key, and a key no row has is a bug, not a null") {
+  RunContext c;
+  c.huge_pages = "on";
+  CHECK(field_named(run_context_fields(), "huge_pages").write(c) == "on");
+  CHECK(field_named(run_context_fields(), "kernel_thp").write(c).is_null());
+  CHECK_THROWS_AS(field_named(run_context_fields(), "huge_page"), RunError);
 }
 
 TEST_CASE("a field of the wrong type is an error naming its path") {
