@@ -216,6 +216,24 @@ struct Schema<ShardRecord> {
   }
 };
 
+template <>
+struct Schema<ScheduleRecord> {
+  using T = ScheduleRecord;
+  static const std::vector<Field<T>>& fields() {
+    static const std::vector<Field<T>> f = {
+        member("step_style", &T::step_style, Need::kRequired), member("probes", &T::probes, Need::kRequired),
+        member("phases", &T::phases, Need::kRequired), member("probed", &T::probed, Need::kRequired),
+        member("iterations_run", &T::iterations_run, Need::kRequired), member("rounds_after", &T::rounds_after)};
+    return f;
+  }
+  static void after_read(T& s, const JsonSource& src, const std::string& where) {
+    check_one_of(s.step_style, {"concurrent", "serial", "overlapped"}, src, where + ".step_style");
+    check_one_of(s.probes, {"in_place", "after"}, src, where + ".probes");
+    check_not_negative(s.iterations_run, src, where + ".iterations_run");
+    check_not_negative(s.rounds_after, src, where + ".rounds_after");
+  }
+};
+
 // A series is written with its statistics; a reader takes the samples and derives them again.
 template <>
 struct Schema<TimingSeries> {
@@ -247,7 +265,8 @@ struct Schema<Timings> {
         member("step", &T::step, Need::kRequired), member("sync", &T::sync, Need::kRequired),
         member("total", &T::total, Need::kRequired), member("collective", &T::collective),
         member("harness_overhead", &T::harness_overhead), member("step_host", &T::step_host),
-        member("grad_sync", &T::grad_sync), member("grad_replicas", &T::grad_replicas)};
+        member("grad_sync", &T::grad_sync), member("grad_replicas", &T::grad_replicas),
+        member("schedule", &T::schedule)};
     return f;
   }
   static void after_read(T& t, const JsonSource& src, const std::string& where) {

@@ -108,6 +108,16 @@ struct TimingSeries {
   SampleStats stats;
 };
 
+// How a case's samples were taken (src/run/schedule.hpp, which the timed loop walks).
+struct ScheduleRecord {
+  std::string step_style;           // concurrent | serial | overlapped
+  std::string probes;               // in_place: a probe iteration after each iteration; after: replays after them
+  std::vector<std::string> phases;  // what every iteration ran, in order
+  std::vector<std::string> probed;  // the phases whose raw collectives the probes replayed
+  int iterations_run = 0;           // warm-up, timed and probe iterations, in all
+  int rounds_after = 0;             // replay rounds per probed phase after the timed iterations
+};
+
 struct Timings {
   TimingSeries step, sync, total;
   int warmup = 0;
@@ -123,6 +133,7 @@ struct Timings {
   // --shard-group with replicas: the all-reduce of the owned shard's gradients
   // across them, after grad_sync (then total includes it).
   std::optional<TimingSeries> grad_replicas;
+  std::optional<ScheduleRecord> schedule;  // absent in records written before it was recorded
 };
 
 // Bytes this rank's tensors hold at one point of a step (tracked tensor

@@ -44,6 +44,11 @@ MeasurementSchedule measurement_schedule(const Config& config, bool cuda, int gr
   return s;
 }
 
+ScheduleRecord schedule_record(const MeasurementSchedule& s) {
+  return {step_style_name(s.style), probe_placement_name(s.probes), s.phases, s.probed,
+          static_cast<int>(s.iterations().size()), s.rounds_after()};
+}
+
 const char* step_style_name(StepStyle style) {
   switch (style) {
     case StepStyle::kSerial: return "serial";

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "config.hpp"
+#include "src/common/result.hpp"  // ScheduleRecord
 
 namespace zb {
 
@@ -51,6 +52,9 @@ struct MeasurementSchedule {
 
 // The schedule of a case of `group_size` ranks, `replicated` across shard groups.
 MeasurementSchedule measurement_schedule(const Config& config, bool cuda, int group_size, bool replicated);
+
+// The schedule as each rank's record states it (timing.schedule).
+ScheduleRecord schedule_record(const MeasurementSchedule& schedule);
 
 const char* step_style_name(StepStyle style);
 const char* probe_placement_name(ProbePlacement placement);

@@ -90,6 +90,7 @@ void run_case(const Config& config, const TimedSetup& setup, const RunContext& b
   const bool in_place = schedule.probes == ProbePlacement::kInPlace;
   PhaseReplays replays(setup.device, probe_placement_name(schedule.probes));
   record.timing = time_iterations(*zero, comms, group, schedule, setup.device, traffic, calls, replays);
+  record.timing->schedule = schedule_record(schedule);
   record.traffic = traffic.records(*record.timing);
   record.memory.push_back(memory_point("after_step", *zero, setup.device));
   record.context.anon_huge_page_bytes = anon_huge_page_bytes();

@@ -54,6 +54,22 @@ TEST_CASE("the phases follow the gradient reduction and the replicas, and the ex
   CHECK_FALSE(s.probes_phase("sync"));
 }
 
+TEST_CASE("the record states the schedule: style, probes, phases, iterations run, rounds after") {
+  Config c = options(1, 3);
+  c.grad_sync = GradSync::kAllReduce;
+  const ScheduleRecord in_place = schedule_record(measurement_schedule(c, false, 2, false));
+  CHECK(in_place.step_style == "concurrent");
+  CHECK(in_place.probes == "in_place");
+  CHECK(in_place.phases == std::vector<std::string>{"grad_sync", "step", "sync"});
+  CHECK(in_place.probed == std::vector<std::string>{"grad_sync", "sync"});
+  CHECK(in_place.iterations_run == 8);
+  CHECK(in_place.rounds_after == 0);
+  const ScheduleRecord after = schedule_record(measurement_schedule(c, true, 2, false));
+  CHECK(after.probes == "after");
+  CHECK(after.iterations_run == 4);
+  CHECK(after.rounds_after == 4);
+}
+
 TEST_CASE("the step style is the options': concurrent, serial turns, or overlapped") {
   Config c = options(1, 1);
   CHECK(measurement_schedule(c, false, 2, false).style == StepStyle::kConcurrent);

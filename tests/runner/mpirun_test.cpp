@@ -50,6 +50,10 @@ TEST_CASE("with 2 and 3 ranks, gloo and mpi, every rank's parameters equal singl
           CHECK(doc["context"]["backend"] == backend);
           CHECK(doc["result"]["timing"]["step"]["samples"].size() == 3);
           CHECK(doc["result"]["timing"]["harness_overhead"]["samples"].size() == 3);
+          // -w 0 -n 3 on the CPU with peers: each timed iteration followed by its probe iteration
+          CHECK(doc["result"]["timing"]["schedule"]["probes"] == "in_place");
+          CHECK(doc["result"]["timing"]["schedule"]["iterations_run"] == 6);
+          CHECK(doc["result"]["timing"]["schedule"]["phases"] == nlohmann::json::array({"step", "sync"}));
           CHECK(doc["result"]["peak_memory_source"] == "tracked_tensors");
         }
       }
