@@ -28,8 +28,8 @@ ParamSpec parse_entry(const std::string& path, const json& entry, std::size_t in
     bad_manifest(path, where + " ('" + p.name + "') has no array \"shape\"");
   for (const auto& d : entry["shape"]) {
     if (!d.is_number_integer() || d.get<int64_t>() < 0)
-      bad_manifest(path, where + " ('" + p.name + "') has a shape entry that is not a non-negative integer: " +
-                             d.dump());
+      bad_manifest(path,
+                   where + " ('" + p.name + "') has a shape entry that is not a non-negative integer: " + d.dump());
     p.shape.push_back(d.get<int64_t>());
   }
   int64_t numel = 1;

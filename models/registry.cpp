@@ -12,8 +12,7 @@ const std::vector<ModelEntry>& builtin_models() {
   static const std::vector<ModelEntry> table = {
       {"ResNet50", "torchvision resnet50: 161 tensors, 25,557,032 elements", resnet50},
       {"ResNet152", "torchvision resnet152: 467 tensors, 60,192,808 elements", resnet152},
-      {"BERT", "transformers BertModel (bert-base-uncased, pooler): 199 tensors, 109,482,240 elements",
-       bert_base},
+      {"BERT", "transformers BertModel (bert-base-uncased, pooler): 199 tensors, 109,482,240 elements", bert_base},
       {"GPT2-XL", "transformers GPT2Model (gpt2-xl): 580 tensors, 1,557,611,200 elements", gpt2_xl},
       {"Llama-2-7B", "transformers LlamaModel (Llama-2-7B, no lm_head): 290 tensors, 6,607,343,616 elements",
        llama2_7b},
@@ -40,12 +39,10 @@ ModelSpec builtin_model(const std::string& name) {
 }
 
 void check_model_name(const std::string& name) {
-  const bool ok = !name.empty() && std::all_of(name.begin(), name.end(), [](unsigned char c) {
-    return std::isalnum(c) || c == '.' || c == '-';
-  });
+  const bool ok = !name.empty() && std::all_of(name.begin(), name.end(),
+                                               [](unsigned char c) { return std::isalnum(c) || c == '.' || c == '-'; });
   if (!ok)
-    throw UsageError("model name '" + name +
-                     "' is not usable in file names; use letters, digits, '.' and '-' only");
+    throw UsageError("model name '" + name + "' is not usable in file names; use letters, digits, '.' and '-' only");
 }
 
 }  // namespace zb

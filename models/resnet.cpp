@@ -13,8 +13,7 @@ void add_conv(ModelSpec& m, const std::string& name, int64_t out, int64_t in, in
 
 // One Bottleneck: 1x1 reduce, 3x3, 1x1 expand (x4); a 1x1 projection on the
 // shortcut when the shape changes (first block of each stage).
-int64_t add_bottleneck(ModelSpec& m, const std::string& prefix, int64_t inplanes, int64_t planes,
-                       bool downsample) {
+int64_t add_bottleneck(ModelSpec& m, const std::string& prefix, int64_t inplanes, int64_t planes, bool downsample) {
   const int64_t expansion = 4;
   add_conv(m, prefix + ".conv1", planes, inplanes, 1);
   add_norm(m, prefix + ".bn1", planes);

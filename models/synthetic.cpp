@@ -28,7 +28,8 @@ std::vector<int64_t> synthetic_shape(SplitMix64& rng) {
   const double numel = std::exp(std::log(4096.0) + 2.5 * rng.normal());
   const auto n = static_cast<int64_t>(std::min(std::max(numel, 1.0), 67108864.0));
   if (rng.uniform() < 0.3 || n < 16) return {n};
-  const int64_t width = int64_t{1} << std::min<int64_t>(12, static_cast<int64_t>(std::log2(static_cast<double>(n)) / 2));
+  const int64_t width =
+      int64_t{1} << std::min<int64_t>(12, static_cast<int64_t>(std::log2(static_cast<double>(n)) / 2));
   return {std::max<int64_t>(1, n / width), width};
 }
 
@@ -40,7 +41,8 @@ int64_t parse_positive(const std::string& text, const std::string& spec, const c
   } catch (const std::exception&) {
   }
   if (text.empty() || used != text.size() || v < (what[0] == 'N' ? 1 : 0))
-    throw UsageError("model '" + spec + "': " + what + " '" + text + "' is not valid; use synthetic:N[:seed] with N >= 1");
+    throw UsageError("model '" + spec + "': " + what + " '" + text +
+                     "' is not valid; use synthetic:N[:seed] with N >= 1");
   return v;
 }
 

@@ -34,7 +34,8 @@ Plan partition_cost(const ModelSpec& model, int world_size, const PlanOptions& o
   for (int r = 0; r < world_size; ++r) {
     double units = 0;
     for (const Shard& s : plan.ranks[r]) units += muon_units(s.param);
-    plan.info.predicted_cost.push_back(cost.predict(plan.rank_numel(r), static_cast<int64_t>(plan.ranks[r].size()), units));
+    plan.info.predicted_cost.push_back(
+        cost.predict(plan.rank_numel(r), static_cast<int64_t>(plan.ranks[r].size()), units));
   }
   return plan;
 }

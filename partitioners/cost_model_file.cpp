@@ -29,11 +29,13 @@ double coefficient(const nlohmann::json& c, const char* key, const std::string& 
 CostModel cost_model_from_json_text(const std::string& text, const std::string& source) {
   const nlohmann::json doc = parse_json_input(text, "cost model '" + source + "'");
   if (!doc.is_object())
-    throw UsageError("cost model '" + source + "': not a JSON object (write one with zero_bench --calibrate "
+    throw UsageError("cost model '" + source +
+                     "': not a JSON object (write one with zero_bench --calibrate "
                      "--cost-model FILE)");
   if (!doc.contains("schema") || !doc["schema"].is_string() || doc["schema"].get<std::string>() != kCostSchema)
-    throw UsageError("cost model '" + source + "': schema is " + (doc.contains("schema") ? doc["schema"].dump() : "missing") +
-                     ", expected \"" + kCostSchema + "\" (write one with zero_bench --calibrate --cost-model FILE)");
+    throw UsageError("cost model '" + source + "': schema is " +
+                     (doc.contains("schema") ? doc["schema"].dump() : "missing") + ", expected \"" + kCostSchema +
+                     "\" (write one with zero_bench --calibrate --cost-model FILE)");
   if (!doc.contains("coefficients") || !doc["coefficients"].is_object())
     throw UsageError("cost model '" + source + "': missing object \"coefficients\"");
   const auto& c = doc["coefficients"];

@@ -28,7 +28,9 @@ class SpareCapacity {
     const auto it = spare_.lower_bound({elems, -1});
     return it == spare_.end() ? -1 : it->second;
   }
-  int roomiest() const { return spare_.lower_bound({spare_.rbegin()->first, -1})->second; }  // lowest rank of the most room
+  int roomiest() const {
+    return spare_.lower_bound({spare_.rbegin()->first, -1})->second;
+  }  // lowest rank of the most room
   int64_t room(int rank) const { return room_of_.at(rank); }
   // Charges `elems` to `rank`; a rank with no room left leaves the set.
   void take(int rank, int64_t elems) {

@@ -26,10 +26,15 @@ int64_t makespan(const std::vector<int>& owner, const std::vector<int64_t>& size
 
 class BranchAndBound {
  public:
-  BranchAndBound(std::vector<int64_t> sizes, int w, int64_t incumbent, std::vector<int> incumbent_owner,
-                 int64_t lower, Clock::time_point deadline, uint64_t node_limit)
-      : s_(std::move(sizes)), w_(w), best_(incumbent), best_owner_(std::move(incumbent_owner)), lower_(lower),
-        deadline_(deadline), node_limit_(node_limit) {}
+  BranchAndBound(std::vector<int64_t> sizes, int w, int64_t incumbent, std::vector<int> incumbent_owner, int64_t lower,
+                 Clock::time_point deadline, uint64_t node_limit)
+      : s_(std::move(sizes)),
+        w_(w),
+        best_(incumbent),
+        best_owner_(std::move(incumbent_owner)),
+        lower_(lower),
+        deadline_(deadline),
+        node_limit_(node_limit) {}
 
   // Returns true when the search finished (the incumbent is optimal).
   bool run();
@@ -50,7 +55,6 @@ class BranchAndBound {
   std::vector<int64_t> loads_;
   std::vector<int> owner_;
 };
-
 
 bool BranchAndBound::allowed(int depth, int r) const {
   const int lo = (depth > 0 && s_[depth] == s_[depth - 1]) ? owner_[depth - 1] : 0;
@@ -87,7 +91,8 @@ bool BranchAndBound::run() {
     }
     int r = owner_[depth];
     if (r >= 0) loads_[r] -= s_[depth];  // undo the previous choice at this depth
-    do ++r; while (r < w_ && !allowed(depth, r));
+    do ++r;
+    while (r < w_ && !allowed(depth, r));
     if (r >= w_ || !capacity_left(suffix[depth])) {
       owner_[depth] = -1;
       if (--depth >= 0) continue;
@@ -105,7 +110,8 @@ bool BranchAndBound::run() {
 
 Plan partition_optimal(const ModelSpec& model, int world_size, const PlanOptions& options) {
   const auto start = Clock::now();
-  const auto deadline = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(options.time_limit_s));
+  const auto deadline =
+      start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(options.time_limit_s));
   const std::vector<int> order = order_by_numel_desc(model);
   std::vector<int64_t> sizes;
   for (int p : order) sizes.push_back(model.params[p].numel());

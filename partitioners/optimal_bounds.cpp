@@ -100,8 +100,15 @@ class ResidueSearch {
  public:
   ResidueSearch(const std::vector<int64_t>& residues, int w, int64_t m, int64_t c, int64_t extra_budget,
                 uint64_t node_budget)
-      : items_(residues), w_(w), m_(m), c_(c), rho_(c % m), budget_(extra_budget), node_budget_(node_budget),
-        loads_(w, 0), bin_of_(residues.size(), 0) {
+      : items_(residues),
+        w_(w),
+        m_(m),
+        c_(c),
+        rho_(c % m),
+        budget_(extra_budget),
+        node_budget_(node_budget),
+        loads_(w, 0),
+        bin_of_(residues.size(), 0) {
     for (int64_t s : items_) remaining_ += s;
   }
   // true: a spread exists or the node budget ran out; false: none exists.

@@ -49,9 +49,7 @@ std::vector<int64_t> Plan::slot_segments() const {
   return {slot_elems};
 }
 
-Shard whole_tensor(const ModelSpec& model, int param) {
-  return Shard{param, 0, model.params[param].numel()};
-}
+Shard whole_tensor(const ModelSpec& model, int param) { return Shard{param, 0, model.params[param].numel()}; }
 
 Plan greedy_in_order(const ModelSpec& model, int world_size, const std::vector<int>& order) {
   Plan plan;

@@ -34,8 +34,8 @@ struct PlanInfo {
 // zero-element parameter (chunk_rows 0) goes whole to rank 0. The per-rank
 // figures are summed once, without listing a shard.
 struct RowChunks {
-  std::vector<int64_t> chunk_rows;                            // per parameter
-  std::vector<int64_t> numel, matrix_numel, shards;           // per rank; matrix: parameters muon_matrix() counts (>= 2 dims)
+  std::vector<int64_t> chunk_rows;                   // per parameter
+  std::vector<int64_t> numel, matrix_numel, shards;  // per rank; matrix: parameters muon_matrix() counts (>= 2 dims)
   int tensors_split = 0;
 };
 
@@ -91,7 +91,7 @@ struct PlanOptions {
   double time_limit_s = 10.0;       // optimal (and cost): search budget
   uint64_t search_nodes = 0;        // optimal: node budget as well (0: none); deterministic, unlike time
   CostModel cost;
-  bool muon = false;  // cost: add the Muon term (--optimizer muon)
+  bool muon = false;              // cost: add the Muon term (--optimizer muon)
   bool shard_list_needed = true;  // false (plan-only, --shard-list none): dim0 may return row_chunks instead
 };
 

@@ -23,10 +23,12 @@ const std::vector<PartitionerEntry>& partitioners() {
       {"buckets", "Megatron-LM: reverse order, 64-aligned, --bucket-elems buckets padded to lcm(W,128), split W ways",
        ranges, partition_buckets},
       {"dim0", "FSDP2: every tensor chunked along dim 0 in ceil(d0/W)-row chunks", ranges, partition_dim0},
-      {"hybrid", "whole tensors where they fit ceil(total/W); the rest cut on dim-0 rows: within one row of the target", ranges,
-       partition_hybrid},
-      {"optimal", "whole tensors, minimal largest rank: best of LPT/Karmarkar-Karp, then branch and bound "
-                  "(--time-limit)", whole, partition_optimal},
+      {"hybrid", "whole tensors where they fit ceil(total/W); the rest cut on dim-0 rows: within one row of the target",
+       ranges, partition_hybrid},
+      {"optimal",
+       "whole tensors, minimal largest rank: best of LPT/Karmarkar-Karp, then branch and bound "
+       "(--time-limit)",
+       whole, partition_optimal},
       {"cost", "whole tensors balanced on predicted step time a*numel + b*tensors (--cost-model)", whole,
        partition_cost},
       {"none", "no sharding: every rank owns every tensor (plain DDP baseline; nothing to sync)", replicated,
@@ -43,8 +45,8 @@ Plan make_plan(const PartitionerEntry& partitioner, const ModelSpec& model, int 
                const PlanOptions& options) {
   Plan plan = partitioner.partition(model, world_size, options);
   if (plan.world_size() != world_size)
-    throw RunError("partitioner '" + std::string(partitioner.name) + "' returned " +
-                   std::to_string(plan.world_size()) + " ranks for world size " + std::to_string(world_size));
+    throw RunError("partitioner '" + std::string(partitioner.name) + "' returned " + std::to_string(plan.world_size()) +
+                   " ranks for world size " + std::to_string(world_size));
   if (partitioner.granularity != Granularity::kReplicated) {
     validate(plan, model, partitioner.name);
     return plan;

@@ -20,7 +20,6 @@ const std::vector<PartitionerEntry>& partitioners();
 const PartitionerEntry& find_partitioner(const std::string& name);
 
 // Runs the partitioner and validates its plan (RunError if invalid).
-Plan make_plan(const PartitionerEntry& partitioner, const ModelSpec& model, int world_size,
-               const PlanOptions& options);
+Plan make_plan(const PartitionerEntry& partitioner, const ModelSpec& model, int world_size, const PlanOptions& options);
 
 }  // namespace zb

@@ -20,8 +20,7 @@ std::string describe(const ModelSpec& model, int param) {
 // `what()` names the parameter; built only when there is a fault to report.
 template <typename What>
 void check_coverage(std::vector<OwnedRange>& ranges, int64_t numel, What what) {
-  std::sort(ranges.begin(), ranges.end(),
-            [](const OwnedRange& a, const OwnedRange& b) { return a.begin < b.begin; });
+  std::sort(ranges.begin(), ranges.end(), [](const OwnedRange& a, const OwnedRange& b) { return a.begin < b.begin; });
   if (ranges.empty()) throw RunError(what() + " is owned by no rank");
   int64_t covered = 0;
   for (std::size_t i = 0; i < ranges.size(); ++i) {
@@ -46,15 +45,15 @@ void check_coverage(std::vector<OwnedRange>& ranges, int64_t numel, What what) {
 // W chunks of c >= 1 rows with c*W >= rows own every row exactly once.
 void validate_row_chunks(const RowChunks& rc, int world_size, const ModelSpec& model, const std::string& prefix) {
   if (rc.chunk_rows.size() != model.size())
-    throw RunError(prefix + "chunk sizes for " + std::to_string(rc.chunk_rows.size()) + " parameters, but the model has " +
-                   std::to_string(model.size()));
+    throw RunError(prefix + "chunk sizes for " + std::to_string(rc.chunk_rows.size()) +
+                   " parameters, but the model has " + std::to_string(model.size()));
   for (int p = 0; p < static_cast<int>(model.size()); ++p) {
     const ParamSpec& param = model.params[p];
     const int64_t c = rc.chunk_rows[p], rows = param.numel() == 0 ? 0 : param.leading_dim();
     const bool covers = rows == 0 ? c == 0 : c >= 1 && c * world_size >= rows;
     if (!covers)
-      throw RunError(prefix + describe(model, p) + ": " + std::to_string(world_size) + " chunks of " + std::to_string(c) +
-                     " rows do not cover its " + std::to_string(rows) + " rows exactly once");
+      throw RunError(prefix + describe(model, p) + ": " + std::to_string(world_size) + " chunks of " +
+                     std::to_string(c) + " rows do not cover its " + std::to_string(rows) + " rows exactly once");
   }
   const std::size_t w = static_cast<std::size_t>(world_size);
   if (rc.numel.size() != w || rc.matrix_numel.size() != w || rc.shards.size() != w)
@@ -76,7 +75,8 @@ void validate_layout(const Plan& plan, const ModelSpec& model, const std::string
   const std::vector<int64_t> segments = plan.slot_segments();
   int64_t segments_total = 0;
   for (int64_t n : segments) {
-    if (n <= 0 && !layout.segments.empty()) throw RunError(prefix + "a slot segment of " + std::to_string(n) + " elements");
+    if (n <= 0 && !layout.segments.empty())
+      throw RunError(prefix + "a slot segment of " + std::to_string(n) + " elements");
     segments_total += n;
   }
   if (segments_total != plan.slot_elems)
@@ -96,8 +96,9 @@ void validate_layout(const Plan& plan, const ModelSpec& model, const std::string
       if (at[i] < free_from || at[i] + s.length > segment_end)
         throw RunError(prefix + describe(model, s.param) + ": rank " + std::to_string(rank) + "'s shard at slot [" +
                        std::to_string(at[i]) + ", " + std::to_string(at[i] + s.length) + ") " +
-                       (at[i] < free_from ? "overlaps the one before it" : "crosses the end of its segment or slot (" +
-                                                                               std::to_string(segment_end) + ")"));
+                       (at[i] < free_from
+                            ? "overlaps the one before it"
+                            : "crosses the end of its segment or slot (" + std::to_string(segment_end) + ")"));
       free_from = at[i] + s.length;
     }
   }

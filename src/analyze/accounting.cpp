@@ -18,8 +18,11 @@ const int64_t kMasterAndMoments = state_bytes_per_element(OptimizerKind::kAdam, 
 
 RankMemory memory_for(std::string rank, int64_t n, int64_t total, bool fp32_grads) {
   const int64_t g = dtype_bytes(fp32_grads ? Dtype::kFp32 : kBf16.grads);
-  return {std::move(rank), n, (kParamBytes + g + kMasterAndMoments) * total,
-          (kParamBytes + g) * total + kMasterAndMoments * n, kParamBytes * total + (g + kMasterAndMoments) * n,
+  return {std::move(rank),
+          n,
+          (kParamBytes + g + kMasterAndMoments) * total,
+          (kParamBytes + g) * total + kMasterAndMoments * n,
+          kParamBytes * total + (g + kMasterAndMoments) * n,
           (kParamBytes + g + kMasterAndMoments) * n};
 }
 
@@ -54,7 +57,8 @@ int64_t zero1_ring_bytes(const CaseReport& c, int64_t slot) {
 
 std::vector<RankComm> comm_of_case(const CaseReport& c) {
   const int64_t w = c.world_size, total = c.model_numel, grad = dtype_bytes(c.precision.grads);
-  const int64_t largest = c.numel_per_rank.empty() ? 0 : *std::max_element(c.numel_per_rank.begin(), c.numel_per_rank.end());
+  const int64_t largest =
+      c.numel_per_rank.empty() ? 0 : *std::max_element(c.numel_per_rank.begin(), c.numel_per_rank.end());
   const bool ranges = c.granularity == Granularity::kRanges;
   const int64_t slot = ranges ? c.slot_elems : largest;
   std::vector<RankComm> out;
@@ -72,7 +76,9 @@ std::vector<RankComm> comm_of_case(const CaseReport& c) {
 
 namespace {
 
-std::string groups_cell(const CaseReport& c) { return std::to_string(c.shard_group) + "x" + std::to_string(c.replicas); }
+std::string groups_cell(const CaseReport& c) {
+  return std::to_string(c.shard_group) + "x" + std::to_string(c.replicas);
+}
 
 std::string precision_text(const CaseReport& c) {
   return precision_choices().name(c.precision.params) + " params, " + grad_dtype_choices().name(c.precision.grads) +
@@ -92,9 +98,8 @@ Table memory_table(const std::vector<RunReport>& runs, bool fp32_grads, bool raw
     for (const auto& c : run.cases)
       for (const RankMemory& m : memory_of_case(c, fp32_grads))
         t.rows.push_back({run.name, std::to_string(c.world_size), groups_cell(c), c.model, m.rank,
-                          std::to_string(m.elements),
-                          size_cell(m.dp, raw_bytes), size_cell(m.zero1, raw_bytes), size_cell(m.zero2, raw_bytes),
-                          size_cell(m.zero3, raw_bytes)});
+                          std::to_string(m.elements), size_cell(m.dp, raw_bytes), size_cell(m.zero1, raw_bytes),
+                          size_cell(m.zero2, raw_bytes), size_cell(m.zero3, raw_bytes)});
   return t;
 }
 
@@ -103,31 +108,32 @@ Table comm_table(const std::vector<RunReport>& runs, bool raw_bytes) {
   t.title = std::string("communication per step and rank, ") + (raw_bytes ? "bytes" : "GiB") +
             " sent by a ring, in each case's dtypes; ZeRO-1: reduce-scatter and all-gather in the G-rank group, "
             "all-reduce of the slot across the R replicas";
-  t.header = {"run", "world_size", "GxR", "precision", "model", "rank", "elements", "DDP all-reduce",
-              "ZeRO-1 RS+AG(+AR)", "ZeRO-1 ideal"};
+  t.header = {"run",         "world_size",     "GxR",
+              "precision",   "model",          "rank",
+              "elements",    "DDP all-reduce", "ZeRO-1 RS+AG(+AR)",
+              "ZeRO-1 ideal"};
   t.label_columns = 6;
   for (const auto& run : runs)
     for (const auto& c : run.cases)
       for (const RankComm& x : comm_of_case(c))
         t.rows.push_back({run.name, std::to_string(c.world_size), groups_cell(c), precision_text(c), c.model,
-                          std::to_string(x.rank),
-                          std::to_string(x.elements), size_cell(x.ddp_allreduce, raw_bytes),
+                          std::to_string(x.rank), std::to_string(x.elements), size_cell(x.ddp_allreduce, raw_bytes),
                           size_cell(x.zero1_rs_ag, raw_bytes), size_cell(x.zero1_rs_ag_ideal, raw_bytes)});
   return t;
 }
 
 nlohmann::ordered_json memory_json(const std::vector<RunReport>& runs, bool fp32_grads) {
   nlohmann::ordered_json doc;
-  doc["bytes_per_element"] = {{"parameters", 2}, {"gradients", fp32_grads ? 4 : 2}, {"master_weights", 4},
-                              {"adam_moments", 8}};
+  doc["bytes_per_element"] = {
+      {"parameters", 2}, {"gradients", fp32_grads ? 4 : 2}, {"master_weights", 4}, {"adam_moments", 8}};
   doc["cases"] = nlohmann::ordered_json::array();
   for (const auto& run : runs)
     for (const auto& c : run.cases) {
-      nlohmann::ordered_json j{{"run", run.name},     {"world_size", c.world_size}, {"shard_group", c.shard_group},
-                               {"replicas", c.replicas}, {"model", c.model},          {"model_numel", c.model_numel}};
+      nlohmann::ordered_json j{{"run", run.name},        {"world_size", c.world_size}, {"shard_group", c.shard_group},
+                               {"replicas", c.replicas}, {"model", c.model},           {"model_numel", c.model_numel}};
       for (const RankMemory& m : memory_of_case(c, fp32_grads)) {
-        nlohmann::ordered_json r{{"elements", m.elements}, {"dp", m.dp}, {"zero1", m.zero1}, {"zero2", m.zero2},
-                                 {"zero3", m.zero3}};
+        nlohmann::ordered_json r{
+            {"elements", m.elements}, {"dp", m.dp}, {"zero1", m.zero1}, {"zero2", m.zero2}, {"zero3", m.zero3}};
         if (m.rank == "ideal") j["ideal"] = r;
         else j["ranks"].push_back(r);
       }

@@ -19,8 +19,10 @@ nlohmann::ordered_json baseline_json(const std::vector<BaselineEntry>& entries) 
   doc["schema"] = kBaselineSchema;
   doc["entries"] = nlohmann::ordered_json::array();
   for (const auto& e : entries)
-    doc["entries"].push_back(
-        {{"partitioner", e.partitioner}, {"model", e.model}, {"world_size", e.world_size}, {"max_params", e.max_params}});
+    doc["entries"].push_back({{"partitioner", e.partitioner},
+                              {"model", e.model},
+                              {"world_size", e.world_size},
+                              {"max_params", e.max_params}});
   return doc;
 }
 
@@ -40,14 +42,15 @@ std::vector<BaselineEntry> baseline_from_json_text(const std::string& text, cons
                              e["world_size"].get<int64_t>() <= 1 << 30 && e.contains("max_params") &&
                              e["max_params"].is_number_integer() && e["max_params"].get<int64_t>() >= 0;
     if (!well_formed)
-      fail("entry " + e.dump() + " needs partitioner and model (strings), world_size (a positive integer) and "
+      fail("entry " + e.dump() +
+           " needs partitioner and model (strings), world_size (a positive integer) and "
            "max_params (a non-negative integer)");
     const BaselineEntry entry{e["partitioner"].get<std::string>(), e["model"].get<std::string>(),
                               static_cast<int>(e["world_size"].get<int64_t>()), e["max_params"].get<int64_t>()};
     for (const auto& seen : out)
       if (seen.partitioner == entry.partitioner && seen.model == entry.model && seen.world_size == entry.world_size)
-        fail("two entries for partitioner " + entry.partitioner + ", model " + entry.model + ", W=" +
-             std::to_string(entry.world_size) + "; keep one");
+        fail("two entries for partitioner " + entry.partitioner + ", model " + entry.model +
+             ", W=" + std::to_string(entry.world_size) + "; keep one");
     out.push_back(entry);
   }
   return out;
@@ -57,7 +60,8 @@ GateResult check_against_baseline(const std::vector<BaselineEntry>& baseline, co
                                   const std::string& baseline_path) {
   GateResult result;
   for (const auto& e : now) {
-    const std::string what = "partitioner " + e.partitioner + ", model " + e.model + ", W=" + std::to_string(e.world_size);
+    const std::string what =
+        "partitioner " + e.partitioner + ", model " + e.model + ", W=" + std::to_string(e.world_size);
     const BaselineEntry* old = nullptr;
     for (const auto& b : baseline)
       if (b.partitioner == e.partitioner && b.model == e.model && b.world_size == e.world_size) old = &b;

@@ -98,7 +98,8 @@ Table comparison_table(const Comparison& c, bool split_std) {
   t.header = {"world_size", "model"};
   for (std::size_t i = 0; i < c.runs.size(); ++i) {
     const std::string& r = c.runs[i];
-    for (const char* col : {" max params", " diff", " imbalance", " gap to bound", " step (s)"}) t.header.push_back(r + col);
+    for (const char* col : {" max params", " diff", " imbalance", " gap to bound", " step (s)"})
+      t.header.push_back(r + col);
     if (split_std) t.header.push_back(r + " step std (s)");
     t.header.push_back(r + " sync (s)");
     if (split_std) t.header.push_back(r + " sync std (s)");
@@ -131,9 +132,11 @@ Table comparison_table(const Comparison& c, bool split_std) {
 
 Table comparison_rows_table(const Comparison& c) {
   Table t;
-  t.title = "comparison, one row per run: the slowest rank's times in s (mean±std); change and Mann-Whitney p\n"
-            "of its step against the first run, " + (c.runs.empty() ? std::string("-") : c.runs.front()) +
-            " (n<9: too few samples)\n(straggler ratios and bus bandwidths: --format csv or json)";
+  t.title =
+      "comparison, one row per run: the slowest rank's times in s (mean±std); change and Mann-Whitney p\n"
+      "of its step against the first run, " +
+      (c.runs.empty() ? std::string("-") : c.runs.front()) +
+      " (n<9: too few samples)\n(straggler ratios and bus bandwidths: --format csv or json)";
   t.header = {"W", "model", "run", "max params", "imbalance", "gap", "step", "sync"};
   if (c.any_grad_sync) t.header.push_back("grad sync"), t.header.push_back("total");
   t.header.push_back("change"), t.header.push_back("p");
@@ -147,9 +150,13 @@ Table comparison_rows_table(const Comparison& c) {
     for (std::size_t i = 0; i < row.cells.size(); ++i) {
       const CompareCell& x = row.cells[i];
       const bool first = i == 0;
-      std::vector<std::string> cells{first ? std::to_string(row.world_size) : "", first ? row.model : "", c.runs[i],
-                                     std::to_string(x.max_params), percent(x.imbalance_percent, 3),
-                                     x.gap_percent ? percent(*x.gap_percent, 2) : "n/a", compact(x.step, x.step_std),
+      std::vector<std::string> cells{first ? std::to_string(row.world_size) : "",
+                                     first ? row.model : "",
+                                     c.runs[i],
+                                     std::to_string(x.max_params),
+                                     percent(x.imbalance_percent, 3),
+                                     x.gap_percent ? percent(*x.gap_percent, 2) : "n/a",
+                                     compact(x.step, x.step_std),
                                      compact(x.sync, x.sync_std)};
       if (c.any_grad_sync) cells.push_back(fixed_or_na(x.grad_sync, 4)), cells.push_back(fixed_or_na(x.total, 4));
       cells.push_back(first ? "ref" : change_text(x));

@@ -37,8 +37,8 @@ std::string open_panel(const svg::Box& panel, const std::string& cls, int world_
 }
 
 std::string run_attrs(const std::string& cls, const std::string& run, const std::string& colour, bool fill) {
-  return "class=\"" + cls + "\" data-run=\"" + svg::escape(run) + "\" " + (fill ? "fill" : "stroke") + "=\"" +
-         colour + "\"";
+  return "class=\"" + cls + "\" data-run=\"" + svg::escape(run) + "\" " + (fill ? "fill" : "stroke") + "=\"" + colour +
+         "\"";
 }
 
 double run_legend(std::string& out, const std::vector<RunReport>& runs, const RunColours& colours, double y,

@@ -8,21 +8,33 @@ namespace zb {
 
 std::string format_csv(const std::vector<RunReport>& runs) {
   Table t;
-  t.header = {"run", "world_size", "model", "max_params", "mean_params", "diff", "std_params", "max_time",
-              "max_time_std", "slowest_rank", "lower_bound", "gap_percent", "padding", "tensors_split",
-              "optimal_proven", "roofline_fraction_slowest"};
+  t.header = {"run",          "world_size",    "model",          "max_params",
+              "mean_params",  "diff",          "std_params",     "max_time",
+              "max_time_std", "slowest_rank",  "lower_bound",    "gap_percent",
+              "padding",      "tensors_split", "optimal_proven", "roofline_fraction_slowest"};
   for (std::string& h : phase_header()) t.header.push_back(std::move(h));
   auto opt = [](const auto& v, int decimals) { return v ? fixed(*v, decimals) : std::string(); };
   for (const auto& run : runs)
     for (const auto& c : run.cases) {
       std::string roof;
-      if (c.roofline_fraction_per_rank && c.slowest_rank) roof = fixed((*c.roofline_fraction_per_rank)[*c.slowest_rank], 4);
-      std::vector<std::string> row{run.name, std::to_string(c.world_size), c.model, std::to_string(c.balance.max),
-                        fixed(c.balance.mean, 3), fixed(c.balance.diff, 3), fixed(c.balance.std, 3), opt(c.max_time, 6),
-                        opt(c.max_time_std, 6), c.slowest_rank ? std::to_string(*c.slowest_rank) : "",
-                        c.lower_bound ? std::to_string(*c.lower_bound) : "", opt(c.gap_percent, 4),
-                        std::to_string(c.padding), std::to_string(c.tensors_split),
-                        c.optimal_proven ? (*c.optimal_proven ? "true" : "false") : "", roof};
+      if (c.roofline_fraction_per_rank && c.slowest_rank)
+        roof = fixed((*c.roofline_fraction_per_rank)[*c.slowest_rank], 4);
+      std::vector<std::string> row{run.name,
+                                   std::to_string(c.world_size),
+                                   c.model,
+                                   std::to_string(c.balance.max),
+                                   fixed(c.balance.mean, 3),
+                                   fixed(c.balance.diff, 3),
+                                   fixed(c.balance.std, 3),
+                                   opt(c.max_time, 6),
+                                   opt(c.max_time_std, 6),
+                                   c.slowest_rank ? std::to_string(*c.slowest_rank) : "",
+                                   c.lower_bound ? std::to_string(*c.lower_bound) : "",
+                                   opt(c.gap_percent, 4),
+                                   std::to_string(c.padding),
+                                   std::to_string(c.tensors_split),
+                                   c.optimal_proven ? (*c.optimal_proven ? "true" : "false") : "",
+                                   roof};
       for (std::string& cell : phase_cells(c)) row.push_back(std::move(cell));
       t.rows.push_back(std::move(row));
     }

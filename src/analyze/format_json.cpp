@@ -43,14 +43,22 @@ struct Schema<CaseCommRoofline> {
   using R = CaseCommRoofline;
   static const std::vector<Field<R>>& fields() {
     static const std::vector<Field<R>> f = {
-        member("phase", &R::phase), member("rank", &R::rank), member("raw_median_seconds", &R::raw_seconds),
-        member("phase_median_seconds", &R::phase_seconds), member("fraction", &R::fraction),
-        member("placement", &R::placement), member("raw_fastest_seconds", &R::raw_fastest_seconds),
-        member("phase_fastest_seconds", &R::phase_fastest_seconds), member("fastest_fraction", &R::fastest_fraction),
+        member("phase", &R::phase),
+        member("rank", &R::rank),
+        member("raw_median_seconds", &R::raw_seconds),
+        member("phase_median_seconds", &R::phase_seconds),
+        member("fraction", &R::fraction),
+        member("placement", &R::placement),
+        member("raw_fastest_seconds", &R::raw_fastest_seconds),
+        member("phase_fastest_seconds", &R::phase_fastest_seconds),
+        member("fastest_fraction", &R::fastest_fraction),
         derived<R>("raw_algbw_bytes_per_s",
-                   [](const R& r) { return r.raw ? nlohmann::ordered_json(r.raw->algbw_bytes_per_s) : nlohmann::ordered_json(); }),
-        derived<R>("raw_busbw_bytes_per_s",
-                   [](const R& r) { return r.raw ? nlohmann::ordered_json(r.raw->busbw_bytes_per_s) : nlohmann::ordered_json(); })};
+                   [](const R& r) {
+                     return r.raw ? nlohmann::ordered_json(r.raw->algbw_bytes_per_s) : nlohmann::ordered_json();
+                   }),
+        derived<R>("raw_busbw_bytes_per_s", [](const R& r) {
+          return r.raw ? nlohmann::ordered_json(r.raw->busbw_bytes_per_s) : nlohmann::ordered_json();
+        })};
     return f;
   }
 };
@@ -60,12 +68,16 @@ struct Schema<CaseTraffic> {
   using T = CaseTraffic;
   static const std::vector<Field<T>>& fields() {
     static const std::vector<Field<T>> f = {
-        member("phase", &T::phase), choice_member("collective", &T::collective, collective_choices()),
-        member("calls_per_step", &T::calls), member("bytes_per_step", &T::bytes),
+        member("phase", &T::phase),
+        choice_member("collective", &T::collective, collective_choices()),
+        member("calls_per_step", &T::calls),
+        member("bytes_per_step", &T::bytes),
         derived<T>("algbw_bytes_per_s", [](const T& t) { return t.slowest.algbw_bytes_per_s; }),
         derived<T>("busbw_bytes_per_s", [](const T& t) { return t.slowest.busbw_bytes_per_s; }),
-        member("slowest_rank", &T::slowest_rank), member("bytes_per_rank", &T::bytes_per_rank),
-        member("seconds_per_rank", &T::seconds_per_rank), member("algbw_per_rank", &T::algbw_per_rank),
+        member("slowest_rank", &T::slowest_rank),
+        member("bytes_per_rank", &T::bytes_per_rank),
+        member("seconds_per_rank", &T::seconds_per_rank),
+        member("algbw_per_rank", &T::algbw_per_rank),
         member("busbw_per_rank", &T::busbw_per_rank)};
     return f;
   }
@@ -84,12 +96,12 @@ struct Schema<CaseReport> {
         derived<C>("std_params", [](const C& c) { return c.balance.std; }),
         member("params_per_rank", &C::numel_per_rank), member("max_time", &C::max_time),
         member("max_time_std", &C::max_time_std), member("slowest_rank", &C::slowest_rank),
-        member("step_mean_per_rank", &C::step_mean_per_rank), choice_member("granularity", &C::granularity, granularity_choices()),
-        member("lower_bound", &C::lower_bound), member("gap_percent", &C::gap_percent),
-        member("padding", &C::padding), member("tensors_split", &C::tensors_split),
-        member("optimal_proven", &C::optimal_proven), member("best_lower_bound", &C::best_lower_bound),
-        member("search_seconds", &C::search_seconds), member("optimizer", &C::optimizer),
-        member("bandwidth_bytes_per_s", &C::bandwidth_bytes_per_s),
+        member("step_mean_per_rank", &C::step_mean_per_rank),
+        choice_member("granularity", &C::granularity, granularity_choices()), member("lower_bound", &C::lower_bound),
+        member("gap_percent", &C::gap_percent), member("padding", &C::padding),
+        member("tensors_split", &C::tensors_split), member("optimal_proven", &C::optimal_proven),
+        member("best_lower_bound", &C::best_lower_bound), member("search_seconds", &C::search_seconds),
+        member("optimizer", &C::optimizer), member("bandwidth_bytes_per_s", &C::bandwidth_bytes_per_s),
         member("roofline_fraction_per_rank", &C::roofline_fraction_per_rank),
         // The records' own facts, by their rows; grad_sync is the case's (the reduction where one was timed,
         // null for the record's "none").
@@ -97,9 +109,10 @@ struct Schema<CaseReport> {
         recorded("shard_group_placement"), recorded("nccl_transport"), member("grad_sync", &C::grad_sync),
         recorded("grad_average"), recorded("huge_pages"), recorded("kernel_thp"),
         recorded_per_rank("anon_huge_page_bytes"), recorded("param_storage"),
-        member("grad_sync_mean_per_rank", &C::grad_sync_mean_per_rank), member("sync_mean_per_rank", &C::sync_mean_per_rank),
-        member("total_mean_per_rank", &C::total_mean_per_rank), member("slowest_total_rank", &C::slowest_total_rank),
-        member("traffic", &C::traffic), member("comm_roofline", &C::comm_roofline)};
+        member("grad_sync_mean_per_rank", &C::grad_sync_mean_per_rank),
+        member("sync_mean_per_rank", &C::sync_mean_per_rank), member("total_mean_per_rank", &C::total_mean_per_rank),
+        member("slowest_total_rank", &C::slowest_total_rank), member("traffic", &C::traffic),
+        member("comm_roofline", &C::comm_roofline)};
     return f;
   }
 };

@@ -23,8 +23,8 @@ std::string case_text(const CaseReport& c) {
                 "mean params    = %.3f\n"
                 "diff           = %.3f\n"
                 "max time (std) = %s\n",
-                c.world_size, c.model.c_str(), static_cast<long long>(c.balance.max), c.balance.mean,
-                c.balance.diff, time.c_str());
+                c.world_size, c.model.c_str(), static_cast<long long>(c.balance.max), c.balance.mean, c.balance.diff,
+                time.c_str());
   return buf;
 }
 
@@ -145,9 +145,9 @@ std::string phases_text(const CaseReport& c) {
   char buf[360];
   std::snprintf(buf, sizeof buf,
                 "phases         = %s: grad sync %.*f%s + step %.*f + %s %.*f = %.*f s (rank %d, the largest total)\n",
-                reduction.c_str(), d, (*c.grad_sync_mean_per_rank)[k], replicas, d,
-                (*c.step_mean_per_rank)[k], c.overlap() ? "exposed sync" : "sync", d, (*c.sync_mean_per_rank)[k], d,
-                (*c.total_mean_per_rank)[k], k);
+                reduction.c_str(), d, (*c.grad_sync_mean_per_rank)[k], replicas, d, (*c.step_mean_per_rank)[k],
+                c.overlap() ? "exposed sync" : "sync", d, (*c.sync_mean_per_rank)[k], d, (*c.total_mean_per_rank)[k],
+                k);
   return buf;
 }
 
@@ -243,10 +243,11 @@ std::string bounds_text(const CaseReport& c) {
   std::string roofline;
   if (c.roofline_fraction_per_rank && c.slowest_rank) {
     double mean = 0;
-    for (double f : *c.roofline_fraction_per_rank) mean += f / static_cast<double>(c.roofline_fraction_per_rank->size());
+    for (double f : *c.roofline_fraction_per_rank)
+      mean += f / static_cast<double>(c.roofline_fraction_per_rank->size());
     std::snprintf(buf, sizeof buf, "roofline       = %s at %.3f of %.2f GB/s (slowest rank %d), %.3f mean\n",
-                  c.optimizer->c_str(), (*c.roofline_fraction_per_rank)[*c.slowest_rank], *c.bandwidth_bytes_per_s / 1e9,
-                  *c.slowest_rank, mean);
+                  c.optimizer->c_str(), (*c.roofline_fraction_per_rank)[*c.slowest_rank],
+                  *c.bandwidth_bytes_per_s / 1e9, *c.slowest_rank, mean);
     roofline = buf;
   }
   return fact_lines(layout_lines(), c) + bounds + optimal + roofline + phases_text(c) + traffic_text(c) +

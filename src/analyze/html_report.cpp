@@ -45,22 +45,21 @@ std::string figure_section(const Figure& f) {
 Table summary_table(const std::vector<RunReport>& runs) {
   Table t;
   t.title = "balance and time per (world size, model, run); times: the slowest rank's mean ± std (s)";
-  t.header = {"W", "model", "run", "max params", "mean", "imbalance", "lower bound", "gap", "padding",
-              "tensors split", "step (s)", "sync (s)"};
+  t.header = {"W",           "model", "run",     "max params",    "mean",     "imbalance",
+              "lower bound", "gap",   "padding", "tensors split", "step (s)", "sync (s)"};
   t.label_columns = 3;
   for (const auto& [w, model] : case_keys(runs))
     for (const RunReport& run : runs)
       if (const CaseReport* c = find_case(run, w, model)) {
         const double imbalance = c->balance.mean > 0 ? 100.0 * (c->balance.max / c->balance.mean - 1) : 0;
-        t.rows.push_back({std::to_string(w), model, run.name, std::to_string(c->balance.max), fixed(c->balance.mean, 1),
-                          percent(imbalance, 3), c->lower_bound ? std::to_string(*c->lower_bound) : "n/a",
-                          c->gap_percent ? percent(*c->gap_percent, 3) : "n/a", std::to_string(c->padding),
-                          std::to_string(c->tensors_split),
-                          c->max_time ? seconds_with_spread(*c->max_time, c->max_time_std.value_or(0), " ± ", "")
-                                      : "n/a",
-                          c->slowest_sync
-                              ? seconds_with_spread(*c->slowest_sync, c->slowest_sync_std.value_or(0), " ± ", "")
-                              : "n/a"});
+        t.rows.push_back(
+            {std::to_string(w), model, run.name, std::to_string(c->balance.max), fixed(c->balance.mean, 1),
+             percent(imbalance, 3), c->lower_bound ? std::to_string(*c->lower_bound) : "n/a",
+             c->gap_percent ? percent(*c->gap_percent, 3) : "n/a", std::to_string(c->padding),
+             std::to_string(c->tensors_split),
+             c->max_time ? seconds_with_spread(*c->max_time, c->max_time_std.value_or(0), " ± ", "") : "n/a",
+             c->slowest_sync ? seconds_with_spread(*c->slowest_sync, c->slowest_sync_std.value_or(0), " ± ", "")
+                             : "n/a"});
       }
   return t;
 }
@@ -103,8 +102,9 @@ std::string html_report(const std::vector<RunReport>& runs, const std::vector<Ta
   std::string names;
   for (const auto& r : runs) names += (names.empty() ? "" : ", ") + r.name;
   const std::vector<Figure> figures = report_figures(runs);
-  std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>zero-bench report: " +
-                    escape(names) + "</title>\n<style>\n" + kStyle + "</style>\n</head>\n<body>\n";
+  std::string out =
+      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>zero-bench report: " +
+      escape(names) + "</title>\n<style>\n" + kStyle + "</style>\n</head>\n<body>\n";
   out += "<h1>zero-bench report</h1>\n<p class=\"meta\">zero_analyze over " + std::to_string(runs.size()) +
          (runs.size() == 1 ? " run" : " runs") + "; one colour per run throughout.</p>\n" + legend(runs, colours);
   out += "<nav>";
@@ -113,11 +113,12 @@ std::string html_report(const std::vector<RunReport>& runs, const std::vector<Ta
   for (const Figure& f : figures) out += figure_section(f);
   out += "<section id=\"tables\">\n<h2>Tables</h2>\n";
   for (const Table& t : tables) out += render_html(t);
-  out += "</section>\n<script>\n(function () {\n"
-         "  var figures = document.querySelectorAll('svg.figure').length;\n"
-         "  var tables = document.querySelectorAll('table').length;\n"
-         "  console.log('zero-bench report rendered: ' + figures + ' figures, ' + tables + ' tables');\n"
-         "})();\n</script>\n</body>\n</html>\n";
+  out +=
+      "</section>\n<script>\n(function () {\n"
+      "  var figures = document.querySelectorAll('svg.figure').length;\n"
+      "  var tables = document.querySelectorAll('table').length;\n"
+      "  console.log('zero-bench report rendered: ' + figures + ' figures, ' + tables + ' tables');\n"
+      "})();\n</script>\n</body>\n</html>\n";
   return out;
 }
 

@@ -87,7 +87,9 @@ void print_tables(const std::vector<zb::RunReport>& reports, const Options& o, z
   std::string sep;
   if (o.compare) {
     const zb::Comparison c = zb::compare_runs(reports);
-    std::cout << render(format == zb::Format::kText || format == zb::Format::kSeed ? zb::comparison_rows_table(c) : zb::comparison_table(c, csv), format);
+    std::cout << render(format == zb::Format::kText || format == zb::Format::kSeed ? zb::comparison_rows_table(c)
+                                                                                   : zb::comparison_table(c, csv),
+                        format);
     if (!csv)
       for (const auto& m : c.missing) std::cout << "missing: " << m << "\n";
     sep = "\n";
@@ -96,8 +98,7 @@ void print_tables(const std::vector<zb::RunReport>& reports, const Options& o, z
   if (o.comm)
     std::cout << sep << render(zb::comm_table(reports, csv), format) << "\n"
               << render(zb::phase_comm_table(reports), format);
-  if (o.comm && zb::any_comm_roofline(reports))
-    std::cout << "\n" << render(zb::comm_roofline_table(reports), format);
+  if (o.comm && zb::any_comm_roofline(reports)) std::cout << "\n" << render(zb::comm_roofline_table(reports), format);
 }
 
 void check_outputs(const Options& o) {
@@ -108,8 +109,7 @@ void check_outputs(const Options& o) {
 }
 
 int run(int argc, char** argv) {
-  CLI::App app{"zero_analyze: tables of zero_bench runs (max / mean / diff / slowest-rank step time)",
-               "zero_analyze"};
+  CLI::App app{"zero_analyze: tables of zero_bench runs (max / mean / diff / slowest-rank step time)", "zero_analyze"};
   Options o;
   zb::add_text(app, "runs", o.runs, "a run directory or a run name", "run directories, or run names under --results")
       ->required();
@@ -126,11 +126,13 @@ int run(int argc, char** argv) {
                "rank, phases per rank, memory per rank) as one self-contained SVG to this file");
   zb::add_text(app, "--html", o.html, "the HTML file to write",
                "also write one self-contained HTML page (no network) with the figures and the tables to this file");
-  app.add_flag("--memory", o.memory, "per-rank bytes for DP and ZeRO-1/2/3 under mixed precision, from each rank's shard");
+  app.add_flag("--memory", o.memory,
+               "per-rank bytes for DP and ZeRO-1/2/3 under mixed precision, from each rank's shard");
   app.add_flag("--fp32-grads", o.fp32_grads, "--memory: gradients accumulated in fp32 (4 B) instead of bf16");
-  app.add_flag("--comm", o.comm,
-               "per-rank bytes per step: DDP all-reduce, ZeRO-1 reduce-scatter + all-gather; then each phase's "
-               "collective, predicted beside measured bytes, with algorithm and bus bandwidth as nccl-tests reports them");
+  app.add_flag(
+      "--comm", o.comm,
+      "per-rank bytes per step: DDP all-reduce, ZeRO-1 reduce-scatter + all-gather; then each phase's "
+      "collective, predicted beside measured bytes, with algorithm and bus bandwidth as nccl-tests reports them");
   zb::add_text(app, "--write-baseline", o.write_baseline, "the baseline file to write",
                "record each (partitioner, model, W)'s largest rank in this file (the CI gate's baseline)");
   zb::add_text(app, "--gate", o.gate_baseline, "the baseline file to read",
@@ -148,8 +150,9 @@ int run(int argc, char** argv) {
   }
   const zb::Format format = o.format;
   if (!o.gate_baseline.empty() && !o.write_baseline.empty())
-    throw zb::UsageError("--gate and --write-baseline together: --gate only reads the baseline, so the write "
-                         "would be skipped; run them one at a time");
+    throw zb::UsageError(
+        "--gate and --write-baseline together: --gate only reads the baseline, so the write "
+        "would be skipped; run them one at a time");
   check_outputs(o);
   std::vector<zb::RunReport> reports;
   for (const auto& r : o.runs) reports.push_back(zb::report_run(zb::load_run(r, o.results_root)));
@@ -157,8 +160,8 @@ int run(int argc, char** argv) {
     const auto baseline = zb::baseline_from_json_text(zb::read_file(o.gate_baseline), o.gate_baseline);
     const zb::GateResult gate = zb::check_against_baseline(baseline, zb::baseline_entries(reports), o.gate_baseline);
     for (const auto& f : gate.failures) std::cout << "FAIL " << f << "\n";
-    std::cout << "partition balance gate: " << gate.checked << " cases checked, " << gate.failures.size()
-              << " failed, " << gate.improved << " improved\n";
+    std::cout << "partition balance gate: " << gate.checked << " cases checked, " << gate.failures.size() << " failed, "
+              << gate.improved << " improved\n";
     return gate.failures.empty() ? zb::kExitOk : zb::kExitFailure;
   }
   if (!o.write_baseline.empty()) {

@@ -20,9 +20,19 @@ void add_traffic_cells(std::vector<std::string>& cells, const CaseReport& c, con
 }  // namespace
 
 std::vector<std::string> phase_header() {
-  return {"total_rank", "grad_sync_s", "step_s", "sync_s", "total_s",
-          "grad_sync_collective", "grad_sync_bytes", "grad_sync_algbw_GBps", "grad_sync_busbw_GBps",
-          "sync_collective", "sync_bytes", "sync_algbw_GBps", "sync_busbw_GBps"};
+  return {"total_rank",
+          "grad_sync_s",
+          "step_s",
+          "sync_s",
+          "total_s",
+          "grad_sync_collective",
+          "grad_sync_bytes",
+          "grad_sync_algbw_GBps",
+          "grad_sync_busbw_GBps",
+          "sync_collective",
+          "sync_bytes",
+          "sync_algbw_GBps",
+          "sync_busbw_GBps"};
 }
 
 std::vector<std::string> phase_cells(const CaseReport& c) {

@@ -6,8 +6,15 @@ namespace zb {
 namespace {
 
 PhaseComm measured_on_rank(const CaseTraffic& t, int rank) {
-  return {rank, t.phase, t.collective, std::nullopt, t.bytes_per_rank[rank], t.calls, t.seconds_per_rank[rank],
-          t.algbw_per_rank[rank], t.busbw_per_rank[rank]};
+  return {rank,
+          t.phase,
+          t.collective,
+          std::nullopt,
+          t.bytes_per_rank[rank],
+          t.calls,
+          t.seconds_per_rank[rank],
+          t.algbw_per_rank[rank],
+          t.busbw_per_rank[rank]};
 }
 
 PhaseComm unmeasured(int rank, const PredictedTraffic& p) {
@@ -30,8 +37,8 @@ std::vector<PredictedTraffic> predicted_traffic(const CaseReport& c, int rank) {
   std::vector<PredictedTraffic> out;
   if (c.grad_sync == std::string("all-reduce")) out.push_back({"grad_sync", Collective::kAllReduce, c.model_numel * g});
   if (c.grad_sync == std::string("reduce-scatter"))
-    out.push_back({"grad_sync", ranges ? Collective::kReduceScatter : Collective::kReduce,
-                   (ranges ? slots : c.model_numel) * g});
+    out.push_back(
+        {"grad_sync", ranges ? Collective::kReduceScatter : Collective::kReduce, (ranges ? slots : c.model_numel) * g});
   if (c.grad_sync && *c.grad_sync != "none" && c.replicas > 1 && rank >= 0) {
     const int64_t own = c.granularity == Granularity::kReplicated ? c.model_numel
                         : ranges                                  ? c.slot_elems
@@ -39,7 +46,8 @@ std::vector<PredictedTraffic> predicted_traffic(const CaseReport& c, int rank) {
     out.push_back({"grad_replicas", Collective::kAllReduce, own * g});
   }
   if (c.granularity != Granularity::kReplicated)
-    out.push_back({"sync", ranges ? Collective::kAllGather : Collective::kBroadcast, (ranges ? slots : c.model_numel) * p});
+    out.push_back(
+        {"sync", ranges ? Collective::kAllGather : Collective::kBroadcast, (ranges ? slots : c.model_numel) * p});
   return out;
 }
 
@@ -65,10 +73,11 @@ std::vector<PhaseComm> phase_comm_of_case(const CaseReport& c) {
 
 Table phase_comm_table(const std::vector<RunReport>& runs) {
   Table t;
-  t.title = "phases per step, nccl-tests' sizes (all-gather, reduce-scatter: the whole buffer) and factors; "
-            "predicted from the plan, measured as handed to the backend; bandwidth over the rank's mean phase time";
-  t.header = {"run", "world_size", "model", "rank", "phase", "collective", "calls", "predicted B", "measured B",
-              "equal", "mean (s)", "algbw GB/s", "busbw GB/s"};
+  t.title =
+      "phases per step, nccl-tests' sizes (all-gather, reduce-scatter: the whole buffer) and factors; "
+      "predicted from the plan, measured as handed to the backend; bandwidth over the rank's mean phase time";
+  t.header = {"run",         "world_size", "model", "rank",     "phase",      "collective", "calls",
+              "predicted B", "measured B", "equal", "mean (s)", "algbw GB/s", "busbw GB/s"};
   t.label_columns = 6;
   for (const auto& run : runs)
     for (const auto& c : run.cases)
@@ -89,20 +98,20 @@ bool any_comm_roofline(const std::vector<RunReport>& runs) {
 
 Table comm_roofline_table(const std::vector<RunReport>& runs) {
   Table t;
-  t.title = "communication roofline: each phase against the same calls made raw on fresh tensors, same group, "
-            "timed the same way, both over each iteration's slowest rank (under concurrent stepping the sync: the "
-            "slowest-stepping rank's); fastest: the same over each side's fastest iteration";
-  t.header = {"run", "world_size", "model", "backend", "phase", "collective", "rank", "phase (s)", "raw (s)",
-              "of raw", "fastest of raw", "raw algbw GB/s", "raw busbw GB/s"};
+  t.title =
+      "communication roofline: each phase against the same calls made raw on fresh tensors, same group, "
+      "timed the same way, both over each iteration's slowest rank (under concurrent stepping the sync: the "
+      "slowest-stepping rank's); fastest: the same over each side's fastest iteration";
+  t.header = {"run",       "world_size", "model",  "backend",        "phase",          "collective",    "rank",
+              "phase (s)", "raw (s)",    "of raw", "fastest of raw", "raw algbw GB/s", "raw busbw GB/s"};
   t.label_columns = 6;
   for (const auto& run : runs)
     for (const auto& c : run.cases)
       for (const CaseCommRoofline& x : c.comm_roofline)
         t.rows.push_back({run.name, std::to_string(c.world_size), c.model, c.context().backend.value_or("n/a"), x.phase,
                           x.collective ? collective_choices().name(*x.collective) : "several",
-                          x.rank ? std::to_string(*x.rank) : "slowest",
-                          fixed(x.phase_seconds, 6), fixed(x.raw_seconds, 6), fixed(x.fraction, 3),
-                          fixed_or_na(x.fastest_fraction, 3),
+                          x.rank ? std::to_string(*x.rank) : "slowest", fixed(x.phase_seconds, 6),
+                          fixed(x.raw_seconds, 6), fixed(x.fraction, 3), fixed_or_na(x.fastest_fraction, 3),
                           gbps_or_na(x.raw ? std::optional<double>(x.raw->algbw_bytes_per_s) : std::nullopt),
                           gbps_or_na(x.raw ? std::optional<double>(x.raw->busbw_bytes_per_s) : std::nullopt)});
   return t;
@@ -111,16 +120,17 @@ Table comm_roofline_table(const std::vector<RunReport>& runs) {
 nlohmann::ordered_json phase_comm_json(const CaseReport& c) {
   nlohmann::ordered_json phases = nlohmann::ordered_json::array();
   for (const PhaseComm& p : phase_comm_of_case(c))
-    phases.push_back({{"rank", p.rank < 0 ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(p.rank)},
-                      {"phase", p.phase},
-                      {"collective", collective_choices().name(p.collective)},
-                      {"calls_per_step", to_json_value(p.calls)},
-                      {"predicted_bytes", to_json_value(p.predicted_bytes)},
-                      {"measured_bytes", to_json_value(p.measured_bytes)},
-                      {"equal", p.measured_bytes ? nlohmann::ordered_json(p.matches()) : nlohmann::ordered_json(nullptr)},
-                      {"seconds", to_json_value(p.seconds)},
-                      {"algbw_bytes_per_s", to_json_value(p.algbw_bytes_per_s)},
-                      {"busbw_bytes_per_s", to_json_value(p.busbw_bytes_per_s)}});
+    phases.push_back(
+        {{"rank", p.rank < 0 ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(p.rank)},
+         {"phase", p.phase},
+         {"collective", collective_choices().name(p.collective)},
+         {"calls_per_step", to_json_value(p.calls)},
+         {"predicted_bytes", to_json_value(p.predicted_bytes)},
+         {"measured_bytes", to_json_value(p.measured_bytes)},
+         {"equal", p.measured_bytes ? nlohmann::ordered_json(p.matches()) : nlohmann::ordered_json(nullptr)},
+         {"seconds", to_json_value(p.seconds)},
+         {"algbw_bytes_per_s", to_json_value(p.algbw_bytes_per_s)},
+         {"busbw_bytes_per_s", to_json_value(p.busbw_bytes_per_s)}});
   return phases;
 }
 

@@ -33,11 +33,11 @@ void draw_bars(std::string& out, const svg::Box& b, const svg::Scale& ys, const 
   for (std::size_t i = 0; i < all.size(); ++i)
     for (int r = 0; r < ranks; ++r) {
       const double v = all[i].percent[r], y = svg::y_at(b, ys, v);
-      out += svg::rect(b.x + r * group + group * 0.1 + static_cast<double>(i) * bar, std::min(y, zero), bar,
-                       std::abs(zero - y),
-                       run_attrs("bar deviation", all[i].run, colours.of(all[i].run), true) + " data-rank=\"" +
-                           std::to_string(r) + "\"",
-                       all[i].run + " rank " + std::to_string(r) + ": " + svg::tick_text(v) + " % from the ideal share");
+      out += svg::rect(
+          b.x + r * group + group * 0.1 + static_cast<double>(i) * bar, std::min(y, zero), bar, std::abs(zero - y),
+          run_attrs("bar deviation", all[i].run, colours.of(all[i].run), true) + " data-rank=\"" + std::to_string(r) +
+              "\"",
+          all[i].run + " rank " + std::to_string(r) + ": " + svg::tick_text(v) + " % from the ideal share");
     }
 }
 
@@ -51,7 +51,8 @@ void draw_lines(std::string& out, const svg::Box& b, const svg::Scale& ys, const
       points.push_back({b.x + r * step, y});
       points.push_back({b.x + (r + 1) * step, y});
     }
-    out += svg::polyline(points, run_attrs("line deviation", d.run, colours.of(d.run), false) + " stroke-width=\"1.5\"");
+    out +=
+        svg::polyline(points, run_attrs("line deviation", d.run, colours.of(d.run), false) + " stroke-width=\"1.5\"");
   }
 }
 
@@ -75,8 +76,9 @@ void draw_case(Figure& f, const svg::Box& panel, const svg::Box& b, int w, const
     if (!d.has_bound) continue;
     const double y = svg::y_at(b, ys, d.bound);
     const bool seen = std::any_of(labelled.begin(), labelled.end(), [&](double v) { return std::abs(v - y) < 9; });
-    f.body += svg::line(b.x, y, b.right(), y,
-                        run_attrs("bound", d.run, colours.of(d.run), false) + " stroke-dasharray=\"6,3\" stroke-width=\"1.5\"");
+    f.body += svg::line(
+        b.x, y, b.right(), y,
+        run_attrs("bound", d.run, colours.of(d.run), false) + " stroke-dasharray=\"6,3\" stroke-width=\"1.5\"");
     if (seen) continue;
     labelled.push_back(y);
     f.body += svg::text(b.right() - 2, y - 3, "lower bound " + svg::tick_text(d.bound) + " %",
@@ -88,16 +90,21 @@ void draw_case(Figure& f, const svg::Box& panel, const svg::Box& b, int w, const
 }  // namespace
 
 Figure deviation_figure(const std::vector<RunReport>& runs, const RunColours& colours) {
-  Figure f{"deviation", "Elements owned per rank, as the deviation from the ideal share",
+  Figure f{"deviation",
+           "Elements owned per rank, as the deviation from the ideal share",
            "Per (model, W), each rank's elements over the ideal share (total / W) minus 1, in percent; 0 is a "
            "perfect split and each dashed line is a run's lower bound: no plan's largest rank can lie below it.",
-           0, 0, ""};
-  draw_panels(f, case_keys(runs), [&](const svg::Box& panel, const svg::Box& b, const std::pair<int, std::string>& key) {
-    std::vector<Deviations> all;
-    for (const RunReport& run : runs)
-      if (const CaseReport* c = find_case(run, key.first, key.second)) all.push_back(deviations_of(run.name, *c));
-    draw_case(f, panel, b, key.first, key.second, all, colours);
-  });
+           0,
+           0,
+           ""};
+  draw_panels(f, case_keys(runs),
+              [&](const svg::Box& panel, const svg::Box& b, const std::pair<int, std::string>& key) {
+                std::vector<Deviations> all;
+                for (const RunReport& run : runs)
+                  if (const CaseReport* c = find_case(run, key.first, key.second))
+                    all.push_back(deviations_of(run.name, *c));
+                draw_case(f, panel, b, key.first, key.second, all, colours);
+              });
   return f;
 }
 

@@ -61,7 +61,8 @@ void draw_run(std::string& out, const svg::Box& b, const svg::Scale& xs, const s
   }
   out += svg::polyline(imbalance, run_attrs("line imbalance", run, colour, false) + " stroke-width=\"2\"");
   if (!gap.empty())
-    out += svg::polyline(gap, run_attrs("line gap", run, colour, false) + " stroke-width=\"2\" stroke-dasharray=\"5,3\"");
+    out +=
+        svg::polyline(gap, run_attrs("line gap", run, colour, false) + " stroke-width=\"2\" stroke-dasharray=\"5,3\"");
   for (std::size_t i = 0; i < points.size(); ++i) {
     const std::string w = std::to_string(points[i].world_size);
     out += svg::circle(imbalance[i].first, imbalance[i].second, 3,
@@ -74,10 +75,13 @@ void draw_run(std::string& out, const svg::Box& b, const svg::Scale& xs, const s
 }  // namespace
 
 Figure imbalance_figure(const std::vector<RunReport>& runs, const RunColours& colours) {
-  Figure f{"imbalance", "Imbalance and gap to the lower bound against W",
+  Figure f{"imbalance",
+           "Imbalance and gap to the lower bound against W",
            "Per model, every run's largest rank over the mean (max/mean − 1, solid) and over the lower bound "
            "(dashed), in percent, against the world size on a log scale.",
-           0, 0, ""};
+           0,
+           0,
+           ""};
   draw_panels(f, models_of(runs), [&](const svg::Box& panel, const svg::Box& b, const std::string& model) {
     double w_lo = 1e18, w_hi = 0, top = 0, smallest = 1e300;
     std::vector<std::vector<Point>> per_run;

@@ -25,9 +25,8 @@ struct Stage {
   int64_t RankMemory::*bytes;
   const char* dash;
 };
-constexpr Stage kStages[] = {{"ZeRO-1", &RankMemory::zero1, ""},
-                             {"ZeRO-2", &RankMemory::zero2, "7,3"},
-                             {"ZeRO-3", &RankMemory::zero3, "2,3"}};
+constexpr Stage kStages[] = {
+    {"ZeRO-1", &RankMemory::zero1, ""}, {"ZeRO-2", &RankMemory::zero2, "7,3"}, {"ZeRO-3", &RankMemory::zero3, "2,3"}};
 
 std::vector<RankMemory> ranks_only(const CaseReport& c) {
   std::vector<RankMemory> all = memory_of_case(c, false);
@@ -42,7 +41,8 @@ void key_of_stages(std::string& out, const svg::Box& b) {  // above the plot are
   out += svg::text(x + 21, y + 3, "DP", "font-size=\"10\"");
   x += 40;
   for (const Stage& s : kStages) {
-    out += svg::line(x, y, x + 18, y, std::string("stroke=\"#333333\" stroke-width=\"2\" stroke-dasharray=\"") + s.dash + "\"");
+    out += svg::line(x, y, x + 18, y,
+                     std::string("stroke=\"#333333\" stroke-width=\"2\" stroke-dasharray=\"") + s.dash + "\"");
     out += svg::text(x + 21, y + 3, s.name, "font-size=\"10\"");
     x += 70;
   }
@@ -52,7 +52,8 @@ void draw_run(std::string& out, const svg::Box& b, const svg::Scale& ys, const U
               const std::string& colour, const std::vector<RankMemory>& mem) {
   const double step = b.w / static_cast<double>(mem.size());
   const auto at = [&](std::size_t r, int64_t bytes) {
-    return std::make_pair(b.x + (static_cast<double>(r) + 0.5) * step, svg::y_at(b, ys, static_cast<double>(bytes) / unit.bytes));
+    return std::make_pair(b.x + (static_cast<double>(r) + 0.5) * step,
+                          svg::y_at(b, ys, static_cast<double>(bytes) / unit.bytes));
   };
   std::vector<std::pair<double, double>> dp;
   for (std::size_t r = 0; r < mem.size(); ++r) dp.push_back(at(r, mem[r].dp));
@@ -74,28 +75,35 @@ void draw_run(std::string& out, const svg::Box& b, const svg::Scale& ys, const U
 }  // namespace
 
 Figure memory_figure(const std::vector<RunReport>& runs, const RunColours& colours) {
-  Figure f{"memory", "Memory per rank: DP and ZeRO-1/2/3",
+  Figure f{"memory",
+           "Memory per rank: DP and ZeRO-1/2/3",
            "Per (model, W), the bytes each rank would hold under each ZeRO stage with its actual shard (the "
            "--memory table: the case's precision, Adam); DP (grey) holds everything on every rank.",
-           0, 0, ""};
-  draw_panels(f, case_keys(runs), [&](const svg::Box& panel, const svg::Box& b, const std::pair<int, std::string>& key) {
-    const auto& [w, model] = key;
-    std::vector<std::pair<std::string, std::vector<RankMemory>>> all;
-    double top = 0;
-    for (const RunReport& run : runs)
-      if (const CaseReport* c = find_case(run, w, model)) {
-        all.push_back({run.name, ranks_only(*c)});
-        for (const RankMemory& m : all.back().second) top = std::max<double>(top, static_cast<double>(m.dp));
-      }
-    const Unit unit = unit_for(top);
-    const svg::Scale ys = svg::nice_linear(0, top > 0 ? top / unit.bytes * 1.05 : 1), xs{0, static_cast<double>(w), false};
-    f.body += open_panel(panel, "memory", w, model, model + ", W = " + std::to_string(w));
-    svg::axes(f.body, b, xs, {}, ys, svg::nice_ticks(ys.lo, ys.hi, 5), "rank", std::string(unit.name) + " per rank");
-    svg::rank_axis_labels(f.body, b, w);
-    for (const auto& [run, mem] : all) draw_run(f.body, b, ys, unit, run, colours.of(run), mem);
-    key_of_stages(f.body, b);
-    f.body += "</g>\n";
-  });
+           0,
+           0,
+           ""};
+  draw_panels(f, case_keys(runs),
+              [&](const svg::Box& panel, const svg::Box& b, const std::pair<int, std::string>& key) {
+                const auto& [w, model] = key;
+                std::vector<std::pair<std::string, std::vector<RankMemory>>> all;
+                double top = 0;
+                for (const RunReport& run : runs)
+                  if (const CaseReport* c = find_case(run, w, model)) {
+                    all.push_back({run.name, ranks_only(*c)});
+                    for (const RankMemory& m : all.back().second)
+                      top = std::max<double>(top, static_cast<double>(m.dp));
+                  }
+                const Unit unit = unit_for(top);
+                const svg::Scale ys = svg::nice_linear(0, top > 0 ? top / unit.bytes * 1.05 : 1),
+                                 xs{0, static_cast<double>(w), false};
+                f.body += open_panel(panel, "memory", w, model, model + ", W = " + std::to_string(w));
+                svg::axes(f.body, b, xs, {}, ys, svg::nice_ticks(ys.lo, ys.hi, 5), "rank",
+                          std::string(unit.name) + " per rank");
+                svg::rank_axis_labels(f.body, b, w);
+                for (const auto& [run, mem] : all) draw_run(f.body, b, ys, unit, run, colours.of(run), mem);
+                key_of_stages(f.body, b);
+                f.body += "</g>\n";
+              });
   return f;
 }
 

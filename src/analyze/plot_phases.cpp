@@ -53,12 +53,12 @@ void draw_stacks(std::string& out, const svg::Box& b, const svg::Scale& ys, cons
         const double v = s.seconds[r][p];
         if (v <= 0) continue;
         const double y_top = svg::y_at(b, ys, bottom + v), y_bottom = svg::y_at(b, ys, bottom);
-        out += svg::rect(x, y_top, bar, y_bottom - y_top,
-                         run_attrs("bar phase", s.run, colours.of(s.run), true) + " data-rank=\"" + std::to_string(r) +
-                             "\" data-phase=\"" + kPhases[p].name + "\" fill-opacity=\"" + svg::num(kPhases[p].opacity) +
-                             "\" stroke=\"white\" stroke-width=\"0.5\"",
-                         s.run + " rank " + std::to_string(r) + ", " + kPhases[p].name + ": " +
-                             svg::tick_text(v * 1e3) + " ms");
+        out += svg::rect(
+            x, y_top, bar, y_bottom - y_top,
+            run_attrs("bar phase", s.run, colours.of(s.run), true) + " data-rank=\"" + std::to_string(r) +
+                "\" data-phase=\"" + kPhases[p].name + "\" fill-opacity=\"" + svg::num(kPhases[p].opacity) +
+                "\" stroke=\"white\" stroke-width=\"0.5\"",
+            s.run + " rank " + std::to_string(r) + ", " + kPhases[p].name + ": " + svg::tick_text(v * 1e3) + " ms");
         bottom += v;
       }
       const double cx = x + bar / 2, sd = s.total_std[r];
@@ -71,11 +71,14 @@ void draw_stacks(std::string& out, const svg::Box& b, const svg::Scale& ys, cons
 }  // namespace
 
 Figure phases_figure(const std::vector<RunReport>& runs, const RunColours& colours) {
-  Figure f{"phases", "Phase times per rank (timed runs)",
+  Figure f{"phases",
+           "Phase times per rank (timed runs)",
            "Per (model, W), each rank's mean time per iteration, stacked: gradient reduction (light), optimizer "
            "step (full colour), parameter sync (mid; exposed part under --overlap); the whisker is ±1 std of the "
            "rank's whole iteration. The slowest rank sets the pace.",
-           0, 0, ""};
+           0,
+           0,
+           ""};
   std::vector<std::pair<int, std::string>> timed;
   for (const auto& key : case_keys(runs))
     for (const RunReport& run : runs)

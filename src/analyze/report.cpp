@@ -117,7 +117,7 @@ void set_times(CaseCommRoofline& out, const SampleStats& raw, const SampleStats&
 // A phase's raw and phase series over each iteration's slowest rank; nullopt
 // when a rank lacks the phase or the series do not line up.
 std::optional<std::pair<SampleStats, SampleStats>> slowest_each_iteration_stats(const LoadedCase& loaded,
-                                                                               const std::string& phase) {
+                                                                                const std::string& phase) {
   std::vector<const std::vector<double>*> raw, timed;
   for (const auto& r : loaded.ranks) {
     const CommRoofline* x = probed(r, phase);
@@ -166,7 +166,8 @@ void add_comm_roofline(CaseReport& c, const LoadedCase& loaded) {
       if (t.phase == first.phase) collectives.push_back(&t);
     if (collectives.size() == 1 && out.raw_seconds > 0) {
       out.collective = collectives.front()->collective;
-      out.raw = phase_bandwidth(collectives.front()->bytes, out.raw_seconds, *out.collective, c.phase_ranks(first.phase));
+      out.raw =
+          phase_bandwidth(collectives.front()->bytes, out.raw_seconds, *out.collective, c.phase_ranks(first.phase));
     }
     c.comm_roofline.push_back(out);
   }
@@ -184,7 +185,8 @@ void add_bounds(CaseReport& c, const RankResult& any_rank) {
   c.search_seconds = plan.search_seconds;
   if (plan.lower_bound > 0) {
     c.lower_bound = plan.lower_bound;
-    c.gap_percent = 100.0 * static_cast<double>(c.balance.max - plan.lower_bound) / static_cast<double>(plan.lower_bound);
+    c.gap_percent =
+        100.0 * static_cast<double>(c.balance.max - plan.lower_bound) / static_cast<double>(plan.lower_bound);
   }
 }
 

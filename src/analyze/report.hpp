@@ -46,8 +46,8 @@ struct CaseCommRoofline {
   // iterations' work); where both are low, every iteration pays the gap.
   std::optional<double> raw_fastest_seconds, phase_fastest_seconds, fastest_fraction;
   std::optional<Collective> collective;  // the phase's one collective, if one
-  std::optional<PhaseBandwidth> raw;      // its bandwidth in the raw replay
-  std::optional<std::string> placement;   // "in_place" | "after"; absent in older runs
+  std::optional<PhaseBandwidth> raw;     // its bandwidth in the raw replay
+  std::optional<std::string> placement;  // "in_place" | "after"; absent in older runs
 };
 
 struct CaseReport {
@@ -85,7 +85,7 @@ struct CaseReport {
   std::optional<std::vector<double>> grad_sync_mean_per_rank, total_mean_per_rank;
   std::optional<std::vector<double>> grad_replicas_mean_per_rank;  // with replicas: their all-reduce
   std::optional<int> slowest_total_rank;
-  std::vector<CaseTraffic> traffic;  // timed runs that recorded it, in phase order
+  std::vector<CaseTraffic> traffic;             // timed runs that recorded it, in phase order
   std::vector<CaseCommRoofline> comm_roofline;  // timed runs that probed their collectives
   // --precision/--grad-dtype (fp32 in records without them) and --shard-group:
   // G ranks per group (W when absent), R = W/G replicas.

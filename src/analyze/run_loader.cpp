@@ -40,7 +40,8 @@ bool present(const fs::path& file) {
 std::string read_run_file(const fs::path& file) {
   std::error_code ec;
   if (!fs::is_regular_file(fs::symlink_status(file, ec)))
-    throw UsageError("'" + shown(file) + "': not a regular file (a link, a directory or a device); a run "
+    throw UsageError("'" + shown(file) +
+                     "': not a regular file (a link, a directory or a device); a run "
                      "directory holds only the regular files zero_bench wrote");
   return read_file(file.string());
 }
@@ -57,8 +58,7 @@ void check_named_as(const fs::path& file, const RunContext& c, const std::string
 
 RankResult load_rank(const fs::path& dir, const std::string& model, int world_size, int rank) {
   const fs::path file = dir / rank_file_name(model, world_size, rank);
-  if (!present(file))
-    throw UsageError("run '" + shown(dir) + "' is missing rank file '" + shown(file) + "'");
+  if (!present(file)) throw UsageError("run '" + shown(dir) + "' is missing rank file '" + shown(file) + "'");
   RankResult r = rank_result_from_json_text(read_run_file(file), file.string());
   check_named_as(file, r.context, model, world_size, rank);
   return r;
@@ -123,12 +123,14 @@ void check_same_plan(const RankResult& r, const RankResult& first, const std::st
 void check_timings(const RankResult& r, const RankResult& first, const ExpInfo& info, const std::string& where) {
   const bool timed = info.mode == "timed";
   if (r.timing.has_value() != timed)
-    throw UsageError(where + (timed ? " has no timings, but exp_info.json describes a timed run; every rank of a "
-                                      "timed run has them"
-                                    : " has timings, but exp_info.json describes a plan-only run, which times nothing"));
+    throw UsageError(where + (timed
+                                  ? " has no timings, but exp_info.json describes a timed run; every rank of a "
+                                    "timed run has them"
+                                  : " has timings, but exp_info.json describes a plan-only run, which times nothing"));
   if (timed && r.timing->step.samples.size() != first.timing->step.samples.size())
-    throw UsageError(where + " holds " + std::to_string(r.timing->step.samples.size()) + " timed iterations, rank 0's " +
-                     std::to_string(first.timing->step.samples.size()) + "; every rank runs the same iterations");
+    throw UsageError(where + " holds " + std::to_string(r.timing->step.samples.size()) +
+                     " timed iterations, rank 0's " + std::to_string(first.timing->step.samples.size()) +
+                     "; every rank runs the same iterations");
 }
 
 // The elements the ranks own, once per shard group (every rank owns all of
@@ -163,8 +165,8 @@ void check_shards_add_up(const RankResult& r, const std::string& where) {
 // into one directory, or an edited file, fail here instead of reading as a
 // clean run.
 void check_case_is_one_run(const LoadedCase& c, const ExpInfo& info, const fs::path& dir) {
-  const std::string where = "run '" + shown(dir) + "', world size " + std::to_string(c.world_size) + ", model " +
-                            c.model + ": ";
+  const std::string where =
+      "run '" + shown(dir) + "', world size " + std::to_string(c.world_size) + ", model " + c.model + ": ";
   const RankResult& first = c.ranks.front();
   auto rank_file = [&](const RankResult& r) { return where + "rank " + std::to_string(r.context.rank) + "'s file"; };
   for (const RankResult& r : c.ranks) {

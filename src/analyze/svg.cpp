@@ -10,12 +10,23 @@ std::string escape(const std::string& s) {
   std::string out;
   for (char ch : s) {
     switch (ch) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
-      default: out += ch;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&apos;";
+        break;
+      default:
+        out += ch;
     }
   }
   return out;
@@ -94,7 +105,8 @@ std::vector<double> rank_ticks(int count, int most) {
 
 void rank_axis_labels(std::string& out, const Box& b, int count) {
   for (double r : rank_ticks(count))
-    out += text(b.x + (r + 0.5) * b.w / count, b.bottom() + 14, tick_text(r), "font-size=\"10\" text-anchor=\"middle\"");
+    out +=
+        text(b.x + (r + 0.5) * b.w / count, b.bottom() + 14, tick_text(r), "font-size=\"10\" text-anchor=\"middle\"");
 }
 
 double x_at(const Box& b, const Scale& s, double v) { return b.x + b.w * s.fraction(v); }

@@ -7,8 +7,8 @@
 namespace zb::svg {
 
 std::string escape(const std::string& s);
-std::string num(double v);        // coordinates: "%.1f"
-std::string tick_text(double v);  // axis labels: "%.3g"
+std::string num(double v);          // coordinates: "%.1f"
+std::string tick_text(double v);    // axis labels: "%.3g"
 const char* run_colour(int index);  // a colour-blind-safe palette, cycled
 
 struct Box {

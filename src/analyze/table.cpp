@@ -66,7 +66,8 @@ std::string render_text(const Table& table) {
   }
   std::vector<std::size_t> width(table.header.size(), 0);
   auto widen = [&](const std::vector<std::string>& row) {
-    for (std::size_t i = 0; i < row.size() && i < width.size(); ++i) width[i] = std::max(width[i], display_width(row[i]));
+    for (std::size_t i = 0; i < row.size() && i < width.size(); ++i)
+      width[i] = std::max(width[i], display_width(row[i]));
   };
   widen(table.header);
   for (const auto& row : rows) widen(row);

@@ -20,16 +20,16 @@ struct Table {
 // may hold a name from a run directory, and a terminal acts on them.
 std::string render_text(const Table& table);
 std::string render_markdown(const Table& table);
-std::string render_csv(const Table& table);  // RFC 4180 quoting where needed
+std::string render_csv(const Table& table);   // RFC 4180 quoting where needed
 std::string render_html(const Table& table);  // <table> with the title as its caption, cells escaped
 
 // A markdown table cell: control characters escaped, and a '|' (a name may
 // hold one) escaped so that it does not end the cell.
 std::string markdown_cell(const std::string& text);
 
-std::string fixed(double value, int decimals);  // "%.*f"
+std::string fixed(double value, int decimals);                              // "%.*f"
 std::string fixed_or_na(const std::optional<double>& value, int decimals);  // fixed, or "n/a" when absent
-std::string percent(double value, int decimals = 2);  // "12.34 %"
+std::string percent(double value, int decimals = 2);                        // "12.34 %"
 // The seed's three decimals where they show at least two significant digits
 // (from 0.01 s up); below, as many as show three: 6 for 0.3 ms (0.000313). Zero: 3.
 int seconds_decimals(double seconds);

@@ -40,7 +40,8 @@ std::vector<std::string> model_list(const std::string& list) {
   while (start <= list.size()) {
     const std::size_t comma = std::min(list.find(',', start), list.size());
     if (comma == start)
-      throw UsageError("--models '" + list + "': an empty model name; give comma-separated names, e.g. "
+      throw UsageError("--models '" + list +
+                       "': an empty model name; give comma-separated names, e.g. "
                        "ResNet50,BERT (see --list-models)");
     out.push_back(list.substr(start, comma - start));
     start = comma + 1;
@@ -77,7 +78,8 @@ void add_options(CLI::App& app, Config& c, std::vector<std::string>& world_sizes
 void add_timed_options(CLI::App& app, Config& c, std::optional<Dtype>& grad_dtype) {
   auto* timed = "timed runs (under mpirun)";
   add_choice(app, "-b,--backend", c.backend, backend_choices(), "default: nccl on CUDA, gloo on CPU")->group(timed);
-  add_choice(app, "--device", c.device, device_choices(), "auto: CUDA when libtorch sees a GPU (default)")->group(timed);
+  add_choice(app, "--device", c.device, device_choices(), "auto: CUDA when libtorch sees a GPU (default)")
+      ->group(timed);
   add_integer(app, "-n,--iters", c.iters, 1, INT_MAX,
               "timed iterations per (world size, model) (default 30); on the CPU each is followed by a probe "
               "iteration")
@@ -85,35 +87,41 @@ void add_timed_options(CLI::App& app, Config& c, std::optional<Dtype>& grad_dtyp
   add_integer(app, "-w,--warmup", c.warmup, 0, INT_MAX, "discarded warm-up iterations before them (default 1)")
       ->group(timed);
   add_choice(app, "--sync", c.sync, sync_choices(),
-             "per-param: one broadcast per parameter (default); bucket: one flat bucket per owner rank")->group(timed);
+             "per-param: one broadcast per parameter (default); bucket: one flat bucket per owner rank")
+      ->group(timed);
   add_choice(app, "--grad-sync", c.grad_sync, grad_sync_choices(),
              "the gradient reduction timed before each step: none (default: every rank has the same gradients, "
              "the seed's measurement) | all-reduce (DDP; every rank gets every averaged gradient) | reduce-scatter "
-             "(ZeRO: each rank gets the averaged gradients it owns)")->group(timed);
+             "(ZeRO: each rank gets the averaged gradients it owns)")
+      ->group(timed);
   add_number(app, "--grad-bucket-mb", c.grad_bucket_mb,
              {0, false, kMaxGradBucketMb, "must be above 0 and up to " + whole_number(kMaxGradBucketMb) + " (MB)"},
              "--grad-sync: gradients share flat buckets of this many MB, one collective each (default 25, as DDP)")
       ->group(timed);
   add_choice(app, "--step-timing", c.step_timing, step_timing_choices(),
-                 "concurrent: every rank steps at once (default); serial: ranks take turns, the others waiting, so "
-                 "each step time is the rank's own, as with a device each (for ranks sharing cores or a GPU)")
+             "concurrent: every rank steps at once (default); serial: ranks take turns, the others waiting, so "
+             "each step time is the rank's own, as with a device each (for ranks sharing cores or a GPU)")
       ->group(timed);
   add_number(app, "--timeout", c.timeout_s,
              {0, true, kMaxSeconds, "must be 0 (no limit) or a number of seconds up to " + whole_number(kMaxSeconds)},
              "seconds one (world size, model) case may take before the job is aborted, naming the case and "
-             "the ranks that have not finished (default 3600; 0: no limit)")->group(timed);
+             "the ranks that have not finished (default 3600; 0: no limit)")
+      ->group(timed);
   // Like every integer option, read as a signed 64-bit value: 2^63 - 1 seeds are plenty.
   add_integer(app, "--seed", c.seed, 0, INT64_MAX, "seed of the synthetic parameters and gradients (default 0)")
       ->group(timed);
   add_integer(app, "--threads", c.threads, 1, kMaxThreads,
               "CPU threads per rank for the optimizer (fused: its parallel loop), the bandwidth probe and "
-              "libtorch's intra-op pool (default 1)")->group(timed);
+              "libtorch's intra-op pool (default 1)")
+      ->group(timed);
   add_choice(app, "--optimizer", c.optimizer, optimizer_choices(),
              "adam (default) | adamw | sgd (momentum 0.9) | muon (Newton-Schulz on 2-D weights, Adam for "
-             "the rest; whole-tensor partitioners only)")->group(timed);
+             "the rest; whole-tensor partitioners only)")
+      ->group(timed);
   add_choice(app, "--optimizer-impl", c.optimizer_impl, optimizer_impl_choices(),
              "implementation of adam/adamw/sgd (and muon's Adam part): torch (torch::optim, default) | "
-             "foreach (ATen _foreach_ ops) | fused (one pass per element)")->group(timed);
+             "foreach (ATen _foreach_ ops) | fused (one pass per element)")
+      ->group(timed);
   add_renamed(app, "--adam", "is now --optimizer-impl (torch, foreach, fused)");
   add_choice(app, "--precision", c.precision.params, precision_choices(),
              "fp32 (default: parameters, gradients and state fp32) | bf16 (bf16 parameters and gradients on every "
@@ -121,16 +129,19 @@ void add_timed_options(CLI::App& app, Config& c, std::optional<Dtype>& grad_dtyp
       ->group(timed);
   add_choice(app, "--grad-dtype", grad_dtype, grad_dtype_choices(),
              "dtype of the gradients and their reduction (default: the --precision's); --precision bf16 "
-             "--grad-dtype fp32 is Megatron's bf16 parameters with fp32 gradients")->group(timed);
+             "--grad-dtype fp32 is Megatron's bf16 parameters with fp32 gradients")
+      ->group(timed);
   app.add_flag("--overlap", c.overlap,
                "step the owned shard in buckets of --grad-bucket-mb and start each bucket's parameter sync as soon as "
                "it is stepped, while the next bucket steps (Megatron's overlap_param_gather); 'sync' then records "
                "the exposed sync time, the total minus the step (range plans, or whole tensors with --sync "
-               "per-param)")->group(timed);
+               "per-param)")
+      ->group(timed);
   add_choice(app, "--huge-pages", c.huge_pages, huge_pages_choices(),
              "off (default: libtorch's 4 KiB pages) | on: host tensors of 2 MiB or more page-aligned on transparent "
              "huge pages (libtorch's THP_MEM_ALLOC_ENABLE; refused where the kernel gives none); records say which, "
-             "and how much memory huge pages back")->group(timed);
+             "and how much memory huge pages back")
+      ->group(timed);
   add_choice(app, "--param-storage", c.param_storage, param_storage_choices(),
              "separate (default: one allocation per parameter, as a module's parameters and "
              "ZeroRedundancyOptimizer's default) | contiguous: every parameter a view of one flat allocation, in "
@@ -150,27 +161,34 @@ void add_timed_options(CLI::App& app, Config& c, std::optional<Dtype>& grad_dtyp
                "-b nccl with more ranks on a node than GPUs (which NCCL refuses as 'Duplicate GPU'): each rank gets "
                "its own NCCL_HOSTID, so that NCCL takes the ranks for separate hosts and connects them through its "
                "socket transport (over lo on one node): the real NCCL code path at a socket's bandwidth, not "
-               "NVLink's; recorded as nccl_transport")->group(timed);
+               "NVLink's; recorded as nccl_transport")
+      ->group(timed);
   app.add_flag("-c,--check", c.check,
                "after timing, compare every parameter with a single-process Adam over all of them "
-               "(bitwise; costs a second copy of the model)")->group(timed);
+               "(bitwise; costs a second copy of the model)")
+      ->group(timed);
 }
 
 void add_partitioner_options(CLI::App& app, Config& c) {
   auto* knobs = "partitioner options";
   add_integer(app, "--bucket-elems", c.bucket_elems, 1, INT64_MAX,
-              "buckets: close a bucket at this many elements (default 40M)")->group(knobs);
+              "buckets: close a bucket at this many elements (default 40M)")
+      ->group(knobs);
   add_number(app, "--time-limit", c.time_limit_s,
              {0, false, kMaxSeconds, "must be a number of seconds above 0 and up to " + whole_number(kMaxSeconds)},
-             "optimal: search budget in seconds per plan (default 10)")->group(knobs);
+             "optimal: search budget in seconds per plan (default 10)")
+      ->group(knobs);
   add_integer(app, "--search-nodes", c.search_nodes, 0, INT64_MAX,
               "optimal: also stop after this many search nodes (default: no node budget); unlike the time "
-              "limit, the same on every machine")->group(knobs);
+              "limit, the same on every machine")
+      ->group(knobs);
   add_text(app, "--cost-model", c.cost_model, "the path of a cost model file",
-           "cost: coefficients file to read; with --calibrate, the file to write")->group(knobs);
+           "cost: coefficients file to read; with --calibrate, the file to write")
+      ->group(knobs);
   app.add_flag("--calibrate", c.calibrate,
                "time Adam steps over varied tensor sizes and counts on this device and write the cost "
-               "model to --cost-model FILE (under mpirun every rank measures at once)")->group(knobs);
+               "model to --cost-model FILE (under mpirun every rank measures at once)")
+      ->group(knobs);
 }
 
 void check_unique(const std::vector<std::string>& names, const char* what) {
@@ -187,8 +205,9 @@ void set_grad_dtype(Config& c, const std::optional<Dtype>& grad_dtype) {
 
 void finish_run_config(Config& c, const std::vector<std::string>& world_sizes) {
   if (c.partitioner.empty())
-    throw UsageError("missing PARTITIONER and world sizes, e.g. 'zero_bench --plan-only greedy 2 4' "
-                     "(see --help, --list-partitioners)");
+    throw UsageError(
+        "missing PARTITIONER and world sizes, e.g. 'zero_bench --plan-only greedy 2 4' "
+        "(see --help, --list-partitioners)");
   if (world_sizes.empty())
     throw UsageError("missing world sizes after '" + c.partitioner + "', e.g. '" + c.partitioner + " 2 4'");
   for (const auto& w : world_sizes) {

@@ -32,10 +32,17 @@ int run(int argc, char** argv) {
   const zb::Config& config = *parsed;
   if (help_shown) return zb::kExitOk;
   switch (config.action) {
-    case zb::Action::kListPartitioners: zb::print_partitioners(std::cout); break;
-    case zb::Action::kListModels: zb::print_models(std::cout); break;
-    case zb::Action::kPrintModel: zb::print_model(config, std::cout); break;
-    case zb::Action::kCalibrate: return zb::run_calibration(config);
+    case zb::Action::kListPartitioners:
+      zb::print_partitioners(std::cout);
+      break;
+    case zb::Action::kListModels:
+      zb::print_models(std::cout);
+      break;
+    case zb::Action::kPrintModel:
+      zb::print_model(config, std::cout);
+      break;
+    case zb::Action::kCalibrate:
+      return zb::run_calibration(config);
     case zb::Action::kRun:
       if (config.plan_only) zb::run_plan_only(config, std::cout);
       else return zb::run_timed(config);

@@ -56,8 +56,13 @@ void run_plan_only(const Config& config, std::ostream& log) {
   RunContext base = base_context(config);
   base.mode = "plan-only";
   base.run_id = new_run_id();
-  ExpInfo info{std::filesystem::path(dir).filename().string(), config.partitioner, "plan-only",
-               config.world_sizes, {}, base.time, base.run_id};
+  ExpInfo info{std::filesystem::path(dir).filename().string(),
+               config.partitioner,
+               "plan-only",
+               config.world_sizes,
+               {},
+               base.time,
+               base.run_id};
   for (const auto& m : models) info.models.push_back(m.name);
   log << console_banner(base, 1);
 
@@ -74,8 +79,8 @@ void run_plan_only(const Config& config, std::ostream& log) {
   write_file_atomically(dir + "/exp_info.json", to_json_text(info));
   const char* plural = files == 1 ? "" : "s";
   log << "wrote " << files << (layout == PlanFiles::kCase ? " case file" : " rank file") << plural
-      << (layout == PlanFiles::kCase ? " (one per model and world size)" : "")
-      << " and exp_info.json to " << dir << "\n";
+      << (layout == PlanFiles::kCase ? " (one per model and world size)" : "") << " and exp_info.json to " << dir
+      << "\n";
 }
 
 }  // namespace zb

@@ -6,8 +6,9 @@
 namespace zb {
 
 int run_timed(const Config&) {
-  throw UsageError("this zero_bench has no timed runner (built without libtorch, or before the runner "
-                   "existed); pass --plan-only");
+  throw UsageError(
+      "this zero_bench has no timed runner (built without libtorch, or before the runner "
+      "existed); pass --plan-only");
 }
 
 int run_calibration(const Config& config) { return run_timed(config); }

@@ -6,8 +6,7 @@ namespace zb {
 const std::vector<BackendEntry>& communication_backends() {
   static const std::vector<BackendEntry> table = {
       {"nccl", "libtorch's c10d NCCL process group (GPU tensors)", true, nccl_unavailable_reason, create_nccl},
-      {"gloo", "libtorch's c10d gloo process group over a TCP store", false, gloo_unavailable_reason,
-       create_gloo},
+      {"gloo", "libtorch's c10d gloo process group over a TCP store", false, gloo_unavailable_reason, create_gloo},
       {"mpi", "MPI collectives on host memory (CUDA tensors staged through host buffers)", false,
        mpi_unavailable_reason, create_mpi},
   };
@@ -36,7 +35,8 @@ std::unique_ptr<Communicator> connect(const BackendEntry& entry, const SubWorld&
   const int n = comm->size();
   std::vector<at::Tensor> slots;
   std::vector<int> roots;
-  for (int r = 0; r < n; ++r) slots.push_back(at::full({1}, static_cast<float>(r), at::TensorOptions().device(device))), roots.push_back(r);
+  for (int r = 0; r < n; ++r)
+    slots.push_back(at::full({1}, static_cast<float>(r), at::TensorOptions().device(device))), roots.push_back(r);
   comm->broadcast_all(slots, roots);
   at::Tensor gathered = at::empty({n}, slots[0].options());
   comm->all_gather(gathered, slots[comm->rank()]);

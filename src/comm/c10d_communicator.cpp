@@ -52,7 +52,8 @@ bool connects_before(const sockaddr_in& address, std::chrono::steady_clock::time
   if (fd < 0) return false;
   bool accepted = ::connect(fd, reinterpret_cast<const sockaddr*>(&address), sizeof address) == 0;
   if (!accepted && errno == EINPROGRESS) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     pollfd p{fd, POLLOUT, 0};
     int error = 0;
     socklen_t length = sizeof error;
@@ -129,8 +130,8 @@ c10::intrusive_ptr<c10d::Store> make_group_store(const SubWorld& group, StoreAdd
                      address.interface);
 }
 
-C10dCommunicator::C10dCommunicator(std::string backend, const SubWorld& group,
-                                   c10::intrusive_ptr<c10d::Backend> pg, bool on_cuda)
+C10dCommunicator::C10dCommunicator(std::string backend, const SubWorld& group, c10::intrusive_ptr<c10d::Backend> pg,
+                                   bool on_cuda)
     : Communicator(group.rank(), group.size()),
       backend_(std::move(backend)),
       group_(group),

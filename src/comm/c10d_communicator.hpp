@@ -23,8 +23,7 @@ c10::intrusive_ptr<c10d::Store> make_group_store(const SubWorld& group, StoreAdd
 
 class C10dCommunicator : public Communicator {
  public:
-  C10dCommunicator(std::string backend, const SubWorld& group, c10::intrusive_ptr<c10d::Backend> pg,
-                   bool on_cuda);
+  C10dCommunicator(std::string backend, const SubWorld& group, c10::intrusive_ptr<c10d::Backend> pg, bool on_cuda);
   std::string backend() const override { return backend_; }
   void broadcast_all(std::vector<at::Tensor>& tensors, const std::vector<int>& roots) override;
   void all_gather(at::Tensor& out, const at::Tensor& in) override;

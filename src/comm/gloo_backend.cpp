@@ -19,9 +19,8 @@ std::unique_ptr<Communicator> create_gloo(const SubWorld& group, const at::Devic
   auto options = c10d::ProcessGroupGloo::Options::create();
   // Across hosts, the interface the store was announced on: gloo's default
   // device would take whatever this host's name resolves to.
-  options->devices.push_back(address.single_node
-                                 ? c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1")
-                                 : c10d::ProcessGroupGloo::createDeviceForInterface(address.interface));
+  options->devices.push_back(address.single_node ? c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1")
+                                                 : c10d::ProcessGroupGloo::createDeviceForInterface(address.interface));
   auto pg = c10::make_intrusive<c10d::ProcessGroupGloo>(store, group.rank(), group.size(), options);
   return std::make_unique<C10dCommunicator>("gloo", group, pg, device.is_cuda());
 }

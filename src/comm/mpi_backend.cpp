@@ -66,7 +66,7 @@ class MpiCommunicator : public Communicator {
     if (n <= kMaxChunk) {
       MPI_Allgather(host_in.data_ptr(), static_cast<int>(n), e.type, host_out.data_ptr(), static_cast<int>(n), e.type,
                     group_.comm());
-    } else {  // large shards: one broadcast per rank, chunked
+    } else {                          // large shards: one broadcast per rank, chunked
       std::vector<at::Tensor> parts;  // views into host_out
       std::vector<int> roots;
       for (int r = 0; r < size(); ++r) {

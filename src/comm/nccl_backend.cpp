@@ -17,8 +17,8 @@
 
 // cmake/nccl_headers.cmake passes the version of the nccl.h beside libtorch;
 // any other header changes the layout of ProcessGroupNCCL::Options.
-#if defined(ZB_EXPECTED_NCCL_MAJOR) && \
-    (NCCL_MAJOR != ZB_EXPECTED_NCCL_MAJOR || NCCL_MINOR != ZB_EXPECTED_NCCL_MINOR || NCCL_PATCH != ZB_EXPECTED_NCCL_PATCH)
+#if defined(ZB_EXPECTED_NCCL_MAJOR) && (NCCL_MAJOR != ZB_EXPECTED_NCCL_MAJOR || \
+                                        NCCL_MINOR != ZB_EXPECTED_NCCL_MINOR || NCCL_PATCH != ZB_EXPECTED_NCCL_PATCH)
 #error "nccl.h on the include path is not the NCCL beside libtorch (see cmake/nccl_headers.cmake)"
 #endif
 #endif
@@ -35,7 +35,7 @@ std::string compiled_nccl_version() {
 bool loaded_matches_compiled() {
   const std::string loaded = nccl_version(), compiled = compiled_nccl_version();
   return loaded.rfind(compiled, 0) == 0 && (loaded.size() == compiled.size() || loaded[compiled.size()] == '.' ||
-                                             loaded[compiled.size()] == '+' || loaded[compiled.size()] == '-');
+                                            loaded[compiled.size()] == '+' || loaded[compiled.size()] == '-');
 }
 }  // namespace
 

@@ -116,8 +116,9 @@ NetInterface choose_net_interface() {
   if (auto chosen = from_host_name(up)) return *chosen;
   for (const auto& c : up)
     if (!c.loopback) return {c.name, c.ipv4, "the first interface up that is not loopback"};
-  throw RunError("no network interface is up with an IPv4 address other than loopback, and the ranks span "
-                 "hosts; set GLOO_SOCKET_IFNAME to the interface that links them");
+  throw RunError(
+      "no network interface is up with an IPv4 address other than loopback, and the ranks span "
+      "hosts; set GLOO_SOCKET_IFNAME to the interface that links them");
 }
 
 }  // namespace zb

@@ -13,8 +13,8 @@
 namespace zb {
 
 struct NetInterface {
-  std::string name;    // e.g. eth0
-  std::string ipv4;    // its address, dotted
+  std::string name;       // e.g. eth0
+  std::string ipv4;       // its address, dotted
   std::string chosen_by;  // which rule above chose it, for the record
 };
 

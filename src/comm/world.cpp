@@ -190,7 +190,8 @@ std::optional<std::string> differing_launch(const std::vector<std::string>& argv
   MPI_Allgather(&hash, 1, MPI_UINT64_T, hashes.data(), 1, MPI_UINT64_T, MPI_COMM_WORLD);
   for (int r = 1; r < size; ++r)
     if (hashes[static_cast<std::size_t>(r)] != hashes[0])
-      return "rank " + std::to_string(r) + " was launched with other arguments than rank 0 (mpirun's ':' syntax?); "
+      return "rank " + std::to_string(r) +
+             " was launched with other arguments than rank 0 (mpirun's ':' syntax?); "
              "every rank must run the same request";
   return std::nullopt;
 }

@@ -75,8 +75,7 @@ struct RankFailure {
   std::optional<int> rank;  // the failing rank, when naming it tells something
 };
 enum class PhaseRanks { kEvery, kRankZeroOnly };
-std::optional<RankFailure> agree_on_failure(const std::function<void()>& phase,
-                                            PhaseRanks ranks = PhaseRanks::kEvery);
+std::optional<RankFailure> agree_on_failure(const std::function<void()>& phase, PhaseRanks ranks = PhaseRanks::kEvery);
 // Prints "<tool>: error: <message>" (or "error on rank R: ...") once, from
 // rank 0, and returns the exit code.
 int report_failure(const char* tool, const RankFailure& failure);

@@ -66,10 +66,12 @@ void write_file_atomically(const std::string& path, const std::string& contents)
   std::error_code ec;
   const auto status = fs::symlink_status(path, ec);
   if (!ec && fs::is_symlink(status))
-    throw UsageError("cannot write '" + path + "': it is a symbolic link (zero-bench replaces regular files "
+    throw UsageError("cannot write '" + path +
+                     "': it is a symbolic link (zero-bench replaces regular files "
                      "only and never follows a link; remove it or choose another name)");
   if (!ec && fs::exists(status) && !fs::is_regular_file(status))
-    throw UsageError("cannot write '" + path + "': it exists and is not a regular file (zero-bench replaces "
+    throw UsageError("cannot write '" + path +
+                     "': it exists and is not a regular file (zero-bench replaces "
                      "regular files only)");
   const fs::path target(path);
   const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");

@@ -51,16 +51,16 @@ inline std::string shown_value(const std::string& text) { return text.empty() ? 
 inline int64_t parse_integer_option(const std::string& option, const std::string& text, int64_t min, int64_t max) {
   const DecimalInteger read = read_decimal_integer(text);
   if (read.kind == DecimalInteger::Kind::kInteger && read.value >= min && read.value <= max) return read.value;
-  throw UsageError(option + " " + shown_value(text) + ": must be an integer from " + integer_bound_text(min) +
-                   " to " + integer_bound_text(max));
+  throw UsageError(option + " " + shown_value(text) + ": must be an integer from " + integer_bound_text(min) + " to " +
+                   integer_bound_text(max));
 }
 
 // The range of a floating-point option and how errors state it.
 struct NumberRange {
   double min;
-  bool min_allowed;  // false: the value must be above min
-  double max;        // inclusive
-  std::string valid; // e.g. "must be a number of seconds above 0 and up to 1000000"
+  bool min_allowed;   // false: the value must be above min
+  double max;         // inclusive
+  std::string valid;  // e.g. "must be a number of seconds above 0 and up to 1000000"
 };
 
 // Text as a finite decimal number in range; otherwise UsageError

@@ -34,11 +34,14 @@ inline double bus_factor(Collective c, int ranks) {
   if (ranks <= 0) return 0;
   const double n = ranks;
   switch (c) {
-    case Collective::kAllReduce: return 2 * (n - 1) / n;
+    case Collective::kAllReduce:
+      return 2 * (n - 1) / n;
     case Collective::kAllGather:
-    case Collective::kReduceScatter: return (n - 1) / n;
+    case Collective::kReduceScatter:
+      return (n - 1) / n;
     case Collective::kBroadcast:
-    case Collective::kReduce: return 1;
+    case Collective::kReduce:
+      return 1;
   }
   return 0;
 }

@@ -55,8 +55,6 @@ std::string excerpt_for_message(const std::string& text, std::size_t max_chars) 
   return out;
 }
 
-std::string escape_control_characters(const std::string& text) {
-  return excerpt_for_message(text, std::string::npos);
-}
+std::string escape_control_characters(const std::string& text) { return excerpt_for_message(text, std::string::npos); }
 
 }  // namespace zb

@@ -179,7 +179,8 @@ void from_json_value(const nlohmann::json& j, T& out, const JsonSource& src, con
   } else if constexpr (is_vector<T>::value) {
     if (!j.is_array()) fail_wrong_type<T>(j, src, where);
     out.assign(j.size(), typename T::value_type{});
-    for (std::size_t i = 0; i < j.size(); ++i) from_json_value(j[i], out[i], src, where + "[" + std::to_string(i) + "]");
+    for (std::size_t i = 0; i < j.size(); ++i)
+      from_json_value(j[i], out[i], src, where + "[" + std::to_string(i) + "]");
   } else if constexpr (is_string_map<T>::value) {
     if (!j.is_object()) fail_wrong_type<T>(j, src, where);
     out.clear();

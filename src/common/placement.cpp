@@ -13,8 +13,7 @@ std::string ranks_text(const std::vector<int>& ranks) {
   for (std::size_t i = 0; i < ranks.size(); ++i) {
     std::size_t last = i;
     while (last + 1 < ranks.size() && ranks[last + 1] == ranks[last] + 1) ++last;
-    out += (out.empty() ? "" : ", ") + std::to_string(ranks[i]) +
-           (last > i ? "-" + std::to_string(ranks[last]) : "");
+    out += (out.empty() ? "" : ", ") + std::to_string(ranks[i]) + (last > i ? "-" + std::to_string(ranks[last]) : "");
     i = last;
   }
   return (ranks.size() == 1 ? "rank " : "ranks ") + out;

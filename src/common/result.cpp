@@ -58,10 +58,9 @@ static void check_plain_name(const std::string& name, const JsonSource& src, con
 // letters, digits, '-' and '_'.
 static void check_run_id(const std::optional<std::string>& id, const JsonSource& src, const std::string& where_field) {
   if (!id) return;
-  const bool valid = !id->empty() && id->size() <= 64 &&
-                     std::all_of(id->begin(), id->end(), [](char c) {
-                       return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_';
-                     });
+  const bool valid = !id->empty() && id->size() <= 64 && std::all_of(id->begin(), id->end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_';
+  });
   if (!valid)
     src.fail(where_field + " is '" + excerpt_for_message(*id, 60) +
              "'; a run id is 1 to 64 letters, digits, '-' or '_'");
@@ -78,7 +77,8 @@ Field<S> schema_tag() {
     const std::string prefix = "zero-bench/";
     if (schema.rfind(prefix, 0) != 0) src.fail("schema '" + schema + "' is not a zero-bench schema");
     const std::string major = schema.substr(prefix.size(), schema.find('.') - prefix.size());
-    const bool known = major.size() == 1 && major[0] >= '0' + kOldestReadableSchemaMajor && major[0] <= '0' + kSchemaMajor;
+    const bool known =
+        major.size() == 1 && major[0] >= '0' + kOldestReadableSchemaMajor && major[0] <= '0' + kSchemaMajor;
     if (!known)
       src.fail("schema '" + schema + "' is another major version; this build reads zero-bench/" +
                std::to_string(kOldestReadableSchemaMajor) + " to " + kSchema);
@@ -116,26 +116,48 @@ template <>
 struct Schema<RunContext> {
   using C = RunContext;
   static const std::vector<Field<C>>& fields() {
-    static const std::vector<Field<C>> f = {
-        schema_tag<C>(), member("tool_version", &C::tool_version), member("git_sha", &C::git_sha),
-        verbatim_argv(), member("host", &C::host), member("time", &C::time),
-        member("run_id", &C::run_id), member("mode", &C::mode, Need::kRequired), member("partitioner", &C::partitioner, Need::kRequired),
-        member("model", &C::model, Need::kRequired), member("model_tensors", &C::model_tensors),
-        member("model_numel", &C::model_numel), member("model_largest_numel", &C::model_largest_numel),
-        member("world_size", &C::world_size, Need::kRequired), member("rank", &C::rank, Need::kRequired),
-        member("local_rank", &C::local_rank), member("node", &C::node), member("nodes", &C::nodes),
-        member("local_size", &C::local_size), member("net_interface", &C::net_interface),
-        member("shard_group_placement", &C::shard_group_placement), member("nccl_transport", &C::nccl_transport),
-        member("backend", &C::backend), member("device", &C::device),
-        member("optimizer", &C::optimizer), member("optimizer_impl", &C::optimizer_impl),
-        member("threads", &C::threads), member("step_timing", &C::step_timing),
-        member("grad_sync", &C::grad_sync), member("grad_bucket_mb", &C::grad_bucket_mb),
-        member("grad_average", &C::grad_average),
-        member("precision", &C::precision), member("grad_dtype", &C::grad_dtype),
-        member("shard_group", &C::shard_group), member("replicas", &C::replicas), member("overlap", &C::overlap),
-        member("cpu_affinity", &C::cpu_affinity), member("huge_pages", &C::huge_pages),
-        member("kernel_thp", &C::kernel_thp), member("anon_huge_page_bytes", &C::anon_huge_page_bytes),
-        member("param_storage", &C::param_storage), member("versions", &C::versions)};
+    static const std::vector<Field<C>> f = {schema_tag<C>(),
+                                            member("tool_version", &C::tool_version),
+                                            member("git_sha", &C::git_sha),
+                                            verbatim_argv(),
+                                            member("host", &C::host),
+                                            member("time", &C::time),
+                                            member("run_id", &C::run_id),
+                                            member("mode", &C::mode, Need::kRequired),
+                                            member("partitioner", &C::partitioner, Need::kRequired),
+                                            member("model", &C::model, Need::kRequired),
+                                            member("model_tensors", &C::model_tensors),
+                                            member("model_numel", &C::model_numel),
+                                            member("model_largest_numel", &C::model_largest_numel),
+                                            member("world_size", &C::world_size, Need::kRequired),
+                                            member("rank", &C::rank, Need::kRequired),
+                                            member("local_rank", &C::local_rank),
+                                            member("node", &C::node),
+                                            member("nodes", &C::nodes),
+                                            member("local_size", &C::local_size),
+                                            member("net_interface", &C::net_interface),
+                                            member("shard_group_placement", &C::shard_group_placement),
+                                            member("nccl_transport", &C::nccl_transport),
+                                            member("backend", &C::backend),
+                                            member("device", &C::device),
+                                            member("optimizer", &C::optimizer),
+                                            member("optimizer_impl", &C::optimizer_impl),
+                                            member("threads", &C::threads),
+                                            member("step_timing", &C::step_timing),
+                                            member("grad_sync", &C::grad_sync),
+                                            member("grad_bucket_mb", &C::grad_bucket_mb),
+                                            member("grad_average", &C::grad_average),
+                                            member("precision", &C::precision),
+                                            member("grad_dtype", &C::grad_dtype),
+                                            member("shard_group", &C::shard_group),
+                                            member("replicas", &C::replicas),
+                                            member("overlap", &C::overlap),
+                                            member("cpu_affinity", &C::cpu_affinity),
+                                            member("huge_pages", &C::huge_pages),
+                                            member("kernel_thp", &C::kernel_thp),
+                                            member("anon_huge_page_bytes", &C::anon_huge_page_bytes),
+                                            member("param_storage", &C::param_storage),
+                                            member("versions", &C::versions)};
     return f;
   }
   static void after_read(C& c, const JsonSource& src, const std::string& where) {
@@ -160,14 +182,15 @@ struct Schema<RunContext> {
     }
     if (c.grad_average) check_one_of(*c.grad_average, {"grad_sync", "step"}, src, where + ".grad_average");
     if (c.huge_pages) check_one_of(*c.huge_pages, {"off", "on"}, src, where + ".huge_pages");
-    if (c.param_storage) check_one_of(*c.param_storage, {"separate", "contiguous", "shard"}, src, where + ".param_storage");
+    if (c.param_storage)
+      check_one_of(*c.param_storage, {"separate", "contiguous", "shard"}, src, where + ".param_storage");
     if (c.kernel_thp) check_one_of(*c.kernel_thp, {"always", "madvise", "never"}, src, where + ".kernel_thp");
     if (c.anon_huge_page_bytes && *c.anon_huge_page_bytes < 0)
       src.fail(where + ".anon_huge_page_bytes is " + std::to_string(*c.anon_huge_page_bytes) + ", below 0");
     if (c.shard_group.has_value() != c.replicas.has_value())
       src.fail(where + " has one of shard_group and replicas without the other");
-    if (c.shard_group && (*c.shard_group < 1 || *c.replicas < 1 ||
-                          int64_t{*c.shard_group} * *c.replicas != c.world_size))
+    if (c.shard_group &&
+        (*c.shard_group < 1 || *c.replicas < 1 || int64_t{*c.shard_group} * *c.replicas != c.world_size))
       src.fail(where + ": shard_group " + std::to_string(*c.shard_group) + " times replicas " +
                std::to_string(*c.replicas) + " is not the world size " + std::to_string(c.world_size));
   }
@@ -179,12 +202,16 @@ template <>
 struct Schema<PlanRecord> {
   using P = PlanRecord;
   static const std::vector<Field<P>>& fields() {
-    static const std::vector<Field<P>> f = {
-        choice_member("granularity", &P::granularity, granularity_choices()), member("lower_bound", &P::lower_bound),
-        member("slot_elems", &P::slot_elems), member("tensors_split", &P::tensors_split),
-        member("padding_elements", &P::padding_elements), member("optimal_proven", &P::optimal_proven),
-        member("best_lower_bound", &P::best_lower_bound), member("search_seconds", &P::search_seconds),
-        member("started_from", &P::started_from), member("start_max", &P::start_max)};
+    static const std::vector<Field<P>> f = {choice_member("granularity", &P::granularity, granularity_choices()),
+                                            member("lower_bound", &P::lower_bound),
+                                            member("slot_elems", &P::slot_elems),
+                                            member("tensors_split", &P::tensors_split),
+                                            member("padding_elements", &P::padding_elements),
+                                            member("optimal_proven", &P::optimal_proven),
+                                            member("best_lower_bound", &P::best_lower_bound),
+                                            member("search_seconds", &P::search_seconds),
+                                            member("started_from", &P::started_from),
+                                            member("start_max", &P::start_max)};
     return f;
   }
   static void after_read(P& p, const JsonSource& src, const std::string& where) {
@@ -220,10 +247,12 @@ template <>
 struct Schema<ScheduleRecord> {
   using T = ScheduleRecord;
   static const std::vector<Field<T>>& fields() {
-    static const std::vector<Field<T>> f = {
-        member("step_style", &T::step_style, Need::kRequired), member("probes", &T::probes, Need::kRequired),
-        member("phases", &T::phases, Need::kRequired), member("probed", &T::probed, Need::kRequired),
-        member("iterations_run", &T::iterations_run, Need::kRequired), member("rounds_after", &T::rounds_after)};
+    static const std::vector<Field<T>> f = {member("step_style", &T::step_style, Need::kRequired),
+                                            member("probes", &T::probes, Need::kRequired),
+                                            member("phases", &T::phases, Need::kRequired),
+                                            member("probed", &T::probed, Need::kRequired),
+                                            member("iterations_run", &T::iterations_run, Need::kRequired),
+                                            member("rounds_after", &T::rounds_after)};
     return f;
   }
   static void after_read(T& s, const JsonSource& src, const std::string& where) {
@@ -239,13 +268,13 @@ template <>
 struct Schema<TimingSeries> {
   using T = TimingSeries;
   static const std::vector<Field<T>>& fields() {
-    static const std::vector<Field<T>> f = {
-        derived<T>("mean", [](const T& s) { return s.stats.mean; }),
-        derived<T>("std", [](const T& s) { return s.stats.std; }),
-        derived<T>("min", [](const T& s) { return s.stats.min; }),
-        derived<T>("median", [](const T& s) { return s.stats.median; }),
-        derived<T>("p95", [](const T& s) { return s.stats.p95; }),
-        derived<T>("max", [](const T& s) { return s.stats.max; }), member("samples", &T::samples, Need::kRequired)};
+    static const std::vector<Field<T>> f = {derived<T>("mean", [](const T& s) { return s.stats.mean; }),
+                                            derived<T>("std", [](const T& s) { return s.stats.std; }),
+                                            derived<T>("min", [](const T& s) { return s.stats.min; }),
+                                            derived<T>("median", [](const T& s) { return s.stats.median; }),
+                                            derived<T>("p95", [](const T& s) { return s.stats.p95; }),
+                                            derived<T>("max", [](const T& s) { return s.stats.max; }),
+                                            member("samples", &T::samples, Need::kRequired)};
     return f;
   }
   static void after_read(T& s, const JsonSource& src, const std::string& where) {
@@ -259,14 +288,18 @@ template <>
 struct Schema<Timings> {
   using T = Timings;
   static const std::vector<Field<T>>& fields() {
-    static const std::vector<Field<T>> f = {
-        member("clock", &T::clock, Need::kRequired), member("warmup", &T::warmup, Need::kRequired),
-        derived<T>("iterations", [](const T& t) { return t.step.samples.size(); }),
-        member("step", &T::step, Need::kRequired), member("sync", &T::sync, Need::kRequired),
-        member("total", &T::total, Need::kRequired), member("collective", &T::collective),
-        member("harness_overhead", &T::harness_overhead), member("step_host", &T::step_host),
-        member("grad_sync", &T::grad_sync), member("grad_replicas", &T::grad_replicas),
-        member("schedule", &T::schedule)};
+    static const std::vector<Field<T>> f = {member("clock", &T::clock, Need::kRequired),
+                                            member("warmup", &T::warmup, Need::kRequired),
+                                            derived<T>("iterations", [](const T& t) { return t.step.samples.size(); }),
+                                            member("step", &T::step, Need::kRequired),
+                                            member("sync", &T::sync, Need::kRequired),
+                                            member("total", &T::total, Need::kRequired),
+                                            member("collective", &T::collective),
+                                            member("harness_overhead", &T::harness_overhead),
+                                            member("step_host", &T::step_host),
+                                            member("grad_sync", &T::grad_sync),
+                                            member("grad_replicas", &T::grad_replicas),
+                                            member("schedule", &T::schedule)};
     return f;
   }
   static void after_read(T& t, const JsonSource& src, const std::string& where) {
@@ -294,11 +327,13 @@ template <>
 struct Schema<MemoryPoint> {
   using M = MemoryPoint;
   static const std::vector<Field<M>>& fields() {
-    static const std::vector<Field<M>> f = {
-        member("when", &M::when), member("parameters", &M::parameters), member("gradients", &M::gradients),
-        member("optimizer_state", &M::optimizer_state), member("buffers", &M::buffers),
-        derived<M>("total", [](const M& m) { return m.total(); }),
-        member("device_allocated_bytes", &M::device_allocated_bytes)};
+    static const std::vector<Field<M>> f = {member("when", &M::when),
+                                            member("parameters", &M::parameters),
+                                            member("gradients", &M::gradients),
+                                            member("optimizer_state", &M::optimizer_state),
+                                            member("buffers", &M::buffers),
+                                            derived<M>("total", [](const M& m) { return m.total(); }),
+                                            member("device_allocated_bytes", &M::device_allocated_bytes)};
     return f;
   }
 };
@@ -307,11 +342,10 @@ template <>
 struct Schema<Roofline> {
   using R = Roofline;
   static const std::vector<Field<R>>& fields() {
-    static const std::vector<Field<R>> f = {
-        member("bandwidth_bytes_per_s", &R::bandwidth_bytes_per_s, Need::kRequired),
-        member("bandwidth_probe", &R::bandwidth_probe),
-        member("bytes_moved_per_step", &R::bytes_moved_per_step, Need::kRequired),
-        member("roofline_fraction", &R::roofline_fraction, Need::kRequired)};
+    static const std::vector<Field<R>> f = {member("bandwidth_bytes_per_s", &R::bandwidth_bytes_per_s, Need::kRequired),
+                                            member("bandwidth_probe", &R::bandwidth_probe),
+                                            member("bytes_moved_per_step", &R::bytes_moved_per_step, Need::kRequired),
+                                            member("roofline_fraction", &R::roofline_fraction, Need::kRequired)};
     return f;
   }
 };
@@ -345,8 +379,10 @@ struct Schema<PhaseTraffic> {
     static const std::vector<Field<P>> f = {
         member("phase", &P::phase, Need::kRequired),
         choice_member("collective", &P::collective, collective_choices(), Need::kRequired),
-        member("calls_per_step", &P::calls, Need::kRequired), member("bytes_per_step", &P::bytes, Need::kRequired),
-        member("algbw_bytes_per_s", &P::algbw_bytes_per_s), member("busbw_bytes_per_s", &P::busbw_bytes_per_s)};
+        member("calls_per_step", &P::calls, Need::kRequired),
+        member("bytes_per_step", &P::bytes, Need::kRequired),
+        member("algbw_bytes_per_s", &P::algbw_bytes_per_s),
+        member("busbw_bytes_per_s", &P::busbw_bytes_per_s)};
     return f;
   }
   static void after_read(P& p, const JsonSource& src, const std::string& where) {
@@ -393,15 +429,22 @@ template <>
 struct Schema<RankResult> {
   using R = RankResult;
   static const std::vector<Field<R>>& fields() {
-    static const std::vector<Field<R>> f = {
-        member("param_count", &R::param_count, Need::kRequired), member("numel", &R::numel, Need::kRequired),
-        member("optimizer_state_bytes", &R::optimizer_state_bytes, Need::kRequired),
-        member("padding_elements", &R::padding_elements),
-        member("predicted_step_seconds", &R::predicted_step_seconds), member("plan", &R::plan),
-        member("peak_memory_bytes", &R::peak_memory_bytes), member("peak_memory_source", &R::peak_memory_source),
-        member("check", &R::check), timing_with_iterations(), memory_points(), member("roofline", &R::roofline),
-        member("traffic", &R::traffic), member("comm_roofline", &R::comm_roofline),
-        derived<R>("shard_count", [](const R& r) { return r.param_count; }), shard_list()};
+    static const std::vector<Field<R>> f = {member("param_count", &R::param_count, Need::kRequired),
+                                            member("numel", &R::numel, Need::kRequired),
+                                            member("optimizer_state_bytes", &R::optimizer_state_bytes, Need::kRequired),
+                                            member("padding_elements", &R::padding_elements),
+                                            member("predicted_step_seconds", &R::predicted_step_seconds),
+                                            member("plan", &R::plan),
+                                            member("peak_memory_bytes", &R::peak_memory_bytes),
+                                            member("peak_memory_source", &R::peak_memory_source),
+                                            member("check", &R::check),
+                                            timing_with_iterations(),
+                                            memory_points(),
+                                            member("roofline", &R::roofline),
+                                            member("traffic", &R::traffic),
+                                            member("comm_roofline", &R::comm_roofline),
+                                            derived<R>("shard_count", [](const R& r) { return r.param_count; }),
+                                            shard_list()};
     return f;
   }
   static void after_read(R& r, const JsonSource& src, const std::string& where) {
@@ -418,11 +461,14 @@ template <>
 struct Schema<ExpInfo> {
   using E = ExpInfo;
   static const std::vector<Field<E>>& fields() {
-    static const std::vector<Field<E>> f = {
-        schema_tag<E>(), member("run", &E::run, Need::kRequired),
-        member("partitioner", &E::partitioner, Need::kRequired), member("mode", &E::mode, Need::kRequired),
-        member("world_sizes", &E::world_sizes, Need::kRequired), member("models", &E::models, Need::kRequired),
-        member("time", &E::time), member("run_id", &E::run_id)};
+    static const std::vector<Field<E>> f = {schema_tag<E>(),
+                                            member("run", &E::run, Need::kRequired),
+                                            member("partitioner", &E::partitioner, Need::kRequired),
+                                            member("mode", &E::mode, Need::kRequired),
+                                            member("world_sizes", &E::world_sizes, Need::kRequired),
+                                            member("models", &E::models, Need::kRequired),
+                                            member("time", &E::time),
+                                            member("run_id", &E::run_id)};
     return f;
   }
   static void after_read(E& e, const JsonSource& src, const std::string& where) {
@@ -495,8 +541,8 @@ void check_rank_record(const RankResult& r, const JsonSource& src) {
     src.fail("result.numel " + std::to_string(r.numel) + " is more than context.model_numel " +
              std::to_string(c.model_numel) + "; a rank owns at most the whole model");
   if (r.plan.slot_elems > 0 && r.numel > r.plan.slot_elems - r.padding_elements)
-    src.fail("result.numel " + std::to_string(r.numel) + " and padding_elements " +
-             std::to_string(r.padding_elements) + " overflow plan.slot_elems " + std::to_string(r.plan.slot_elems) +
+    src.fail("result.numel " + std::to_string(r.numel) + " and padding_elements " + std::to_string(r.padding_elements) +
+             " overflow plan.slot_elems " + std::to_string(r.plan.slot_elems) +
              "; valid: numel + padding = at most the slot");
   for (std::size_t i = 0; i < r.shards.size(); ++i) {
     const ShardRecord& s = r.shards[i];

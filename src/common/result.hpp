@@ -61,8 +61,8 @@ struct RunContext {
   // by W happens: "grad_sync" (the reduction divides what it lands) or "step"
   // (the reduction sums; the fused CPU step divides each gradient as it reads it).
   std::optional<std::string> grad_average;
-  std::optional<std::string> precision;    // fp32 | bf16 (absent in older records: fp32)
-  std::optional<std::string> grad_dtype;   // fp32 | bf16
+  std::optional<std::string> precision;   // fp32 | bf16 (absent in older records: fp32)
+  std::optional<std::string> grad_dtype;  // fp32 | bf16
   // --shard-group: the plan is for shard_group ranks, replicated `replicas`
   // times (shard_group * replicas = world_size); absent: one group of all.
   std::optional<int> shard_group, replicas;
@@ -86,8 +86,8 @@ struct RunContext {
 // Facts about the whole plan, the same in every rank's record.
 struct PlanRecord {
   Granularity granularity = Granularity::kWholeTensors;
-  int64_t lower_bound = 0;   // best possible largest rank for this granularity
-  int64_t slot_elems = 0;    // range plans: equal per-rank all-gather slot
+  int64_t lower_bound = 0;  // best possible largest rank for this granularity
+  int64_t slot_elems = 0;   // range plans: equal per-rank all-gather slot
   int64_t tensors_split = 0;
   int64_t padding_elements = 0;  // all ranks together
   std::optional<bool> optimal_proven;
@@ -182,18 +182,18 @@ struct RankResult {
   int64_t param_count = 0;  // tensors (whole or partial) this rank owns
   int64_t numel = 0;        // elements this rank owns
   int64_t optimizer_state_bytes = 0;
-  int64_t padding_elements = 0;  // this rank's slot elements that hold no data
+  int64_t padding_elements = 0;                  // this rank's slot elements that hold no data
   std::optional<double> predicted_step_seconds;  // cost partitioner's model
   PlanRecord plan;
   std::vector<ShardRecord> shards;
   bool shards_listed = true;  // false: "shards" is null (--shard-list none)
   std::optional<Timings> timing;
   std::optional<int64_t> peak_memory_bytes;
-  std::optional<std::string> peak_memory_source;  // "cuda_allocator" | "tracked_tensors"
-  std::optional<std::string> check;               // --check outcome
-  std::vector<MemoryPoint> memory;                // timed runs: three points
-  std::optional<Roofline> roofline;               // timed runs
-  std::optional<std::vector<PhaseTraffic>> traffic;  // timed runs: each phase's collectives
+  std::optional<std::string> peak_memory_source;           // "cuda_allocator" | "tracked_tensors"
+  std::optional<std::string> check;                        // --check outcome
+  std::vector<MemoryPoint> memory;                         // timed runs: three points
+  std::optional<Roofline> roofline;                        // timed runs
+  std::optional<std::vector<PhaseTraffic>> traffic;        // timed runs: each phase's collectives
   std::optional<std::vector<CommRoofline>> comm_roofline;  // timed runs: each phase against its raw collectives
 };
 

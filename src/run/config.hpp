@@ -14,8 +14,8 @@
 namespace zb {
 
 // Limits on what the command line may ask for (docs/zero_bench.md, "Errors and exit codes").
-inline constexpr int kMaxThreads = 1024;          // libgomp fails well before absurd counts
-inline constexpr double kMaxSeconds = 1e6;        // --timeout, --time-limit: about 11 days
+inline constexpr int kMaxThreads = 1024;    // libgomp fails well before absurd counts
+inline constexpr double kMaxSeconds = 1e6;  // --timeout, --time-limit: about 11 days
 
 enum class Action { kRun, kListPartitioners, kListModels, kPrintModel, kCalibrate };
 
@@ -44,17 +44,17 @@ struct Config {
   int iters = 30, warmup = 1;
   SyncMode sync = SyncMode::kPerParam;
   StepTiming step_timing = StepTiming::kConcurrent;  // serial: ranks take turns stepping
-  GradSync grad_sync = GradSync::kNone;  // the gradient reduction before each step
-  double grad_bucket_mb = 25;            // its bucket size (DDP's default)
+  GradSync grad_sync = GradSync::kNone;              // the gradient reduction before each step
+  double grad_bucket_mb = 25;                        // its bucket size (DDP's default)
   uint64_t seed = 0;
-  double timeout_s = 3600;       // per (world size, model) case; 0: none
-  int threads = 1;               // intra-op threads per rank
-  bool check = false;            // compare with a single-process reference of the same optimizer
+  double timeout_s = 3600;  // per (world size, model) case; 0: none
+  int threads = 1;          // intra-op threads per rank
+  bool check = false;       // compare with a single-process reference of the same optimizer
   OptimizerKind optimizer = OptimizerKind::kAdam;
   OptimizerImpl optimizer_impl = OptimizerImpl::kTorch;
-  Precision precision;     // --precision, --grad-dtype
-  int shard_group = 0;     // --shard-group G: plan for G ranks, replicate over W/G; 0: G = W
-  bool overlap = false;    // --overlap: each bucket's sync runs while the next bucket steps
+  Precision precision;                     // --precision, --grad-dtype
+  int shard_group = 0;                     // --shard-group G: plan for G ranks, replicate over W/G; 0: G = W
+  bool overlap = false;                    // --overlap: each bucket's sync runs while the next bucket steps
   HugePages huge_pages = HugePages::kOff;  // on: host tensors of 2 MiB or more on transparent huge pages
   ParamStorage param_storage = ParamStorage::kSeparate;  // contiguous: every parameter a view of one allocation
 

@@ -97,8 +97,9 @@ std::string fused_unavailable_message(const Facts& f) {
 
 std::string shard_storage_granularity_message(const Facts& f) {
   return "--param-storage shard lays out each rank's whole tensors as one flat shard; " +
-         std::string(ranges(f) ? "a range partitioner's rank steps one flat buffer already; leave it out"
-                               : "under this partitioner every rank owns every tensor; use --param-storage contiguous") +
+         std::string(ranges(f)
+                         ? "a range partitioner's rank steps one flat buffer already; leave it out"
+                         : "under this partitioner every rank owns every tensor; use --param-storage contiguous") +
          ", or use a whole-tensor partitioner (greedy, lpt, optimal, cost, ...)";
 }
 
@@ -115,14 +116,13 @@ std::string too_many_buckets_message(const Facts& f) {
   const ModelSpec& model = f.one_case->model;
   // The smallest size that cuts no more than kMaxGradBuckets, rounded up (never
   // down: a rounded-down suggestion would itself be refused) to 3 digits.
-  const double least = 4.0 * static_cast<double>((model.total_numel() + kMaxGradBuckets - 1) / kMaxGradBuckets) /
-                       (1024 * 1024);
+  const double least =
+      4.0 * static_cast<double>((model.total_numel() + kMaxGradBuckets - 1) / kMaxGradBuckets) / (1024 * 1024);
   const double scale = std::pow(10.0, 2 - std::floor(std::log10(least)));
   return "--grad-bucket-mb " + as_g(cfg(f).grad_bucket_mb, "%g") + " cuts model " + model.name + "'s " +
          std::to_string(model.total_numel()) + " gradient elements into " + std::to_string(bucket_count(f)) +
-         " buckets of " + std::to_string(grad_bucket_elems(cfg(f))) + ", more than " +
-         std::to_string(kMaxGradBuckets) + "; use --grad-bucket-mb " + as_g(std::ceil(least * scale) / scale, "%.3g") +
-         " or more";
+         " buckets of " + std::to_string(grad_bucket_elems(cfg(f))) + ", more than " + std::to_string(kMaxGradBuckets) +
+         "; use --grad-bucket-mb " + as_g(std::ceil(least * scale) / scale, "%.3g") + " or more";
 }
 
 bool does_not_fit(const Facts& f) { return bytes_needed_per_rank(f) > at_launch(f).available_bytes_per_rank; }
@@ -157,14 +157,12 @@ std::vector<Constraint> make_table() {
        kBadInput},
       {"calibrate-without-cost-model", S::kCommandLine,
        [](const Facts& f) { return cfg(f).action == Action::kCalibrate && cfg(f).cost_model.empty(); },
-       [](const Facts&) -> std::string { return "--calibrate needs --cost-model FILE, the file to write"; },
-       kBadInput},
+       [](const Facts&) -> std::string { return "--calibrate needs --cost-model FILE, the file to write"; }, kBadInput},
       {"shard-group-not-dividing-world-size", S::kCommandLine,
        [](const Facts& f) { return indivisible_world_size(f) != 0; },
        [](const Facts& f) {
          return "--shard-group " + std::to_string(cfg(f).shard_group) + " does not divide world size " +
-                std::to_string(indivisible_world_size(f)) +
-                "; use a G that divides every world size (e.g. 1, 2, 4, 8)";
+                std::to_string(indivisible_world_size(f)) + "; use a G that divides every world size (e.g. 1, 2, 4, 8)";
        },
        kBadInput},
       {"overlap-with-serial-timing", S::kCommandLine,
@@ -312,7 +310,8 @@ int64_t grad_bucket_elems(const Config& config) {
 }
 
 bool param_storage_applies(Granularity granularity, SyncMode sync) {
-  return granularity != Granularity::kRanges && !(granularity == Granularity::kWholeTensors && sync == SyncMode::kBucket);
+  return granularity != Granularity::kRanges &&
+         !(granularity == Granularity::kWholeTensors && sync == SyncMode::kBucket);
 }
 
 bool probes_in_place(bool cuda, int world_size) { return !cuda && world_size > 1; }
@@ -332,7 +331,7 @@ double bytes_needed_per_rank(const Facts& f) {
                owned = static_cast<double>(owned_bytes_per_element(c.optimizer, c.precision));
   double bytes = (p + grad) * total + owned * share;  // optimizer state, masters and fp32 gradient copies
   if (ranges(f)) bytes += (p + grad) * share + (p + grad) * g * share;
-  if (c.check) bytes += (p + grad + owned) * total;  // the reference: a whole unsharded model
+  if (c.check) bytes += (p + grad + owned) * total;               // the reference: a whole unsharded model
   if (c.grad_sync != GradSync::kNone) bytes += 2 * grad * total;  // own gradients kept to restore, a bucket
   if (probes_in_place(at_launch(f).cuda, w))  // the collective probe's tensors, alive beside the state
     bytes += (p + grad * (c.grad_sync != GradSync::kNone)) * (total + share);

@@ -26,17 +26,17 @@ enum class Stage { kCommandLine, kLaunch, kCase };
 
 // What the launch resolved, as plain values (the runner fills them in).
 struct LaunchFacts {
-  int ranks = 1;                              // mpirun's world size
+  int ranks = 1;                                         // mpirun's world size
   Granularity granularity = Granularity::kWholeTensors;  // the partitioner's
-  bool cuda = false;                          // the device the ranks run on
-  std::string device_name = "cpu";           // for messages: "cpu" or the GPU's name
-  int local_ranks = 1, gpus = 0;              // ranks and visible GPUs on this node
-  std::string gpu_sharing;                    // "4 ranks on this node share 1 GPU", or empty
-  std::string backend = "gloo";               // the resolved backend's name
-  bool backend_needs_cuda = false;            // it moves GPU tensors only
-  std::string backend_unavailable;            // why this build cannot use it; empty when it can
-  bool fused_cuda_kernel = false;             // this libtorch has ATen's _fused_adam_
-  double available_bytes_per_rank = 0;        // memory a rank may use on the device
+  bool cuda = false;                                     // the device the ranks run on
+  std::string device_name = "cpu";                       // for messages: "cpu" or the GPU's name
+  int local_ranks = 1, gpus = 0;                         // ranks and visible GPUs on this node
+  std::string gpu_sharing;                               // "4 ranks on this node share 1 GPU", or empty
+  std::string backend = "gloo";                          // the resolved backend's name
+  bool backend_needs_cuda = false;                       // it moves GPU tensors only
+  std::string backend_unavailable;                       // why this build cannot use it; empty when it can
+  bool fused_cuda_kernel = false;                        // this libtorch has ATen's _fused_adam_
+  double available_bytes_per_rank = 0;                   // memory a rank may use on the device
 };
 
 // One case: a model at a world size.

@@ -81,8 +81,7 @@ std::vector<ModelSpec> selected_models(const Config& config) {
   }
   for (std::size_t i = 0; i < models.size(); ++i)
     for (std::size_t j = 0; j < i; ++j)
-      if (models[i].name == models[j].name)
-        throw UsageError("model '" + models[i].name + "' is selected twice");
+      if (models[i].name == models[j].name) throw UsageError("model '" + models[i].name + "' is selected twice");
   return models;
 }
 

@@ -9,7 +9,8 @@ const Choices<DeviceChoice>& device_choices() {
 }
 
 const Choices<Backend>& backend_choices() {
-  static const Choices<Backend> c{"--backend", {{"nccl", Backend::kNccl}, {"gloo", Backend::kGloo}, {"mpi", Backend::kMpi}}};
+  static const Choices<Backend> c{"--backend",
+                                  {{"nccl", Backend::kNccl}, {"gloo", Backend::kGloo}, {"mpi", Backend::kMpi}}};
   return c;
 }
 
@@ -54,10 +55,10 @@ const Choices<HugePages>& huge_pages_choices() {
 }
 
 const Choices<ParamStorage>& param_storage_choices() {
-  static const Choices<ParamStorage> c{
-      "--param-storage", {{"separate", ParamStorage::kSeparate},
-                          {"contiguous", ParamStorage::kContiguous},
-                          {"shard", ParamStorage::kShard}}};
+  static const Choices<ParamStorage> c{"--param-storage",
+                                       {{"separate", ParamStorage::kSeparate},
+                                        {"contiguous", ParamStorage::kContiguous},
+                                        {"shard", ParamStorage::kShard}}};
   return c;
 }
 

@@ -45,7 +45,8 @@ RankResult rank_record(const RunContext& base, const ModelSpec& model, const Pla
   if (!plan.info.predicted_cost.empty()) r.predicted_step_seconds = plan.info.predicted_cost[rank];
   r.context.world_size = facts.world_size;
   r.context.rank = world_rank;
-  if (facts.shard_group) r.context.shard_group = *facts.shard_group, r.context.replicas = facts.world_size / *facts.shard_group;
+  if (facts.shard_group)
+    r.context.shard_group = *facts.shard_group, r.context.replicas = facts.world_size / *facts.shard_group;
   const OptimizerKind optimizer = facts.optimizer;
   const Precision& precision = facts.precision;
   r.shards_listed = facts.list_shards;
@@ -54,9 +55,8 @@ RankResult rank_record(const RunContext& base, const ModelSpec& model, const Pla
     if (facts.list_shards) throw RunError("rank_record: a plan without a shard list cannot list its shards");
     const int64_t matrix = plan.row_chunks->matrix_numel[rank];
     r.numel = plan.row_chunks->numel[rank];
-    r.optimizer_state_bytes =
-        state_bytes_per_element(optimizer, 2, precision) * matrix +
-        state_bytes_per_element(optimizer, 1, precision) * (r.numel - matrix);
+    r.optimizer_state_bytes = state_bytes_per_element(optimizer, 2, precision) * matrix +
+                              state_bytes_per_element(optimizer, 1, precision) * (r.numel - matrix);
     return r;
   }
   if (facts.list_shards) r.shards.reserve(plan.ranks[rank].size());

@@ -44,7 +44,7 @@ RunContext base_context(const Config& config) {
   c.host = host;
   c.time = utc_now_iso8601();
   c.partitioner = config.partitioner;
-  c.optimizer = optimizer_choices().name(config.optimizer);  // plan-only too: it sets optimizer_state_bytes
+  c.optimizer = optimizer_choices().name(config.optimizer);         // plan-only too: it sets optimizer_state_bytes
   c.precision = precision_choices().name(config.precision.params);  // so does the precision
   c.grad_dtype = grad_dtype_choices().name(config.precision.grads);
   return c;

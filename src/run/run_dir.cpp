@@ -94,7 +94,8 @@ RunDirSurvey survey_run_dir(const fs::path& dir, const std::vector<ModelSpec>& m
     const bool record = starts_like_zero_bench_record(head_of(entry.path(), 512));
     if (record && run_name) found.records.push_back(entry.path());
     if (!record && written && in_the_way.empty())
-      in_the_way = "'" + name + "' is not a zero-bench record, and this run would write that name (zero-bench "
+      in_the_way = "'" + name +
+                   "' is not a zero-bench record, and this run would write that name (zero-bench "
                    "never replaces a file it did not write, even with --force); move it, or choose another "
                    "directory with -o";
   }
@@ -115,8 +116,7 @@ std::string read_holder(int fd) {
 
 std::string names_of(const std::vector<fs::path>& files) {
   std::string names;
-  for (std::size_t i = 0; i < files.size() && i < 8; ++i)
-    names += (i ? ", " : "") + files[i].filename().string();
+  for (std::size_t i = 0; i < files.size() && i < 8; ++i) names += (i ? ", " : "") + files[i].filename().string();
   if (files.size() > 8) names += " and " + std::to_string(files.size() - 8) + " more";
   return names;
 }
@@ -124,8 +124,7 @@ std::string names_of(const std::vector<fs::path>& files) {
 void remove_run(const fs::path& dir, const RunDirSurvey& earlier) {
   // exp_info.json goes first: a replacement interrupted midway reads as incomplete.
   std::vector<fs::path> files = earlier.records;
-  std::stable_partition(files.begin(), files.end(),
-                        [](const fs::path& p) { return p.filename() == "exp_info.json"; });
+  std::stable_partition(files.begin(), files.end(), [](const fs::path& p) { return p.filename() == "exp_info.json"; });
   files.insert(files.end(), earlier.temporaries.begin(), earlier.temporaries.end());
   if (files.empty()) return;
   for (const auto& f : files) fs::remove(f);
@@ -141,7 +140,8 @@ RunDirLock::RunDirLock(const std::string& dir) {
   // Never through a link, and never a file with other names: the holder's line is written into it.
   fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
   if (fd_ < 0 && errno == ELOOP)
-    throw UsageError("output directory '" + dir + "': its lock file " + path + " is a symbolic link (zero-bench "
+    throw UsageError("output directory '" + dir + "': its lock file " + path +
+                     " is a symbolic link (zero-bench "
                      "never follows one); remove it");
   if (fd_ < 0) throw UsageError("output directory '" + dir + "' is not writable (cannot create " + path + ")");
   struct stat st {};
@@ -158,8 +158,8 @@ RunDirLock::RunDirLock(const std::string& dir) {
   }
   char host[256] = {};
   gethostname(host, sizeof host - 1);
-  const std::string holder = "zero_bench pid " + std::to_string(getpid()) + " on " + host + " since " +
-                             utc_now_iso8601() + "\n";
+  const std::string holder =
+      "zero_bench pid " + std::to_string(getpid()) + " on " + host + " since " + utc_now_iso8601() + "\n";
   if (ftruncate(fd_, 0) != 0 || pwrite(fd_, holder.data(), holder.size(), 0) < 0) {
     // the lock holds regardless; the holder's details are a courtesy
   }
@@ -174,8 +174,8 @@ std::unique_ptr<RunDirLock> prepare_run_dir(const std::string& dir, bool force, 
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec || !fs::is_directory(dir))
-    throw UsageError("output directory '" + dir + "' cannot be created: " +
-                     (ec ? ec.message() : "a file of that name exists"));
+    throw UsageError("output directory '" + dir +
+                     "' cannot be created: " + (ec ? ec.message() : "a file of that name exists"));
   auto lock = std::make_unique<RunDirLock>(dir);
   const RunDirSurvey earlier = survey_run_dir(dir, models, world_sizes);
   if (!earlier.records.empty() && !force)

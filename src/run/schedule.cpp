@@ -29,9 +29,9 @@ MeasurementSchedule measurement_schedule(const Config& config, bool cuda, int gr
   MeasurementSchedule s;
   s.warmup = config.warmup;
   s.timed = config.iters;
-  s.style = config.overlap ? StepStyle::kOverlapped
+  s.style = config.overlap                              ? StepStyle::kOverlapped
             : config.step_timing == StepTiming::kSerial ? StepStyle::kSerial
-                                                         : StepStyle::kConcurrent;
+                                                        : StepStyle::kConcurrent;
   s.probes = probes_in_place(cuda, group_size) ? ProbePlacement::kInPlace : ProbePlacement::kAfter;
   if (config.grad_sync != GradSync::kNone) {
     s.phases.push_back("grad_sync");
@@ -45,15 +45,22 @@ MeasurementSchedule measurement_schedule(const Config& config, bool cuda, int gr
 }
 
 ScheduleRecord schedule_record(const MeasurementSchedule& s) {
-  return {step_style_name(s.style), probe_placement_name(s.probes), s.phases, s.probed,
-          static_cast<int>(s.iterations().size()), s.rounds_after()};
+  return {step_style_name(s.style),
+          probe_placement_name(s.probes),
+          s.phases,
+          s.probed,
+          static_cast<int>(s.iterations().size()),
+          s.rounds_after()};
 }
 
 const char* step_style_name(StepStyle style) {
   switch (style) {
-    case StepStyle::kSerial: return "serial";
-    case StepStyle::kOverlapped: return "overlapped";
-    default: return "concurrent";
+    case StepStyle::kSerial:
+      return "serial";
+    case StepStyle::kOverlapped:
+      return "overlapped";
+    default:
+      return "concurrent";
   }
 }
 

@@ -45,9 +45,11 @@ Bandwidth measure_bandwidth(const at::Device& device, int threads) {
   }
   const int64_t n = int64_t{1} << 25;  // 128 MiB per array
   at::Tensor a = at::zeros({n}, options), b = at::ones({n}, options), c = at::full({n}, 2.0f, options);
-  const double s = best_seconds(device, [&] { triad(a.data_ptr<float>(), b.data_ptr<float>(), c.data_ptr<float>(), n, 3.0f); });
-  return {16.0 * static_cast<double>(n) / s,
-          "triad, " + std::to_string(threads) + (threads == 1 ? " thread" : " threads") + ", 3 x 128 MiB fp32, 16 B/element incl. write-allocate, best of 6"};
+  const double s =
+      best_seconds(device, [&] { triad(a.data_ptr<float>(), b.data_ptr<float>(), c.data_ptr<float>(), n, 3.0f); });
+  return {16.0 * static_cast<double>(n) / s, "triad, " + std::to_string(threads) +
+                                                 (threads == 1 ? " thread" : " threads") +
+                                                 ", 3 x 128 MiB fp32, 16 B/element incl. write-allocate, best of 6"};
 }
 
 }  // namespace zb

@@ -115,8 +115,8 @@ std::vector<Sample> measure_grid(const Bench& bench) {
     for (int64_t count : {1, 8, 64, 512}) {
       if (size * count > (int64_t{1} << 25) || size * count < 4096) continue;  // 4K .. 32M elements
       const std::vector<std::vector<int64_t>> shapes(count, std::vector<int64_t>{size});
-      arm_for_sample(bench, "the sample of " + std::to_string(count) + " tensors of " + std::to_string(size) +
-                                " elements");
+      arm_for_sample(bench,
+                     "the sample of " + std::to_string(count) + " tensors of " + std::to_string(size) + " elements");
       const double seconds = median_step_seconds(shapes, bench, 5);
       samples.push_back({count, size, ranks_mean(seconds, bench.world_size)});
     }
@@ -137,7 +137,8 @@ double measure_muon_unit(const Bench& bench, const std::array<double, 3>& c, nlo
     for (int64_t d : shape) numel *= d;
     const double units = muon_flops_term(shape);
     per_unit.push_back(std::max(0.0, seconds - (c[0] * static_cast<double>(numel) + c[1] + c[2])) / units);
-    record.push_back({{"shape", shape}, {"seconds", seconds}, {"muon_units", units}, {"seconds_per_muon_unit", per_unit.back()}});
+    record.push_back(
+        {{"shape", shape}, {"seconds", seconds}, {"muon_units", units}, {"seconds_per_muon_unit", per_unit.back()}});
   }
   std::nth_element(per_unit.begin(), per_unit.begin() + per_unit.size() / 2, per_unit.end());
   return per_unit[per_unit.size() / 2];
@@ -152,8 +153,8 @@ std::array<double, 3> fit(const std::vector<Sample>& samples) {
     double m[3][4] = {};
     for (const Sample& s : samples) {
       const double w = 1.0 / s.seconds;
-      const double x[3] = {w * static_cast<double>(s.tensors * s.elements_per_tensor), w * static_cast<double>(s.tensors),
-                           w};
+      const double x[3] = {w * static_cast<double>(s.tensors * s.elements_per_tensor),
+                           w * static_cast<double>(s.tensors), w};
       for (int i = 0; i < 3; ++i) {
         for (int j = 0; j < 3; ++j) m[i][j] += active[i] && active[j] ? x[i] * x[j] : 0.0;
         m[i][3] += active[i] ? x[i] * 1.0 : 0.0;  // w * seconds
@@ -182,9 +183,9 @@ std::array<double, 3> fit(const std::vector<Sample>& samples) {
   }
 }
 
-nlohmann::ordered_json cost_file(const Config& config, const Bench& bench,
-                                 const std::vector<Sample>& samples, const std::array<double, 3>& c,
-                                 const std::optional<double>& muon_unit, const nlohmann::ordered_json& muon_samples) {
+nlohmann::ordered_json cost_file(const Config& config, const Bench& bench, const std::vector<Sample>& samples,
+                                 const std::array<double, 3>& c, const std::optional<double>& muon_unit,
+                                 const nlohmann::ordered_json& muon_samples) {
   nlohmann::ordered_json doc;
   doc["schema"] = kCostSchema;
   const RunContext ctx = base_context(config);
@@ -210,11 +211,15 @@ nlohmann::ordered_json cost_file(const Config& config, const Bench& bench,
     const double predicted = c[0] * s.tensors * s.elements_per_tensor + c[1] * s.tensors + c[2];
     const bool fitted = s.fitted(bench);
     if (fitted) worst = std::max(worst, std::fabs(predicted - s.seconds) / s.seconds);
-    doc["samples"].push_back({{"tensors", s.tensors}, {"elements_per_tensor", s.elements_per_tensor},
-                              {"seconds", s.seconds}, {"predicted", predicted}, {"fitted", fitted}});
+    doc["samples"].push_back({{"tensors", s.tensors},
+                              {"elements_per_tensor", s.elements_per_tensor},
+                              {"seconds", s.seconds},
+                              {"predicted", predicted},
+                              {"fitted", fitted}});
   }
   doc["worst_relative_error"] = worst;  // over the fitted samples
-  doc["fit"] = "samples of at least " + std::to_string(bench.fit_min_elements) + " elements (out of cache, as a shard is)";
+  doc["fit"] =
+      "samples of at least " + std::to_string(bench.fit_min_elements) + " elements (out of cache, as a shard is)";
   return doc;
 }
 
@@ -225,7 +230,8 @@ void check_cost_model_path(const Config& config) {
   std::error_code ec;
   const auto status = fs::symlink_status(target, ec);  // a link is refused as the write would refuse it
   if (!ec && fs::exists(status) && !fs::is_regular_file(status))
-    throw UsageError("cost model file '" + config.cost_model + "' is not a regular file (a link, a directory or "
+    throw UsageError("cost model file '" + config.cost_model +
+                     "' is not a regular file (a link, a directory or "
                      "a device); zero-bench writes regular files only");
   if (!ec && fs::exists(status) && !config.force)
     throw UsageError("cost model file '" + config.cost_model + "' exists; pass --force to replace it");
@@ -235,22 +241,29 @@ void check_cost_model_path(const Config& config) {
                      "' is not a writable directory");
 }
 
-void write_cost_model(const Config& config, const Bench& bench, const std::vector<Sample>& samples,
-                      std::size_t fitted, const std::array<double, 3>& coef, const std::optional<double>& muon_unit,
+void write_cost_model(const Config& config, const Bench& bench, const std::vector<Sample>& samples, std::size_t fitted,
+                      const std::array<double, 3>& coef, const std::optional<double>& muon_unit,
                       const nlohmann::ordered_json& muon_samples) {
   inject_fault_if_asked("final-write", bench.rank);
   const auto doc = cost_file(config, bench, samples, coef, muon_unit, muon_samples);
   write_file_atomically(config.cost_model, doc.dump(2) + "\n");
-  std::printf("wrote %s: %.4g s/element, %.4g s/tensor, %.4g s/step (worst fit error %.1f %% over the %zu samples of >= %lld elements)\n",
-              config.cost_model.c_str(), coef[0], coef[1], coef[2], 100 * doc["worst_relative_error"].get<double>(),
-              fitted, static_cast<long long>(bench.fit_min_elements));
+  std::printf(
+      "wrote %s: %.4g s/element, %.4g s/tensor, %.4g s/step (worst fit error %.1f %% over the %zu samples of >= %lld "
+      "elements)\n",
+      config.cost_model.c_str(), coef[0], coef[1], coef[2], 100 * doc["worst_relative_error"].get<double>(), fitted,
+      static_cast<long long>(bench.fit_min_elements));
 }
 
 void calibrate(const Config& config, const at::Device& device, const World& world) {
   Watchdog watchdog(config.timeout_s, world.rank);
-  const Bench bench{device, world.size, world.rank, config.step_timing == StepTiming::kSerial,
-                    OptimizerSettings{.optimizer = config.optimizer, .optimizer_impl = config.optimizer_impl, .precision = {}},
-                    fit_min_elements(device), watchdog};
+  const Bench bench{
+      device,
+      world.size,
+      world.rank,
+      config.step_timing == StepTiming::kSerial,
+      OptimizerSettings{.optimizer = config.optimizer, .optimizer_impl = config.optimizer_impl, .precision = {}},
+      fit_min_elements(device),
+      watchdog};
   const std::vector<Sample> samples = measure_grid(bench);
   std::vector<Sample> shard_sized;
   for (const Sample& s : samples)

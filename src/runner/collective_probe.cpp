@@ -12,11 +12,15 @@ namespace {
 std::vector<int64_t> replay_tensor_sizes(const RecordedCall& rc, int group_size) {
   const int64_t n = rc.elements.empty() ? 0 : rc.elements.front();
   switch (rc.collective) {
-    case Collective::kBroadcast: return rc.elements;
-    case Collective::kAllGather: return {n * group_size, n};      // recorded by its input: {out, in}
-    case Collective::kReduceScatter: return {n / group_size, n};  // recorded by its input: {out, in}
+    case Collective::kBroadcast:
+      return rc.elements;
+    case Collective::kAllGather:
+      return {n * group_size, n};  // recorded by its input: {out, in}
+    case Collective::kReduceScatter:
+      return {n / group_size, n};  // recorded by its input: {out, in}
     case Collective::kAllReduce:
-    case Collective::kReduce: return {n};
+    case Collective::kReduce:
+      return {n};
   }
   return {};
 }
@@ -25,7 +29,9 @@ constexpr int64_t kSlotAlignment = 64;  // bytes: the CPU allocator's own alignm
 int64_t aligned(int64_t bytes) { return (bytes + kSlotAlignment - 1) / kSlotAlignment * kSlotAlignment; }
 
 // Room past a slot's bytes to move its start where replay_slot_offsets puts it.
-int64_t slot_room(const ReplaySlot& slot) { return aligned(slot.bytes) + (slot.page_offset ? kPageBytes : kOffPageBytes); }
+int64_t slot_room(const ReplaySlot& slot) {
+  return aligned(slot.bytes) + (slot.page_offset ? kPageBytes : kOffPageBytes);
+}
 
 }  // namespace
 
@@ -34,10 +40,8 @@ std::vector<int64_t> replay_slot_offsets(const std::vector<ReplaySlot>& slots, u
   int64_t offset = 0;
   for (const ReplaySlot& slot : slots) {
     const auto in_page = static_cast<int64_t>((base + static_cast<uintptr_t>(offset)) % kPageBytes);
-    if (slot.page_offset)
-      offset += bytes_to_page_offset(in_page, *slot.page_offset);
-    else if (off_page && in_page == 0)
-      offset += kOffPageBytes;
+    if (slot.page_offset) offset += bytes_to_page_offset(in_page, *slot.page_offset);
+    else if (off_page && in_page == 0) offset += kOffPageBytes;
     offsets.push_back(offset);
     offset += aligned(slot.bytes);
   }
@@ -55,10 +59,11 @@ CollectiveReplay::CollectiveReplay(const std::vector<RecordedCall>& calls, const
   for (const RecordedCall& rc : calls) {
     const std::vector<int64_t> sizes = replay_tensor_sizes(rc, group.size());
     for (int64_t e : sizes) slots.push_back({e * static_cast<int64_t>(c10::elementSize(rc.dtype)), std::nullopt});
-    if (rc.collective == Collective::kAllGather && device.is_cpu()) {  // {out, in}: the input where gloo's copy wants it
+    if (rc.collective == Collective::kAllGather &&
+        device.is_cpu()) {  // {out, in}: the input where gloo's copy wants it
       const ReplaySlot& out = slots[slots.size() - 2];
-      slots.back().page_offset = all_gather_input_page_offset(group.rank(), slots.back().bytes, 0,
-                                                              fresh_allocation_page_offset(out.bytes));
+      slots.back().page_offset =
+          all_gather_input_page_offset(group.rank(), slots.back().bytes, 0, fresh_allocation_page_offset(out.bytes));
     }
   }
   for (const ReplaySlot& slot : slots) arena_bytes += slot_room(slot);
@@ -78,11 +83,21 @@ CollectiveReplay::CollectiveReplay(const std::vector<RecordedCall>& calls, const
 void CollectiveReplay::run(Communicator& comm) {
   for (Call& c : calls_) {
     switch (c.recorded.collective) {
-      case Collective::kBroadcast: comm.broadcast_all(c.tensors, c.recorded.roots); break;
-      case Collective::kAllGather: comm.all_gather(c.tensors[0], c.tensors[1]); break;
-      case Collective::kReduceScatter: comm.reduce_scatter_sum(c.tensors[0], c.tensors[1]); break;
-      case Collective::kAllReduce: comm.all_reduce_sum(c.tensors[0]); break;
-      case Collective::kReduce: comm.reduce_sum(c.tensors[0], c.recorded.roots.at(0)); break;
+      case Collective::kBroadcast:
+        comm.broadcast_all(c.tensors, c.recorded.roots);
+        break;
+      case Collective::kAllGather:
+        comm.all_gather(c.tensors[0], c.tensors[1]);
+        break;
+      case Collective::kReduceScatter:
+        comm.reduce_scatter_sum(c.tensors[0], c.tensors[1]);
+        break;
+      case Collective::kAllReduce:
+        comm.all_reduce_sum(c.tensors[0]);
+        break;
+      case Collective::kReduce:
+        comm.reduce_sum(c.tensors[0], c.recorded.roots.at(0));
+        break;
     }
   }
 }

@@ -128,9 +128,8 @@ std::string unusable_gpu_reason() {
   const cudaError_t error = cudaGetDeviceCount(&count);
   if (error != cudaSuccess)
     return std::string("/dev/nvidia0 exists but CUDA cannot use it: ") + cudaGetErrorString(error) +
-           " (this build's CUDA " +
-           std::to_string(CUDART_VERSION / 1000) + "." + std::to_string(CUDART_VERSION % 1000 / 10) +
-           " needs a driver that supports it; see nvidia-smi)";
+           " (this build's CUDA " + std::to_string(CUDART_VERSION / 1000) + "." +
+           std::to_string(CUDART_VERSION % 1000 / 10) + " needs a driver that supports it; see nvidia-smi)";
   return "/dev/nvidia0 exists but CUDA reports no usable device";
 #else
   return "/dev/nvidia0 exists but this zero_bench was built against a libtorch without CUDA";
@@ -138,7 +137,9 @@ std::string unusable_gpu_reason() {
 }
 }  // namespace
 
-int visible_gpu_count() { return built_with_cuda() && torch::cuda::is_available() ? static_cast<int>(torch::cuda::device_count()) : 0; }
+int visible_gpu_count() {
+  return built_with_cuda() && torch::cuda::is_available() ? static_cast<int>(torch::cuda::device_count()) : 0;
+}
 
 at::Device choose_device(DeviceChoice requested, int local_rank) {
   if (requested == DeviceChoice::kCpu) return at::Device(at::kCPU);
@@ -149,7 +150,7 @@ at::Device choose_device(DeviceChoice requested, int local_rank) {
     if (requested == DeviceChoice::kAuto)  // a GPU run must not silently become a CPU run
       throw UsageError("--device auto: " + reason + "; fix the driver, or pass --device cpu to time the CPU");
     throw UsageError("--device cuda: " +
-                     (!reason.empty()      ? reason
+                     (!reason.empty()     ? reason
                       : built_with_cuda() ? std::string("libtorch sees no GPU on this machine")
                                           : std::string("this zero_bench was built against a libtorch without CUDA")) +
                      "; use --device cpu");
@@ -160,7 +161,6 @@ at::Device choose_device(DeviceChoice requested, int local_rank) {
 #endif
   return at::Device(at::kCUDA, index);
 }
-
 
 void release_cached_memory(const at::Device& device) {
 #ifdef ZB_HAVE_CUDA

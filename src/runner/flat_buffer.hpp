@@ -29,10 +29,14 @@ inline at::Tensor reduction_input_buffer(int64_t numel, const at::TensorOptions&
 constexpr int64_t kPageBytes = 4096;
 
 // Where in its page the byte at `p` lies.
-inline int64_t page_offset_of(const void* p) { return static_cast<int64_t>(reinterpret_cast<uintptr_t>(p) % kPageBytes); }
+inline int64_t page_offset_of(const void* p) {
+  return static_cast<int64_t>(reinterpret_cast<uintptr_t>(p) % kPageBytes);
+}
 
 // How many bytes on from page offset `from` the next place at page offset `to` lies, in [0, kPageBytes).
-inline int64_t bytes_to_page_offset(int64_t from, int64_t to) { return ((to - from) % kPageBytes + kPageBytes) % kPageBytes; }
+inline int64_t bytes_to_page_offset(int64_t from, int64_t to) {
+  return ((to - from) % kPageBytes + kPageBytes) % kPageBytes;
+}
 
 // gloo's all-gather first copies this rank's input into this rank's slot (at
 // rank x input bytes) of an output of its own, a fresh allocation, with

@@ -7,8 +7,7 @@
 
 namespace zb {
 
-FlatZeroState::FlatZeroState(const ZeroSetup& s)
-    : ZeroState(s), plan_(s.plan), slot_(s.plan.slot_elems) {
+FlatZeroState::FlatZeroState(const ZeroSetup& s) : ZeroState(s), plan_(s.plan), slot_(s.plan.slot_elems) {
   if (slot_ < s.plan.rank_numel(s.rank))
     throw RunError("range plan's slot (" + std::to_string(slot_) + " elements) is smaller than rank " +
                    std::to_string(s.rank) + "'s shards");
@@ -50,7 +49,7 @@ void FlatZeroState::lay_out_slots() {
     std::vector<std::pair<int64_t, int64_t>> filled;
     for_each_in_slot(r, [&](const Shard& shard, int64_t pos) { filled.push_back({pos, shard.length}); });
     for (int64_t end : segment_starts_) filled.push_back({end, 0});  // gaps end at every segment's start...
-    filled.push_back({slot_, 0});                                      // ...and at the slot's end
+    filled.push_back({slot_, 0});                                    // ...and at the slot's end
     std::sort(filled.begin(), filled.end());
     gaps_.emplace_back();
     int64_t free_from = 0;
@@ -62,12 +61,12 @@ void FlatZeroState::lay_out_slots() {
 }
 
 int64_t FlatZeroState::flat_page_offset() const {
-  std::vector<std::pair<int64_t, int64_t>> inputs;  // each all-gather's input: (start, length) in flat_
+  std::vector<std::pair<int64_t, int64_t>> inputs;            // each all-gather's input: (start, length) in flat_
   if (chunk_elems_ > 0) inputs.push_back({0, chunk_elems_});  // --overlap: every chunk but the last
   for (std::size_t s = 0; chunk_elems_ == 0 && s < segment_starts_.size(); ++s)
     inputs.push_back({segment_starts_[s], segment_lengths_[s]});
-  const auto largest = *std::max_element(inputs.begin(), inputs.end(),
-                                         [](const auto& a, const auto& b) { return a.second < b.second; });
+  const auto largest =
+      *std::max_element(inputs.begin(), inputs.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
   const int64_t element = static_cast<int64_t>(param_options().dtype().itemsize());
   const int64_t output_bytes = plan_.world_size() * largest.second * element;
   return all_gather_input_page_offset(rank_, largest.second * element, largest.first * element,
@@ -75,7 +74,8 @@ int64_t FlatZeroState::flat_page_offset() const {
 }
 
 int64_t FlatZeroState::gathered_index(int r, int64_t pos) const {
-  const std::size_t s = std::upper_bound(segment_starts_.begin(), segment_starts_.end(), pos) - segment_starts_.begin() - 1;
+  const std::size_t s =
+      std::upper_bound(segment_starts_.begin(), segment_starts_.end(), pos) - segment_starts_.begin() - 1;
   return plan_.world_size() * segment_starts_[s] + r * segment_lengths_[s] + (pos - segment_starts_[s]);
 }
 
@@ -85,7 +85,9 @@ void FlatZeroState::make_parameters_gathered_views() {
   };
   std::vector<std::vector<Piece>> pieces(params_.size());
   for (int r = 0; r < plan_.world_size(); ++r)
-    for_each_in_slot(r, [&](const Shard& s, int64_t pos) { pieces[s.param].push_back({s.offset, s.length, gathered_index(r, pos)}); });
+    for_each_in_slot(r, [&](const Shard& s, int64_t pos) {
+      pieces[s.param].push_back({s.offset, s.length, gathered_index(r, pos)});
+    });
   for (std::size_t p = 0; p < params_.size(); ++p) {
     auto& list = pieces[p];
     std::sort(list.begin(), list.end(), [](const Piece& a, const Piece& b) { return a.offset < b.offset; });

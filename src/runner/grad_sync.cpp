@@ -81,13 +81,15 @@ std::vector<std::size_t> bucket_starts(const std::vector<at::Tensor>& tensors, i
 
 void all_reduce_average(const std::vector<at::Tensor>& grads, Communicator& comm, at::Tensor& bucket,
                         int64_t bucket_elems, int divisor) {
-  reduce_in_buckets(grads, bucket_elems, bucket, [&comm](at::Tensor& t) { comm.all_reduce_sum(t); }, true, divisor);
+  reduce_in_buckets(
+      grads, bucket_elems, bucket, [&comm](at::Tensor& t) { comm.all_reduce_sum(t); }, true, divisor);
 }
 
 void reduce_average_to(const std::vector<at::Tensor>& grads, int root, Communicator& comm, at::Tensor& bucket,
                        int64_t bucket_elems, int divisor) {
-  reduce_in_buckets(grads, bucket_elems, bucket, [&comm, root](at::Tensor& t) { comm.reduce_sum(t, root); },
-                    comm.rank() == root, divisor);
+  reduce_in_buckets(
+      grads, bucket_elems, bucket, [&comm, root](at::Tensor& t) { comm.reduce_sum(t, root); }, comm.rank() == root,
+      divisor);
 }
 
 }  // namespace zb

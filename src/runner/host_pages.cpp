@@ -57,7 +57,8 @@ void apply_huge_pages(HugePages choice) {
   if (advised != on)
     throw RunError(flag + ": libtorch's CPU allocator " + (advised ? "still advises" : "does not advise") +
                    " huge pages for a 4 MiB tensor: it read THP_MEM_ALLOC_ENABLE before zero_bench set it; set "
-                   "THP_MEM_ALLOC_ENABLE=" + (on ? "1" : "0") + " in the ranks' environment (mpirun -x)");
+                   "THP_MEM_ALLOC_ENABLE=" +
+                   (on ? "1" : "0") + " in the ranks' environment (mpirun -x)");
 }
 
 std::optional<int64_t> anon_huge_page_bytes() {

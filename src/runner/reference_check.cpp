@@ -21,7 +21,8 @@ std::string compare_with_unsharded(const ModelSpec& model, const std::vector<at:
   for (int i = 0; i < steps; ++i) optimizer->step();
   for (std::size_t p = 0; p < reference.size(); ++p) {
     if (!torch::equal(reference[p].detach(), sharded[p].detach())) {
-      const double diff = (reference[p].detach().to(at::kFloat) - sharded[p].detach().to(at::kFloat)).abs().max().item<double>();
+      const double diff =
+          (reference[p].detach().to(at::kFloat) - sharded[p].detach().to(at::kFloat)).abs().max().item<double>();
       return "parameter " + std::to_string(p) + " '" + model.params[p].name + "' differs from the single-process " +
              optimizer_choices().name(settings.optimizer) + " (" +
              optimizer_impl_choices().name(settings.optimizer_impl) + ", " +

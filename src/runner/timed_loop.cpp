@@ -133,11 +133,12 @@ GradientPhases gradient_phases(ZeroState& zero, CaseComms& comms, IterationTimer
   if (!schedule.runs("grad_sync")) return {};
   zero.restore_rank_gradients();
   GradientPhases g;
-  const PhaseSlot group("grad_sync", comms.shard, [&] { zero.reduce_gradients(comms.shard); }, probe, calls);
+  const PhaseSlot group(
+      "grad_sync", comms.shard, [&] { zero.reduce_gradients(comms.shard); }, probe, calls);
   g.group = group.close(timed_phase(comms, timer, group), kept);
   if (!schedule.runs("grad_replicas")) return g;
-  const PhaseSlot replicas("grad_replicas", *comms.replicas, [&] { zero.reduce_replicas(*comms.replicas); }, probe,
-                           calls);
+  const PhaseSlot replicas(
+      "grad_replicas", *comms.replicas, [&] { zero.reduce_replicas(*comms.replicas); }, probe, calls);
   g.replicas = replicas.close(timed_phase(comms, timer, replicas), kept);
   return g;
 }
@@ -152,9 +153,12 @@ void log_phase(const std::string& phase, MeteredCommunicator& comm, PhaseTraffic
 Iteration step_and_sync(StepStyle style, ZeroState& zero, CaseComms& comms, const SubWorld& group,
                         IterationTimer& timer, IterationTimer& sync_timer, Stopwatch& stepping, const SyncWork& sync) {
   switch (style) {
-    case StepStyle::kOverlapped: return overlapped_iteration(zero, comms, timer, stepping);
-    case StepStyle::kSerial: return serial_iteration(zero, comms, group, timer, sync_timer, sync);
-    case StepStyle::kConcurrent: break;
+    case StepStyle::kOverlapped:
+      return overlapped_iteration(zero, comms, timer, stepping);
+    case StepStyle::kSerial:
+      return serial_iteration(zero, comms, group, timer, sync_timer, sync);
+    case StepStyle::kConcurrent:
+      break;
   }
   return concurrent_iteration(zero, comms, timer, sync);
 }
@@ -174,10 +178,9 @@ Timings time_iterations(ZeroState& zero, CaseComms& comms, const SubWorld& group
     const GradientPhases g = gradient_phases(zero, comms, *grad_timer, schedule, probe, calls, iteration.kept);
     if (schedule.runs("grad_sync")) log_phase("grad_sync", comms.shard, traffic, calls);
     if (schedule.runs("grad_replicas")) log_phase("grad_replicas", *comms.replicas, traffic, calls);
-    const PhaseSlot sync_slot("sync", comms.shard, [&] { zero.sync(comms.shard); },
-                              schedule.probes_phase("sync") ? probe : nullptr, calls);
-    const Iteration it =
-        step_and_sync(schedule.style, zero, comms, group, *timer, *sync_timer, *stepping, sync_slot);
+    const PhaseSlot sync_slot(
+        "sync", comms.shard, [&] { zero.sync(comms.shard); }, schedule.probes_phase("sync") ? probe : nullptr, calls);
+    const Iteration it = step_and_sync(schedule.style, zero, comms, group, *timer, *sync_timer, *stepping, sync_slot);
     if (schedule.style != StepStyle::kOverlapped) sync_slot.close(it.sync, iteration.kept);
     log_phase("sync", comms.shard, traffic, calls);
     if (!iteration.kept || iteration.probe) continue;
@@ -190,7 +193,8 @@ Timings time_iterations(ZeroState& zero, CaseComms& comms, const SubWorld& group
     collective.push_back(zero.last_collective_seconds());
     if (it.host_step) host_step.push_back(*it.host_step);
   }
-  Timings t{make_series(step), make_series(sync), make_series(total), schedule.warmup, timer->clock(), {}, {}, {}, {}, {}};
+  Timings t{
+      make_series(step), make_series(sync), make_series(total), schedule.warmup, timer->clock(), {}, {}, {}, {}, {}};
   if (t.clock == std::string("steady_clock")) {  // host stamps mean nothing against CUDA events
     t.collective = make_series(collective);
     t.harness_overhead = make_series(overhead);
@@ -205,8 +209,8 @@ Timings time_iterations(ZeroState& zero, CaseComms& comms, const SubWorld& group
 // tensors stay out of the allocator's peak), phase by phase, each phase's
 // tensors freed before the next's, each round after a barrier in a window of
 // its own: one untimed round, then as many as the phase was timed.
-void replay_after(PhaseReplays& replays, const PhaseCalls& calls, CaseComms& comms,
-                  const MeasurementSchedule& schedule, const at::Device& device) {
+void replay_after(PhaseReplays& replays, const PhaseCalls& calls, CaseComms& comms, const MeasurementSchedule& schedule,
+                  const at::Device& device) {
   auto timer = make_timer(device);
   for (const std::string& phase : schedule.probed) {
     const auto found = calls.find(phase);

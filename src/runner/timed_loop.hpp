@@ -50,7 +50,7 @@ Timings time_iterations(ZeroState& zero, CaseComms& comms, const SubWorld& group
 // tensors stay out of the allocator's peak), phase by phase, each phase's
 // tensors freed before the next's, each round after a barrier in a window of
 // its own: one untimed round, then as many as the phase was timed.
-void replay_after(PhaseReplays& replays, const PhaseCalls& calls, CaseComms& comms,
-                  const MeasurementSchedule& schedule, const at::Device& device);
+void replay_after(PhaseReplays& replays, const PhaseCalls& calls, CaseComms& comms, const MeasurementSchedule& schedule,
+                  const at::Device& device);
 
 }  // namespace zb

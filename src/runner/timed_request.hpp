@@ -29,8 +29,8 @@ struct TimedSetup {
   at::Device device{at::kCPU};
   std::string dir;
   OptimizerSettings optimizer;
-  int node = 0, nodes = 1;               // this rank's host among the launch's (World)
-  std::optional<NetInterface> net;       // across hosts, gloo and nccl: the store's and transport's interface
+  int node = 0, nodes = 1;                    // this rank's host among the launch's (World)
+  std::optional<NetInterface> net;            // across hosts, gloo and nccl: the store's and transport's interface
   std::optional<std::string> nccl_transport;  // --nccl-shared-gpu: how NCCL connects the ranks sharing a GPU
   std::string gpu_sharing;                    // e.g. "4 ranks on this node share 1 GPU", where they do
 };

@@ -56,7 +56,8 @@ MemoryPoint memory_point(const char* when, const ZeroState& zero, const at::Devi
 Roofline roofline_of(const ZeroState& zero, const Timings& timings, const Bandwidth& bandwidth) {
   Roofline r{bandwidth.bytes_per_s, bandwidth.method, zero.step_bytes(), 0.0};
   const double step = timings.step.stats.median;
-  if (step > 0 && bandwidth.bytes_per_s > 0) r.roofline_fraction = static_cast<double>(r.bytes_moved_per_step) / step / bandwidth.bytes_per_s;
+  if (step > 0 && bandwidth.bytes_per_s > 0)
+    r.roofline_fraction = static_cast<double>(r.bytes_moved_per_step) / step / bandwidth.bytes_per_s;
   return r;
 }
 
@@ -66,8 +67,16 @@ void run_case(const Config& config, const TimedSetup& setup, const RunContext& b
   const int shard_group = plan_world_size(config, group.size());
   const Plan plan = make_plan(*setup.partitioner, model, shard_group, setup.options);
   reset_peak_memory(setup.device);
-  ZeroSetup zero_setup{model, plan, setup.partitioner->granularity, group.rank() % shard_group, setup.device,
-                       config.seed, config.sync, setup.optimizer, config.grad_sync, grad_bucket_elems(config)};
+  ZeroSetup zero_setup{model,
+                       plan,
+                       setup.partitioner->granularity,
+                       group.rank() % shard_group,
+                       setup.device,
+                       config.seed,
+                       config.sync,
+                       setup.optimizer,
+                       config.grad_sync,
+                       grad_bucket_elems(config)};
   zero_setup.replicas = group.size() / shard_group;
   zero_setup.world_rank = group.rank();
   zero_setup.overlap = config.overlap;
@@ -112,8 +121,7 @@ void run_case(const Config& config, const TimedSetup& setup, const RunContext& b
                         : " stepping the average of " + std::to_string(group.size()) + " ranks' gradients");
   }
   inject_fault_if_asked("write", group.rank());
-  write_file_atomically(setup.dir + "/" + rank_file_name(model.name, group.size(), group.rank()),
-                        to_json_text(record));
+  write_file_atomically(setup.dir + "/" + rank_file_name(model.name, group.size(), group.rank()), to_json_text(record));
   const auto lines = group.gather_strings(console_lines(group.rank(), record));
   if (group.rank() != 0) return;
   std::cout << "world_size=" << group.size() << " model=" << model.name << "\n";
@@ -168,7 +176,8 @@ void run_world_size(const Config& config, const TimedSetup& setup, const RunCont
   ShardGroups groups(config, group, setup);
   if (groups.placement && group.rank() == 0)
     std::cout << "[zero_bench] --shard-group " << plan_world_size(config, group.size()) << " at world size "
-              << size_text << ": " << *groups.placement << "\n" << std::flush;
+              << size_text << ": " << *groups.placement << "\n"
+              << std::flush;
   MeteredCommunicator shard(connect(*setup.backend, groups.shard(), setup.device));
   std::optional<MeteredCommunicator> replicas;
   if (groups.replicated()) replicas.emplace(connect(*setup.backend, *groups.replicas, setup.device));
@@ -221,8 +230,13 @@ void run_all(const Config& config, const TimedSetup& setup, const World& world) 
   watchdog.arm("writing exp_info.json on rank 0 (every rank arriving after it)");
   if (world.rank == 0) {
     inject_fault_if_asked("final-write", world.rank);
-    ExpInfo info{std::filesystem::path(setup.dir).filename().string(), config.partitioner, "timed",
-                 config.world_sizes, {}, base.time, base.run_id};
+    ExpInfo info{std::filesystem::path(setup.dir).filename().string(),
+                 config.partitioner,
+                 "timed",
+                 config.world_sizes,
+                 {},
+                 base.time,
+                 base.run_id};
     for (const auto& m : setup.models) info.models.push_back(m.name);
     write_file_atomically(setup.dir + "/exp_info.json", to_json_text(info));
     std::cout << "wrote " << setup.dir << " (exp_info.json last)\n" << std::flush;
@@ -249,7 +263,9 @@ int run_timed(const Config& config) {
   std::unique_ptr<RunDirLock> lock;  // rank 0 holds the run directory until every rank is done
   if (!failure)
     failure = agree_on_failure(
-        [&] { if (world.rank == 0) lock = prepare_run_dir(setup.dir, config.force, setup.models, config.world_sizes); },
+        [&] {
+          if (world.rank == 0) lock = prepare_run_dir(setup.dir, config.force, setup.models, config.world_sizes);
+        },
         PhaseRanks::kRankZeroOnly);
   if (failure) return report_failure("zero_bench", *failure);
   abort_job_on_failure("zero_bench", [&] { run_all(config, setup, world); });

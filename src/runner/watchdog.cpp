@@ -33,8 +33,8 @@ void Watchdog::arm(std::string what, std::function<std::string()> details, doubl
     const double grace_s = rank_ == 0 ? 0.0 : 2.0;
     // Beyond about 30 years a deadline is "never" (and would overflow the clock's nanoseconds).
     limit_s_ = std::min(timeout_s_ * timeouts, 1e9);
-    deadline_ = Clock::now() +
-                std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(limit_s_ + grace_s));
+    deadline_ =
+        Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(limit_s_ + grace_s));
     what_ = std::move(what);
     details_ = std::move(details);
   }

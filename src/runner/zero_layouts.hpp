@@ -130,15 +130,15 @@ class FlatZeroState : public ZeroState {
   int64_t overlapped_index(int r, int64_t pos) const;
   const Plan& plan_;
   int64_t slot_;
-  std::vector<std::vector<int64_t>> positions_;  // rank -> where each of its shards starts in its slot
-  std::vector<int64_t> segment_starts_, segment_lengths_;  // the slot's segments (Megatron's buckets; else one)
+  std::vector<std::vector<int64_t>> positions_;                 // rank -> where each of its shards starts in its slot
+  std::vector<int64_t> segment_starts_, segment_lengths_;       // the slot's segments (Megatron's buckets; else one)
   std::vector<std::vector<std::pair<int64_t, int64_t>>> gaps_;  // rank -> (pos, length) its shards leave unfilled
-  at::Tensor flat_, gathered_, grad_gathered_;  // flat_: this rank's slot of working parameters
-  int64_t chunk_elems_ = 0;                     // --overlap: elements per chunk (the last may be shorter)
-  std::vector<at::Tensor> chunks_;              // --overlap: views of flat_, one per chunk
-  std::vector<int64_t> gathered_at_;            // parameter -> where its view of gathered_ starts; -1: no view
-  int64_t viewed_elements_ = 0;                 // of the parameters that are views of gathered_
-  bool all_viewed_ = false;                     // every parameter a view: the sync copies nothing out
+  at::Tensor flat_, gathered_, grad_gathered_;                  // flat_: this rank's slot of working parameters
+  int64_t chunk_elems_ = 0;           // --overlap: elements per chunk (the last may be shorter)
+  std::vector<at::Tensor> chunks_;    // --overlap: views of flat_, one per chunk
+  std::vector<int64_t> gathered_at_;  // parameter -> where its view of gathered_ starts; -1: no view
+  int64_t viewed_elements_ = 0;       // of the parameters that are views of gathered_
+  bool all_viewed_ = false;           // every parameter a view: the sync copies nothing out
   // Under reduce-scatter, the gradient of every parameter that is a view of
   // gathered_ is a view of the reduce-scatter's input (grad_gathered_) at the
   // same place, so that only the others' pieces are packed into it.

@@ -60,7 +60,7 @@ void ZeroState::set_optimizer(const OptimizerSettings& settings, const std::vect
 }
 
 void ZeroState::set_chunk_optimizers(const OptimizerSettings& settings,
-                                      const std::vector<std::vector<at::Tensor>>& chunks) {
+                                     const std::vector<std::vector<at::Tensor>>& chunks) {
   OptimizerSettings stepping = settings;
   if (grad_sync_ != GradSync::kNone && world_ > 1 && folds_gradient_division(settings, device_))
     stepping.grad_divisor = world_;  // the reductions sum; the step divides

@@ -56,7 +56,7 @@ struct ZeroSetup;
 class ZeroState {
  public:
   virtual ~ZeroState() = default;
-  virtual void attach_gradients();            // the synthetic gradients, as after backward()
+  virtual void attach_gradients();  // the synthetic gradients, as after backward()
   // Reduces the gradients across the group as the setup's GradSync says
   // (grad_sync.cpp): each rank ends with the average of every rank's gradients
   // for what it steps, or their sum where the step divides it
@@ -70,7 +70,7 @@ class ZeroState {
   // backward() would (the reduction works in place); not part of a timed phase.
   void restore_rank_gradients();
   virtual void sync(Communicator& comm) = 0;  // every rank gets every updated parameter
-  void step();                                 // optimizer.step() over what this rank owns
+  void step();                                // optimizer.step() over what this rank owns
   // --overlap: steps this rank's shard chunk by chunk and starts each
   // chunk's sync as soon as it is stepped, the next chunk stepping while
   // it moves (on CUDA the collectives run on the backend's stream); returns
@@ -150,7 +150,7 @@ struct ZeroSetup {
   OptimizerSettings optimizer;
   GradSync grad_sync = GradSync::kNone;
   int64_t grad_bucket_elems = 25 * 1024 * 1024 / 4;  // --grad-bucket-mb 25 (also --overlap's bucket)
-  bool overlap = false;                               // --overlap
+  bool overlap = false;                              // --overlap
   // kContiguous: every parameter a view of one allocation, in registration
   // order; kShard: each rank's parameters and gradients back to back, stepped
   // as one flat tensor (the constraints in src/run/constraints.cpp say where each applies).

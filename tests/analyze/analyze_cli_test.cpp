@@ -11,9 +11,7 @@ using zbtest::quote;
 using zbtest::run_command;
 
 namespace {
-zbtest::ProcessResult analyze(const std::string& args) {
-  return run_command(std::string(ZB_ANALYZE_BIN) + " " + args);
-}
+zbtest::ProcessResult analyze(const std::string& args) { return run_command(std::string(ZB_ANALYZE_BIN) + " " + args); }
 // A writable copy of a committed fixture run.
 fs::path copy_fixture(const zbtest::TempDir& tmp, const char* name) {
   const fs::path dest = tmp.path() / name;
@@ -96,8 +94,8 @@ TEST_CASE("zero_analyze --gate: exit 0 when no largest rank grew, 1 listing old 
 }
 
 TEST_CASE("zero_analyze --compare in csv has one row per shared case, and json carries the missing ones") {
-  const std::string runs = quote(std::string(ZB_FIXTURES_DIR) + "/cmp_base") + " " +
-                           quote(std::string(ZB_FIXTURES_DIR) + "/cmp_new");
+  const std::string runs =
+      quote(std::string(ZB_FIXTURES_DIR) + "/cmp_base") + " " + quote(std::string(ZB_FIXTURES_DIR) + "/cmp_new");
   auto r = analyze(runs + " --compare --format csv");
   REQUIRE(r.exit_code == 0);
   CHECK_THAT(r.out, Catch::StartsWith("world_size,model,cmp_base max params,"));
@@ -107,8 +105,8 @@ TEST_CASE("zero_analyze --compare in csv has one row per shared case, and json c
   CHECK_THAT(r.out, Catch::Contains("\"missing\": [\n      \"Tiny at W=4: not in cmp_base\"") &&
                         Catch::Contains("\"memory\"") && Catch::Contains("\"communication\""));
   r = analyze(runs + " --compare");
-  CHECK_THAT(r.out, Catch::Contains("missing: Tiny at W=4: not in cmp_base") &&
-                        Catch::Contains("\nW model run ") && Catch::Contains("\n        cmp_new "));
+  CHECK_THAT(r.out, Catch::Contains("missing: Tiny at W=4: not in cmp_base") && Catch::Contains("\nW model run ") &&
+                        Catch::Contains("\n        cmp_new "));
 }
 
 TEST_CASE("zero_analyze --plot and --html write both files or neither, and replace one only with --force") {
@@ -140,8 +138,8 @@ TEST_CASE("zero_analyze writes regular files only, reads regular files only, and
   CHECK(linked.exit_code == 2);
   CHECK_THAT(linked.err, Catch::Contains("Tiny_2_1.json'") && Catch::Contains("not a regular file"));
   // A report that cannot be written is an error.
-  const auto full = run_command(std::string(ZB_ANALYZE_BIN) + " " + quote((fs::path(ZB_FIXTURES_DIR) / "plan_tiny").string()) +
-                                " > /dev/full");
+  const auto full = run_command(std::string(ZB_ANALYZE_BIN) + " " +
+                                quote((fs::path(ZB_FIXTURES_DIR) / "plan_tiny").string()) + " > /dev/full");
   CHECK(full.exit_code == 1);
   CHECK(full.err == "zero_analyze: error: cannot write to standard output (is the disk full or the pipe closed?)\n");
   expect_error(quote(run.string()) + " --gate a.json --write-baseline b.json", "--gate and --write-baseline together");
@@ -185,7 +183,8 @@ TEST_CASE("zero_analyze checks every output path before writing any, so a bad on
       {plot + " --html " + quote(svg.string()) + " --force", "name the same file; give each its own"},
       {" --html " + quote(tmp.str() + "/r.html") + " --plot " + quote(tmp.str() + "/nodir/p.svg"),
        "--plot '" + tmp.str() + "/nodir/p.svg': directory '" + tmp.str() + "/nodir' does not exist"},
-      {" --write-baseline " + quote(tmp.str() + "/nodir/b.json"), "--write-baseline '" + tmp.str() + "/nodir/b.json': directory"},
+      {" --write-baseline " + quote(tmp.str() + "/nodir/b.json"),
+       "--write-baseline '" + tmp.str() + "/nodir/b.json': directory"},
   };
   for (const auto& [args, message] : cases) {
     expect_error(run + args, message);

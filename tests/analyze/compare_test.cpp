@@ -89,7 +89,8 @@ TEST_CASE("memory per rank under mixed precision, against hand-computed figures"
   const auto fp32 = memory_of_case(plan.cases[0], true);
   CHECK(fp32[0].dp == 18 * 50);
   CHECK(fp32[0].zero2 == 2 * 50 + 16 * 35);
-  CHECK_THAT(render_csv(memory_table({plan}, false, true)), Catch::Contains("plan_tiny,2,2x1,Tiny,0,35,800,620,590,560"));
+  CHECK_THAT(render_csv(memory_table({plan}, false, true)),
+             Catch::Contains("plan_tiny,2,2x1,Tiny,0,35,800,620,590,560"));
 }
 
 TEST_CASE("communication per rank: DDP all-reduce and ZeRO-1 with equal slots") {
@@ -134,16 +135,16 @@ TEST_CASE("phases measured beside predicted, per rank: equal bytes say yes, a di
 TEST_CASE("the SVG draws imbalance against W, deviation from the ideal share, phases and memory per rank") {
   const std::string svg = svg_plot({fixture("cmp_base"), fixture("cmp_new")});  // Tiny: base W=2, new W=2 and 4
   CHECK(svg.rfind("<?xml", 0) == 0);
-  CHECK(count(svg, "<g class=\"panel imbalance\"") == 1);              // one model
-  CHECK(count(svg, "class=\"point imbalance\"") == 1 + 2);             // a point per (run, W)
-  CHECK(count(svg, "<g class=\"panel deviation\"") == 2);              // W=2 and W=4
-  CHECK(count(svg, "class=\"bar deviation\"") == 2 * 2 + 4);           // W=2: 2 runs x 2 ranks; W=4: 1 run x 4
+  CHECK(count(svg, "<g class=\"panel imbalance\"") == 1);     // one model
+  CHECK(count(svg, "class=\"point imbalance\"") == 1 + 2);    // a point per (run, W)
+  CHECK(count(svg, "<g class=\"panel deviation\"") == 2);     // W=2 and W=4
+  CHECK(count(svg, "class=\"bar deviation\"") == 2 * 2 + 4);  // W=2: 2 runs x 2 ranks; W=4: 1 run x 4
   CHECK_THAT(svg, Catch::Contains("cmp_base rank 0: 20 % from the ideal share"));  // 30 of a mean 25
   CHECK(count(svg, "<g class=\"panel phases\"") == 2);
-  CHECK(count(svg, "class=\"bar phase\"") == (2 * 2 + 4) * 2);         // step and sync stacked per rank
+  CHECK(count(svg, "class=\"bar phase\"") == (2 * 2 + 4) * 2);  // step and sync stacked per rank
   CHECK(count(svg, "class=\"errorbar\"") == 2 * 2 + 4);
-  CHECK(count(svg, "class=\"line memory\"") == (2 + 1) * 4);           // DP and ZeRO-1/2/3 per (case, run)
-  CHECK(count(svg, "class=\"bound\"") == 2 + 1);                       // each run's lower bound per case
+  CHECK(count(svg, "class=\"line memory\"") == (2 + 1) * 4);   // DP and ZeRO-1/2/3 per (case, run)
+  CHECK(count(svg, "class=\"bound\"") == 2 + 1);               // each run's lower bound per case
   const std::string plans = svg_plot({fixture("plan_tiny")});  // plan-only: no phases
   CHECK(count(plans, "class=\"bar deviation\"") == 2);
   CHECK(count(plans, "panel phases") == 0);
@@ -154,14 +155,16 @@ TEST_CASE("the HTML page is self-contained: inline SVG figures and the report's 
   const std::string html = html_report(runs, html_tables(runs));
   CHECK(html.rfind("<!DOCTYPE html>", 0) == 0);
   CHECK(count(html, "<svg class=\"figure\"") == 4);  // imbalance, deviation, phases (cmp_base is timed), memory
-  CHECK(count(html, "<table>") == 4);                   // summary, comparison, memory, communication
+  CHECK(count(html, "<table>") == 4);                // summary, comparison, memory, communication
   CHECK(count(html, " src=") == 0);
   CHECK(count(html, "<link") == 0);
   CHECK(count(html, "href=\"#") == count(html, "href="));
   CHECK_THAT(html, Catch::Contains("<td>cmp_base</td>") && Catch::Contains("zero-bench report rendered: "));
 }
 
-TEST_CASE("the gate: a grown largest rank fails with old and new, equal or better passes, a missing entry says how to add it") {
+TEST_CASE(
+    "the gate: a grown largest rank fails with old and new, equal or better passes, a missing entry says how to add "
+    "it") {
   const std::vector<BaselineEntry> now = baseline_entries({fixture("plan_tiny")});  // round_robin, Tiny, W=2: 35
   REQUIRE(now.size() == 1);
   CHECK(now[0].partitioner == "round_robin");
@@ -174,7 +177,8 @@ TEST_CASE("the gate: a grown largest rank fails with old and new, equal or bette
   CHECK_THAT(worse.failures[0], Catch::Contains("round_robin, model Tiny, W=2") && Catch::Contains("from 34 to 35"));
   const GateResult missing = check_against_baseline({{"lpt", "Tiny", 2, 35}}, now, "b.json");
   REQUIRE(missing.failures.size() == 1);
-  CHECK_THAT(missing.failures[0], Catch::Contains("no baseline entry") && Catch::Contains("scripts/update_baselines.sh"));
+  CHECK_THAT(missing.failures[0],
+             Catch::Contains("no baseline entry") && Catch::Contains("scripts/update_baselines.sh"));
 }
 
 TEST_CASE("a baseline file round-trips, and a bad one is refused with the reason") {
@@ -186,15 +190,18 @@ TEST_CASE("a baseline file round-trips, and a bad one is refused with the reason
   CHECK_THROWS_WITH(baseline_from_json_text("{oops", "b.json"), Catch::Contains("'b.json': malformed JSON"));
   CHECK_THROWS_WITH(baseline_from_json_text(R"({"schema": "zero-bench-baseline/2", "entries": []})", "b.json"),
                     Catch::Contains("is not zero-bench-baseline/1"));
-  CHECK_THROWS_WITH(baseline_from_json_text(R"({"schema": "zero-bench-baseline/1", "entries": [{"model": "x"}]})", "b.json"),
-                    Catch::Contains("needs partitioner and model (strings), world_size (a positive integer)"));
+  CHECK_THROWS_WITH(
+      baseline_from_json_text(R"({"schema": "zero-bench-baseline/1", "entries": [{"model": "x"}]})", "b.json"),
+      Catch::Contains("needs partitioner and model (strings), world_size (a positive integer)"));
   // max_params of 1e20 is no integer (it used to crash --check); duplicates are refused.
   CHECK_THROWS_WITH(baseline_from_json_text(R"({"schema": "zero-bench-baseline/1", "entries": [{"partitioner": "lpt",
-                      "model": "x", "world_size": 2, "max_params": 1e20}]})", "b.json"),
+                      "model": "x", "world_size": 2, "max_params": 1e20}]})",
+                                            "b.json"),
                     Catch::Contains("max_params (a non-negative integer)"));
   CHECK_THROWS_WITH(baseline_from_json_text(R"({"schema": "zero-bench-baseline/1", "entries": [
                       {"partitioner": "lpt", "model": "x", "world_size": 2, "max_params": 5},
-                      {"partitioner": "lpt", "model": "x", "world_size": 2, "max_params": 6}]})", "b.json"),
+                      {"partitioner": "lpt", "model": "x", "world_size": 2, "max_params": 6}]})",
+                                            "b.json"),
                     Catch::Contains("two entries for partitioner lpt, model x, W=2; keep one"));
 }
 

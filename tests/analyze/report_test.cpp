@@ -118,7 +118,8 @@ TEST_CASE("bf16, shard groups and overlap show in the text: precision, groups, t
   c.rank_contexts.front().overlap = true;
   c.grad_replicas_mean_per_rank = std::vector<double>{0.004, 0.005};
   const std::string text = format_text({r});
-  CHECK_THAT(text, Catch::Contains("precision      = bf16 parameters, fp32 gradients, fp32 master weights and state\n"));
+  CHECK_THAT(text,
+             Catch::Contains("precision      = bf16 parameters, fp32 gradients, fp32 master weights and state\n"));
   CHECK_THAT(text, Catch::Contains("shard groups   = 1 ranks x 2 replicas\n"));
   CHECK_THAT(text, Catch::Contains("phases         = all-reduce: grad sync 0.02100 + replicas 0.00500 + step 0.04800 + "
                                    "exposed sync 0.00100 = 0.07000 s (rank 1, the largest total)\n"));
@@ -193,10 +194,11 @@ TEST_CASE("the comm roofline weighs each iteration's slowest rank on both sides,
   // Its fastest iterations, 0.001 raw and 0.001 phase: the median's gap is the phase's spread.
   REQUIRE(c[1].fastest_fraction.has_value());
   CHECK(*c[1].fastest_fraction == Catch::Detail::Approx(1.00));
-  CHECK_THAT(format_text({concurrent}),
-             Catch::Contains("grad_sync 0.80 of raw (0.0200 vs raw 0.0160 s, fastest iterations 0.60, raw all-reduce bus ") &&
-                 Catch::Contains(" GB/s, each iteration's slowest rank); sync 0.50 of raw (") &&
-                 Catch::Contains(", rank 1); raw probed in place\n"));
+  CHECK_THAT(
+      format_text({concurrent}),
+      Catch::Contains("grad_sync 0.80 of raw (0.0200 vs raw 0.0160 s, fastest iterations 0.60, raw all-reduce bus ") &&
+          Catch::Contains(" GB/s, each iteration's slowest rank); sync 0.50 of raw (") &&
+          Catch::Contains(", rank 1); raw probed in place\n"));
   // Serial stepping: every sync window opens after a barrier; each iteration's slowest, 0.003 / 0.004.
   const RunReport serial = report_run(probed_tiny("serial"));
   const auto& s = serial.cases.at(0).comm_roofline;
@@ -225,8 +227,9 @@ TEST_CASE("a run of NCCL between ranks sharing a GPU says how NCCL connected the
     run.cases.at(0).ranks.at(r).context.nccl_transport =
         "socket over lo, NCCL_HOSTID per rank (2 ranks on this node share 1 GPU)";
   const RunReport report = report_run(run);
-  CHECK_THAT(format_text({report}),
-             Catch::Contains("nccl transport = socket over lo, NCCL_HOSTID per rank (2 ranks on this node share 1 GPU)\n"));
+  CHECK_THAT(
+      format_text({report}),
+      Catch::Contains("nccl transport = socket over lo, NCCL_HOSTID per rank (2 ranks on this node share 1 GPU)\n"));
   CHECK(format_json({report})["runs"][0]["cases"][0]["nccl_transport"] ==
         "socket over lo, NCCL_HOSTID per rank (2 ranks on this node share 1 GPU)");
 }

@@ -40,7 +40,9 @@ class Dice {
   std::size_t below(std::size_t n) { return n == 0 ? 0 : static_cast<std::size_t>(engine_() % n); }
   bool one_in(std::size_t n) { return below(n) == 0; }
   template <typename T>
-  const T& pick(const std::vector<T>& v) { return v[below(v.size())]; }
+  const T& pick(const std::vector<T>& v) {
+    return v[below(v.size())];
+  }
 
  private:
   std::mt19937_64 engine_;
@@ -48,15 +50,30 @@ class Dice {
 
 // Values that break a field's type or range, or a reader's arithmetic.
 std::vector<json> odd_values() {
-  return {json("text"), json(2.5), json(true), json(nullptr), json::array(), json::object(), json(-1), json(0),
-          json(4294967298LL), json(9223372036854775807LL), json(-9223372036854775807LL - 1),
-          json(18446744073709551615ULL), json(1e300), json(-1e-300), json(65537), json(1)};
+  return {json("text"),
+          json(2.5),
+          json(true),
+          json(nullptr),
+          json::array(),
+          json::object(),
+          json(-1),
+          json(0),
+          json(4294967298LL),
+          json(9223372036854775807LL),
+          json(-9223372036854775807LL - 1),
+          json(18446744073709551615ULL),
+          json(1e300),
+          json(-1e-300),
+          json(65537),
+          json(1)};
 }
 
 // Strings a name should never be, or a terminal should never see.
 std::vector<std::string> odd_strings() {
-  return {"../../etc/passwd", "/tmp/zb_fuzz", "", "..", ".", "a\x1b[31mb", "x\ny", "\x7f", "a/b", "Tiny",
-          std::string(300, 'n'), "zero-bench/9", "plan-only", "timed", "ranges", "all-reduce"};
+  return {"../../etc/passwd",    "/tmp/zb_fuzz", "",          "..",    ".",
+          "a\x1b[31mb",          "x\ny",         "\x7f",      "a/b",   "Tiny",
+          std::string(300, 'n'), "zero-bench/9", "plan-only", "timed", "ranges",
+          "all-reduce"};
 }
 
 json nested(int depth) {
@@ -169,8 +186,15 @@ struct Case {
   std::string args;  // zero_analyze's arguments after the run directory
 };
 
-const char* const kAnalyzeArgs[] = {"", "--format json", "--format csv", "--format markdown", "--format seed",
-                                    "--memory", "--comm", "--memory --comm --format csv", "--compare"};
+const char* const kAnalyzeArgs[] = {"",
+                                    "--format json",
+                                    "--format csv",
+                                    "--format markdown",
+                                    "--format seed",
+                                    "--memory",
+                                    "--comm",
+                                    "--memory --comm --format csv",
+                                    "--compare"};
 
 // The slot directory's run, mutated: files written over the last case's.
 Case make_case(const std::vector<Seed>& seeds, std::size_t seed_index, const fs::path& slot, Dice& dice) {
@@ -212,8 +236,8 @@ std::vector<Outcome> run_batch(const std::vector<std::string>& commands, const f
   const std::size_t kShells = shells;
   std::vector<std::string> scripts(kShells);
   for (std::size_t i = 0; i < commands.size(); ++i)
-    scripts[i % kShells] += commands[i] + " >/dev/null 2>" + quote((work / ("err" + std::to_string(i))).string()) +
-                            "; echo $?\n";
+    scripts[i % kShells] +=
+        commands[i] + " >/dev/null 2>" + quote((work / ("err" + std::to_string(i))).string()) + "; echo $?\n";
   std::string launch;
   for (std::size_t s = 0; s < kShells; ++s) {
     const fs::path script = work / ("batch" + std::to_string(s) + ".sh");
@@ -244,8 +268,8 @@ bool one_printable_line(const std::string& err) {
 
 fs::path fresh_run(const fs::path& under, const std::string& name, const std::string& args) {
   const fs::path dir = under / name;
-  const auto r = run_command(std::string(ZB_BENCH_BIN) + " --plan-only " + args + " --models ResNet50 -o " +
-                             quote(dir.string()));
+  const auto r =
+      run_command(std::string(ZB_BENCH_BIN) + " --plan-only " + args + " --models ResNet50 -o " + quote(dir.string()));
   INFO(args << ": " << r.err);
   REQUIRE(r.exit_code == 0);
   return dir;
@@ -312,9 +336,8 @@ TEST_CASE("fuzzed run directories: zero_analyze exits 0 or 2 with one printable 
 
 TEST_CASE("fuzzed manifests: zero_bench --plan-only and zero_analyze of its run exit 0 or 2, never 1 or a signal") {
   zbtest::TempDir tmp;
-  const std::vector<std::string> manifests = {
-      zbtest::read_text(fs::path(ZB_FIXTURES_DIR) / "manifests/ResNet50.json"),
-      zbtest::read_text(fs::path(ZB_FIXTURES_DIR) / "manifests/BERT.json")};
+  const std::vector<std::string> manifests = {zbtest::read_text(fs::path(ZB_FIXTURES_DIR) / "manifests/ResNet50.json"),
+                                              zbtest::read_text(fs::path(ZB_FIXTURES_DIR) / "manifests/BERT.json")};
   const char* const partitioners[] = {"greedy 2", "lpt 3", "flat 2", "hybrid 4", "dim0 2", "none 2"};
   constexpr std::size_t kCases = 150, kBatch = 50;
   Dice dice(42);

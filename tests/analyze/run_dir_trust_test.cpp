@@ -75,7 +75,8 @@ TEST_CASE("every committed fixture run and fresh plan-only runs of both layouts 
   }
   zbtest::TempDir tmp;
   for (bool per_rank : {false, true}) {
-    const zb::LoadedRun run = zb::load_run(fresh_plan_run(tmp, per_rank ? "by_rank" : "by_case", per_rank).string(), "");
+    const zb::LoadedRun run =
+        zb::load_run(fresh_plan_run(tmp, per_rank ? "by_rank" : "by_case", per_rank).string(), "");
     REQUIRE(run.info.run_id);
     CHECK(run.info.run_id->size() == 32);
     for (const zb::RankResult& r : run.cases.at(0).ranks) CHECK(r.context.run_id == run.info.run_id);
@@ -92,7 +93,8 @@ TEST_CASE("exp_info.json names models and a partitioner, never paths") {
   zbtest::TempDir tmp;
   const std::string rule = "a name is 1 to 200 characters, without '/'";
   int n = 0;
-  for (const std::string& bad : std::vector<std::string>{"../../etc/x", "/tmp/y", "", "..", "a/b", std::string(201, 'm')}) {
+  for (const std::string& bad :
+       std::vector<std::string>{"../../etc/x", "/tmp/y", "", "..", "a/b", std::string(201, 'm')}) {
     INFO("model '" << bad << "'");
     const fs::path dir = copy_fixture(tmp, "plan_tiny", "models" + std::to_string(n++));
     edit(dir / "exp_info.json", [&](json& d) { d["models"] = {bad}; });
@@ -156,7 +158,8 @@ TEST_CASE("control characters in a record's text are refused, and never reach th
   zbtest::TempDir tmp;
   const fs::path dir = copy_fixture(tmp, "plan_tiny", "escape");
   edit(dir / "exp_info.json", [](json& d) { d["models"] = {"Ti\x1b[2Jny"}; });
-  expect_refused(dir, {"exp_info.models[0] holds a control character ('\\x1b' at byte 2)", "printable characters only"});
+  expect_refused(dir,
+                 {"exp_info.models[0] holds a control character ('\\x1b' at byte 2)", "printable characters only"});
   const auto r = run_command(std::string(ZB_ANALYZE_BIN) + " " + quote(dir.string()));
   CHECK(r.exit_code == 2);
   CHECK(r.err.find('\x1b') == std::string::npos);
@@ -266,14 +269,16 @@ TEST_CASE("a model whose counts and model_numel lie together still disagrees wit
   expect_refused(negative, {"ranks[0].plan.lower_bound is -7; valid: 0 or more"});
 
   const fs::path largest = fresh_plan_run(tmp, "largest");
-  edit(largest / kCaseFile, [](json& d) { d["context"]["model_largest_numel"] = d["context"]["model_numel"].get<int64_t>() + 1; });
+  edit(largest / kCaseFile,
+       [](json& d) { d["context"]["model_largest_numel"] = d["context"]["model_numel"].get<int64_t>() + 1; });
   expect_refused(largest, {"context.model_largest_numel", "one tensor is at most the whole model"});
 }
 
 TEST_CASE("every rank of a case records the same model and plan") {
   zbtest::TempDir tmp;
   const fs::path dir = fresh_plan_run(tmp, "tensors", true);
-  edit(dir / "BERT_2_1.json", [](json& d) { d["context"]["model_tensors"] = d["context"]["model_tensors"].get<int>() + 1; });
+  edit(dir / "BERT_2_1.json",
+       [](json& d) { d["context"]["model_tensors"] = d["context"]["model_tensors"].get<int>() + 1; });
   expect_refused(dir, {"rank 1's file model_tensors is", "every rank of a case records the same model and plan"});
 }
 
@@ -327,7 +332,8 @@ TEST_CASE("a rank file that is a link is refused: it could lead outside the run 
   const fs::path outside = tmp.path() / "outside.json";
   fs::rename(dir / "Tiny_2_1.json", outside);
   fs::create_symlink(outside, dir / "Tiny_2_1.json");
-  expect_refused(dir, {"Tiny_2_1.json': not a regular file", "a run directory holds only the regular files zero_bench wrote"});
+  expect_refused(
+      dir, {"Tiny_2_1.json': not a regular file", "a run directory holds only the regular files zero_bench wrote"});
 }
 
 TEST_CASE("the report of a fresh run is the same as before the checks: they only refuse") {

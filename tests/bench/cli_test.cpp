@@ -97,8 +97,8 @@ TEST_CASE("zero_bench --print-model prints one line per tensor and the totals") 
 TEST_CASE("zero_bench --help exits 0 and documents the flags") {
   const auto r = bench("--help");
   CHECK(r.exit_code == 0);
-  for (const char* flag : {"--plan-only", "--outdir", "--force", "--models", "--model-file", "--print-model",
-                           "--list-partitioners"})
+  for (const char* flag :
+       {"--plan-only", "--outdir", "--force", "--models", "--model-file", "--print-model", "--list-partitioners"})
     CHECK_THAT(r.out, Catch::Contains(flag));
 }
 
@@ -106,15 +106,18 @@ TEST_CASE("absurd values exit 2 naming the value and the valid range, before any
   zbtest::TempDir tmp;
   const std::string out = " -o " + quote(tmp.str() + "/run");
   expect_usage_error("--plan-only greedy 2 02" + out, "world size 2 is given twice ('02' repeats it)");
-  expect_usage_error("--plan-only greedy 2147483647" + out, "world size 2147483647 is above the largest supported, 65536");
+  expect_usage_error("--plan-only greedy 2147483647" + out,
+                     "world size 2147483647 is above the largest supported, 65536");
   expect_usage_error("--plan-only greedy 99999999999" + out, "world size 99999999999 is above the largest supported");
   expect_usage_error("--plan-only greedy 20000000" + out, "world size 20000000 is above the largest supported, 65536");
   expect_usage_error("--plan-only greedy 2 --seed -1" + out, "--seed -1: must be an integer from 0 to 2^63 - 1");
   expect_usage_error("--plan-only optimal 2 --search-nodes -5" + out,
                      "--search-nodes -5: must be an integer from 0 to 2^63 - 1");
-  expect_usage_error("--plan-only optimal 2 --time-limit inf" + out, "--time-limit inf: must be a number of seconds above 0 and up to 1000000");
+  expect_usage_error("--plan-only optimal 2 --time-limit inf" + out,
+                     "--time-limit inf: must be a number of seconds above 0 and up to 1000000");
   expect_usage_error("--plan-only optimal 2 --time-limit 1e11" + out, "--time-limit 1e11: must be");
-  expect_usage_error("--plan-only greedy 2 --threads 10000" + out, "--threads 10000: must be an integer from 1 to 1024");
+  expect_usage_error("--plan-only greedy 2 --threads 10000" + out,
+                     "--threads 10000: must be an integer from 1 to 1024");
   expect_usage_error("--plan-only greedy 2 --timeout nan" + out, "--timeout nan: must be 0 (no limit)");
   CHECK_FALSE(std::filesystem::exists(tmp.path() / "run" / "exp_info.json"));
 }
@@ -122,8 +125,8 @@ TEST_CASE("absurd values exit 2 naming the value and the valid range, before any
 TEST_CASE("a manifest named after a built-in model is refused, so it cannot stand in for it") {
   zbtest::TempDir tmp;
   zbtest::write_text(tmp.path() / "resnet50.json", R"([{"name": "w", "shape": [4, 4]}])");
-  expect_usage_error("--plan-only greedy 2 --models ResNet50 --model-file " + quote((tmp.path() / "resnet50.json").string()) +
-                         " -o " + quote(tmp.str() + "/run"),
+  expect_usage_error("--plan-only greedy 2 --models ResNet50 --model-file " +
+                         quote((tmp.path() / "resnet50.json").string()) + " -o " + quote(tmp.str() + "/run"),
                      "is named 'resnet50', like the built-in model ResNet50; rename the file");
 }
 
@@ -149,9 +152,9 @@ TEST_CASE("each option with a fixed set of values is parsed at the command line,
 TEST_CASE("--help lists the valid values of each such option") {
   const auto r = bench("--help");
   REQUIRE(r.exit_code == 0);
-  for (const char* values : {"auto|cuda|cpu", "nccl|gloo|mpi", "per-param|bucket", "concurrent|serial",
-                             "none|all-reduce|reduce-scatter",
-                             "adam|adamw|sgd|muon", "torch|foreach|fused", "full|none", "off|on"})
+  for (const char* values :
+       {"auto|cuda|cpu", "nccl|gloo|mpi", "per-param|bucket", "concurrent|serial", "none|all-reduce|reduce-scatter",
+        "adam|adamw|sgd|muon", "torch|foreach|fused", "full|none", "off|on"})
     CHECK_THAT(r.out, Catch::Contains(values));
   CHECK_THAT(r.out, Catch::Contains("--optimizer-impl"));
   CHECK_THAT(r.out, !Catch::Contains("--adam"));
@@ -167,8 +170,9 @@ TEST_CASE("a manifest named like any built-in model, synthetic ones included, ex
   expect_usage_error_writing_nothing("--plan-only greedy 2 --model-file " + file("synthetic-5-0"),
                                      "synthetic-5-0.json' is named 'synthetic-5-0', like the built-in model "
                                      "synthetic:5:0");
-  expect_usage_error_writing_nothing("--plan-only greedy 2 --models synthetic:12:3 --model-file " + file("Synthetic-12-3"),
-                                     "is named 'Synthetic-12-3', like the built-in model synthetic:12:3");
+  expect_usage_error_writing_nothing(
+      "--plan-only greedy 2 --models synthetic:12:3 --model-file " + file("Synthetic-12-3"),
+      "is named 'Synthetic-12-3', like the built-in model synthetic:12:3");
   expect_usage_error_writing_nothing("--print-model synthetic:5 --model-file " + file("synthetic-5-0"),
                                      "like the built-in model synthetic:5:0");
   expect_usage_error_writing_nothing("--print-model bert --model-file " + file("bert"),
@@ -177,7 +181,8 @@ TEST_CASE("a manifest named like any built-in model, synthetic ones included, ex
                                      "like the built-in model Llama-2-7B");
   // A name that only starts like the family is the user's own.
   zbtest::write_text(tmp.path() / "synthetic-gpt.json", manifest);
-  const auto own = bench("--plan-only greedy 2 --model-file " + file("synthetic-gpt") + " -o " + quote(tmp.str() + "/run"));
+  const auto own =
+      bench("--plan-only greedy 2 --model-file " + file("synthetic-gpt") + " -o " + quote(tmp.str() + "/run"));
   INFO(own.err);
   CHECK(own.exit_code == 0);
 }
@@ -196,17 +201,22 @@ TEST_CASE("zero_bench exits 1 with one line when standard output cannot be writt
 TEST_CASE("an integer past 64 bits or past its option's range exits 2 naming the option and the range") {
   const std::string run = "--plan-only optimal 2 --models ResNet50 ";
   for (const char* too_large : {"9223372036854775808", "18446744073709551616", "99999999999999999999999"}) {
-    expect_usage_error_writing_nothing(run + "--bucket-elems " + too_large,
-                                       "--bucket-elems " + std::string(too_large) + ": must be an integer from 1 to 2^63 - 1");
+    expect_usage_error_writing_nothing(
+        run + "--bucket-elems " + too_large,
+        "--bucket-elems " + std::string(too_large) + ": must be an integer from 1 to 2^63 - 1");
     expect_usage_error_writing_nothing(run + "--seed " + too_large,
                                        "--seed " + std::string(too_large) + ": must be an integer from 0 to 2^63 - 1");
-    expect_usage_error_writing_nothing(run + "--search-nodes " + too_large,
-                                       "--search-nodes " + std::string(too_large) + ": must be an integer from 0 to 2^63 - 1");
+    expect_usage_error_writing_nothing(
+        run + "--search-nodes " + too_large,
+        "--search-nodes " + std::string(too_large) + ": must be an integer from 0 to 2^63 - 1");
   }
-  expect_usage_error_writing_nothing(run + "--bucket-elems -9223372036854775809", "--bucket-elems -9223372036854775809: must be");
-  expect_usage_error_writing_nothing(run + "-n 2147483648", "--iters 2147483648: must be an integer from 1 to 2^31 - 1");
+  expect_usage_error_writing_nothing(run + "--bucket-elems -9223372036854775809",
+                                     "--bucket-elems -9223372036854775809: must be");
+  expect_usage_error_writing_nothing(run + "-n 2147483648",
+                                     "--iters 2147483648: must be an integer from 1 to 2^31 - 1");
   expect_usage_error_writing_nothing(run + "--shard-group 0", "--shard-group 0: must be an integer from 1 to 65536");
-  expect_usage_error_writing_nothing(run + "--shard-group 65537", "--shard-group 65537: must be an integer from 1 to 65536");
+  expect_usage_error_writing_nothing(run + "--shard-group 65537",
+                                     "--shard-group 65537: must be an integer from 1 to 65536");
 }
 
 TEST_CASE("integers are decimal everywhere: leading zeros read as decimal, base prefixes refused") {
@@ -218,14 +228,17 @@ TEST_CASE("integers are decimal everywhere: leading zeros read as decimal, base 
   CHECK(ten.exit_code == 0);
   CHECK(std::filesystem::exists(tmp.path() / "run" / "exp_info.json"));
   // 01025 read as octal would be 533, inside 1 to 1024.
-  expect_usage_error_writing_nothing("--plan-only greedy 2 --threads 01025", "--threads 01025: must be an integer from 1 to 1024");
+  expect_usage_error_writing_nothing("--plan-only greedy 2 --threads 01025",
+                                     "--threads 01025: must be an integer from 1 to 1024");
   expect_usage_error_writing_nothing("--plan-only greedy 2 -n 0x10", "--iters 0x10: must be an integer");
-  expect_usage_error_writing_nothing("--plan-only greedy 2 --bucket-elems 0x10", "--bucket-elems 0x10: must be an integer");
+  expect_usage_error_writing_nothing("--plan-only greedy 2 --bucket-elems 0x10",
+                                     "--bucket-elems 0x10: must be an integer");
   expect_usage_error_writing_nothing("--plan-only greedy 2 --seed 0b1", "--seed 0b1: must be an integer");
   expect_usage_error_writing_nothing("--plan-only greedy 2 -w +1", "--warmup +1: must be an integer");
   expect_usage_error_writing_nothing("--plan-only greedy 2 -w 1.0", "--warmup 1.0: must be an integer");
   expect_usage_error_writing_nothing("--plan-only greedy 0x2", "world size '0x2' is not a positive integer");
-  expect_usage_error_writing_nothing("--plan-only optimal 2 --time-limit 0x1p3", "--time-limit 0x1p3: must be a number");
+  expect_usage_error_writing_nothing("--plan-only optimal 2 --time-limit 0x1p3",
+                                     "--time-limit 0x1p3: must be a number");
 }
 
 TEST_CASE("a number out of range exits 2 stating the range in readable numbers") {
@@ -253,13 +266,16 @@ TEST_CASE("an empty option value exits 2 with the option's own message, never re
   expect_usage_error_writing_nothing(run + "--seed ''", "--seed '': must be an integer from 0");
   expect_usage_error_writing_nothing(run + "--grad-bucket-mb ''", "--grad-bucket-mb '': must be above 0");
   expect_usage_error_writing_nothing(run + "-o ''", "--outdir '': is empty; give a directory path");
-  expect_usage_error_writing_nothing(run + "--cost-model ''", "--cost-model '': is empty; give the path of a cost model");
-  expect_usage_error_writing_nothing(run + "--model-file ''", "--model-file '': is empty; give the path of a JSON manifest");
+  expect_usage_error_writing_nothing(run + "--cost-model ''",
+                                     "--cost-model '': is empty; give the path of a cost model");
+  expect_usage_error_writing_nothing(run + "--model-file ''",
+                                     "--model-file '': is empty; give the path of a JSON manifest");
   expect_usage_error_writing_nothing("--plan-only greedy 2 --models ''", "--models '': is empty; give comma-separated");
   expect_usage_error_writing_nothing("--plan-only greedy 2 --models ,", "--models ',': an empty model name");
-  expect_usage_error_writing_nothing("--plan-only greedy 2 --models ResNet50,", "--models 'ResNet50,': an empty model name");
-  expect_usage_error_writing_nothing("--plan-only greedy 2 --models ResNet50,,BERT", "--models 'ResNet50,,BERT': an empty");
+  expect_usage_error_writing_nothing("--plan-only greedy 2 --models ResNet50,",
+                                     "--models 'ResNet50,': an empty model name");
+  expect_usage_error_writing_nothing("--plan-only greedy 2 --models ResNet50,,BERT",
+                                     "--models 'ResNet50,,BERT': an empty");
   expect_usage_error_writing_nothing("--print-model ''", "--print-model '': is empty; give a model name");
   expect_usage_error_writing_nothing("--plan-only '' 2", "partitioner '': is empty; give a partitioner name");
 }
-

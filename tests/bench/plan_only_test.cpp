@@ -26,7 +26,8 @@ TEST_CASE("zero_bench --plan-only writes one JSON per model and W, every rank in
   const auto r = bench("--plan-only greedy 2 4 --models ResNet50,bert -o " + quote(dir));
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
-  CHECK_THAT(r.out, Catch::StartsWith("zero_bench ") && Catch::Contains("| plan-only: no PyTorch, backend or device\n"));
+  CHECK_THAT(r.out,
+             Catch::StartsWith("zero_bench ") && Catch::Contains("| plan-only: no PyTorch, backend or device\n"));
   CHECK_THAT(r.out, Catch::Contains("wrote 4 case files"));
   int files = 0;
   for (const auto& e : fs::directory_iterator(dir)) files += e.path().extension() == ".json";
@@ -62,7 +63,7 @@ TEST_CASE("an output directory holding a run is refused without --force and repl
   REQUIRE(bench("--plan-only lpt 2 --models ResNet50 --force -o " + dir).exit_code == 0);
   CHECK(load(tmp.path() / "run/exp_info.json")["partitioner"] == "lpt");
   CHECK_FALSE(fs::exists(tmp.path() / "run/ResNet50_4.json"));  // the old run is gone, not mixed in
-  CHECK(fs::exists(tmp.path() / "run/notes.txt"));                 // only run files are removed
+  CHECK(fs::exists(tmp.path() / "run/notes.txt"));              // only run files are removed
 }
 
 TEST_CASE("a world size beyond the tensor count reports empty ranks with 0") {
@@ -114,15 +115,18 @@ TEST_CASE("zero_analyze refuses a run whose rank files come from another run or 
   // schema 1's layout, one file per rank (--plan-files rank), where one rank's file can come from elsewhere
   REQUIRE(bench("--plan-only greedy 2 --models BERT --plan-files rank -o " + quote(greedy)).exit_code == 0);
   REQUIRE(bench("--plan-only lpt 2 --models BERT --plan-files rank -o " + quote(lpt)).exit_code == 0);
-  const auto analyze = [](const std::string& dir) { return run_command(std::string(ZB_ANALYZE_BIN) + " " + quote(dir)); };
+  const auto analyze = [](const std::string& dir) {
+    return run_command(std::string(ZB_ANALYZE_BIN) + " " + quote(dir));
+  };
   REQUIRE(analyze(greedy).exit_code == 0);
   // Interleaved: rank 1 of the lpt run in the greedy run's directory.
   fs::copy_file(fs::path(lpt) / "BERT_2_1.json", fs::path(greedy) / "BERT_2_1.json",
                 fs::copy_options::overwrite_existing);
   auto r = analyze(greedy);
   CHECK(r.exit_code == 2);
-  CHECK_THAT(r.err, Catch::Contains("world size 2, model BERT: rank 1's file was written by a plan-only run of 'lpt'") &&
-                        Catch::Contains("two runs wrote into one directory"));
+  CHECK_THAT(r.err,
+             Catch::Contains("world size 2, model BERT: rank 1's file was written by a plan-only run of 'lpt'") &&
+                 Catch::Contains("two runs wrote into one directory"));
   // Same partitioner, but the shards no longer add up to the model.
   auto doc = load(fs::path(lpt) / "BERT_2_0.json");
   doc["result"]["numel"] = doc["result"]["numel"].get<int64_t>() + 126720;

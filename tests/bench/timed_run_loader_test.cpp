@@ -11,8 +11,8 @@ using zbtest::run_command;
 namespace {
 
 zbtest::ProcessResult timed_run_with_module(const std::string& module, const zbtest::TempDir& tmp) {
-  return run_command("ZB_RUNNER_LIB=" + quote(module) + " " + ZB_BENCH_BIN + " greedy 1 --models ResNet50 --device cpu -n 1 -o " +
-                     quote((tmp.path() / "run").string()));
+  return run_command("ZB_RUNNER_LIB=" + quote(module) + " " + ZB_BENCH_BIN +
+                     " greedy 1 --models ResNet50 --device cpu -n 1 -o " + quote((tmp.path() / "run").string()));
 }
 
 // The run exits 1 with the loader's message; the fake's entry point (exit 42) never ran.
@@ -27,8 +27,9 @@ void expect_refused(const std::string& module, const std::string& must_mention) 
 }  // namespace
 
 TEST_CASE("a runner module built for another zero_bench is refused, naming both interfaces") {
-  expect_refused(ZB_FAKE_RUNNER_FOREIGN, "was built for another zero_bench (its interface: zero-bench 0.0.9 interface "
-                                         "0123456789abcdef; this zero_bench: zero-bench ");
+  expect_refused(ZB_FAKE_RUNNER_FOREIGN,
+                 "was built for another zero_bench (its interface: zero-bench 0.0.9 interface "
+                 "0123456789abcdef; this zero_bench: zero-bench ");
   expect_refused(ZB_FAKE_RUNNER_FOREIGN, "rebuild both, or unset ZB_RUNNER_LIB");
 }
 

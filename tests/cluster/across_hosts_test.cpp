@@ -48,8 +48,8 @@ TEST_CASE("across 2 hosts x 2 ranks, gloo and mpi: every plan and reduction equa
       const fs::path dir = tmp.path() / ("run" + std::to_string(run++));
       // --map-by node: ranks alternate between the hosts, so W = 2 spans both too.
       const auto r = cluster.zero_bench("-np 4 --map-by node", std::string(plan) + " --device cpu -b " + backend +
-                                                                  " -w 1 -n 2 --check --timeout 120" + model +
-                                                                  " -o " + quote(dir.string()));
+                                                                   " -w 1 -n 2 --check --timeout 120" + model + " -o " +
+                                                                   quote(dir.string()));
       INFO(backend << " " << plan << "\nstdout: " << r.out << "\nstderr: " << r.err);
       REQUIRE(r.exit_code == 0);
       for (int w : {2, 4}) {
@@ -66,7 +66,8 @@ TEST_CASE("across 2 hosts x 2 ranks, gloo and mpi: every plan and reduction equa
         }
       }
       const auto analyzed = zbtest::run_command(std::string(ZB_ANALYZE_BIN) + " " + quote(dir.string()));
-      CHECK_THAT(analyzed.out, Catch::Contains("placement      = 2 hosts x 2 ranks: node1 ranks 0, 2, node2 ranks 1, 3"));
+      CHECK_THAT(analyzed.out,
+                 Catch::Contains("placement      = 2 hosts x 2 ranks: node1 ranks 0, 2, node2 ranks 1, 3"));
     }
   }
 }
@@ -75,17 +76,20 @@ TEST_CASE("across hosts, --shard-group states a group that spans hosts, and stay
   zbtest::Cluster cluster("2");
   zbtest::TempDir tmp;
   zbtest::write_text(tmp.path() / "small.json", kSmallModel);
-  const std::string common = " --device cpu -b gloo --grad-sync reduce-scatter -w 1 -n 2 --check --timeout 120 "
-                             "--model-file " + quote((tmp.path() / "small.json").string());
+  const std::string common =
+      " --device cpu -b gloo --grad-sync reduce-scatter -w 1 -n 2 --check --timeout 120 "
+      "--model-file " +
+      quote((tmp.path() / "small.json").string());
   // By slot (Open MPI's default): ranks 0-1 on node1, 2-3 on node2, so a group of 2 is a node.
-  const auto per_node = cluster.zero_bench("-np 4", "flat 4 --shard-group 2" + common + " -o " + quote(tmp.str() + "/g2"));
+  const auto per_node =
+      cluster.zero_bench("-np 4", "flat 4 --shard-group 2" + common + " -o " + quote(tmp.str() + "/g2"));
   INFO("stdout: " << per_node.out << "\nstderr: " << per_node.err);
   REQUIRE(per_node.exit_code == 0);
   CHECK_THAT(per_node.out, !Catch::Contains("spans"));
   CHECK(load(tmp.path() / "g2/small_4_0.json")["context"].value("shard_group_placement", nlohmann::json()).is_null());
   // By node: ranks alternate, so each group of 2 spans both hosts.
-  const auto spanning = cluster.zero_bench("-np 4 --map-by node",
-                                           "flat 4 --shard-group 2" + common + " -o " + quote(tmp.str() + "/g2n"));
+  const auto spanning =
+      cluster.zero_bench("-np 4 --map-by node", "flat 4 --shard-group 2" + common + " -o " + quote(tmp.str() + "/g2n"));
   INFO("stdout: " << spanning.out << "\nstderr: " << spanning.err);
   REQUIRE(spanning.exit_code == 0);
   const std::string stated = "shard group 0 (ranks 0-1) spans nodes 0-1; shard group 1 (ranks 2-3) spans nodes 0-1";

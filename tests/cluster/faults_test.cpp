@@ -41,8 +41,8 @@ class Job {
       const std::string& env = "")
       : out_(dir / "job.out"), err_(dir / "job.err"), started_(Clock::now()) {
     const std::string line = "( " + env + " timeout -k 5 " + std::to_string(limit_s) + " " + script() + " mpirun " +
-                             mpirun_args + " " + ZB_BENCH_BIN + " " + bench_args + " >" + quote(out_.string()) +
-                             " 2>" + quote(err_.string()) + " )";
+                             mpirun_args + " " + ZB_BENCH_BIN + " " + bench_args + " >" + quote(out_.string()) + " 2>" +
+                             quote(err_.string()) + " )";
     done_ = std::async(std::launch::async, [line] { return zbtest::run_command(line).exit_code; });
   }
   ~Job() {
@@ -139,14 +139,15 @@ const std::string kLongCase = "lpt 4 --device cpu -w 1 -n 1000000";
 
 }  // namespace
 
-TEST_CASE("a node lost mid-case (every process killed): the job ends within 10 s, names the host, leaves no success", "[faults]") {
+TEST_CASE("a node lost mid-case (every process killed): the job ends within 10 s, names the host, leaves no success",
+          "[faults]") {
   for (const std::string backend : {"gloo", "mpi"}) {
     DYNAMIC_SECTION("-b " << backend) {
       zbtest::Cluster cluster("2");
       Setup s;
       const fs::path dir = s.tmp.path() / "run";
-      Job job(s.tmp.path(), "-np 4", kLongCase + " -b " + backend + " --timeout 600" + s.model + " -o " +
-                                         quote(dir.string()), 90);
+      Job job(s.tmp.path(), "-np 4",
+              kLongCase + " -b " + backend + " --timeout 600" + s.model + " -o " + quote(dir.string()), 90);
       REQUIRE(job.wait_for_case(3));
       const auto killed = Clock::now();
       const auto kill = cluster.run("kill node2");
@@ -155,18 +156,15 @@ TEST_CASE("a node lost mid-case (every process killed): the job ends within 10 s
       const int rc = job.wait(killed, {}, seen);
       const double end_s = seconds_since(killed);
       const std::string text = job.output();
-      INFO("-b " << backend << ": kill node2 -> job ended in " << end_s << " s, exit " << rc << "\n"
-                 << readable(text));
+      INFO("-b " << backend << ": kill node2 -> job ended in " << end_s << " s, exit " << rc << "\n" << readable(text));
       CHECK(end_s < 10);
       CHECK(rc != 0);
       CHECK(rc != 124);  // not the test's own limit
-      // The lost host named, by its address or its name. Under -b mpi zero_bench says nothing of its own (MPI's errors are fatal);
-      // Open MPI names it only when it says "lost communication with a remote
-      // daemon" (exit 205) or its TCP BTL's "peer hung up" comes out before the
-      // ranks are killed, not when it says "unable to reliably start one or more
-      // daemons" (exit 9) alone: a race, so there it is only warned of.
-      const bool names_host =
-          text.find("10.77.0.2") != std::string::npos || text.find("node2") != std::string::npos;
+      // The lost host named, by its address or its name. Under -b mpi zero_bench says nothing of its own (MPI's errors
+      // are fatal); Open MPI names it only when it says "lost communication with a remote daemon" (exit 205) or its TCP
+      // BTL's "peer hung up" comes out before the ranks are killed, not when it says "unable to reliably start one or
+      // more daemons" (exit 9) alone: a race, so there it is only warned of.
+      const bool names_host = text.find("10.77.0.2") != std::string::npos || text.find("node2") != std::string::npos;
       // Under gloo the host is named either way: by the surviving ranks' error
       // or, when Open MPI ends the job first, by its "peer hung up" message.
       if (backend == "gloo") {
@@ -229,9 +227,9 @@ TEST_CASE("the inter-node link cut mid-case: the job ends through --timeout or t
                    << "\nafter the cut: watchdog's '(--timeout)' " << seen[0] << " s, Open MPI's 'lost communication' "
                    << seen[1] << " s, first 'error on rank' " << seen[2] << " s (-1: never), no rank left on node1 "
                    << ranks_gone_s << " s, the job ended " << end_s << " s, exit " << rc
-                   << (rc == 124 || rc == 137 ? " (killed by the test's limit, " + std::to_string(limit_s) +
-                                                    " s after the launch)"
-                                              : std::string())
+                   << (rc == 124 || rc == 137
+                           ? " (killed by the test's limit, " + std::to_string(limit_s) + " s after the launch)"
+                           : std::string())
                    << "\nleft running after the end: " << left << "\n"
                    << readable(text));
       // The job says why it ends: zero_bench's watchdog or its backend error, or Open MPI's.
@@ -277,8 +275,10 @@ TEST_CASE("a c10d store another host cannot reach: an error naming its address, 
   // node2 has no route to.
   for (const char* address : {"1 10.78.0.1", "2 10.79.0.2"}) {
     const std::string node(address, 1), ip(address + 2);
-    REQUIRE(cluster.run("exec node" + node + " sh -c 'ip link add alt0 type veth peer name alt1 && ip addr add " + ip +
-                        "/24 dev alt0 && ip link set alt0 up && ip link set alt1 up'").exit_code == 0);
+    REQUIRE(cluster
+                .run("exec node" + node + " sh -c 'ip link add alt0 type veth peer name alt1 && ip addr add " + ip +
+                     "/24 dev alt0 && ip link set alt0 up && ip link set alt1 up'")
+                .exit_code == 0);
   }
   Job job(s.tmp.path(), "-x GLOO_SOCKET_IFNAME -np 4",
           "lpt 4 --device cpu -b gloo -w 1 -n 3 --timeout 600" + s.model + " -o " + quote(s.tmp.str() + "/run"), 90,
@@ -302,9 +302,9 @@ TEST_CASE("a c10d store another host cannot reach: an error naming its address, 
 TEST_CASE("the loopback interface named for ranks across hosts exits 2 at once, naming it", "[faults]") {
   zbtest::Cluster cluster("2");
   Setup s;
-  const auto r = cluster.zero_bench("-x GLOO_SOCKET_IFNAME=lo -np 4",
-                                    "lpt 4 --device cpu -b gloo -n 1" + s.model + " -o " + quote(s.tmp.str() + "/run"),
-                                    60);
+  const auto r =
+      cluster.zero_bench("-x GLOO_SOCKET_IFNAME=lo -np 4",
+                         "lpt 4 --device cpu -b gloo -n 1" + s.model + " -o " + quote(s.tmp.str() + "/run"), 60);
   INFO("stdout: " << r.out << "\nstderr: " << r.err);
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.err, Catch::Contains("GLOO_SOCKET_IFNAME=lo names the loopback interface lo, which the other hosts "

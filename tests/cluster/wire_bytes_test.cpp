@@ -31,9 +31,9 @@ CountedRun counted_run(const zbtest::Cluster& cluster, const zbtest::TempDir& tm
   zbtest::write_text(tmp.path() / "model.json", kModel);
   CountedRun run{tmp.path() / "run"};
   const long long before = cluster.sent_bytes(1) + cluster.sent_bytes(2);
-  const auto r = cluster.zero_bench("-np 4", plan + " --device cpu -b gloo -w 1 -n 5 --model-file " +
-                                                 quote((tmp.path() / "model.json").string()) + " -o " +
-                                                 quote(run.dir.string()));
+  const auto r =
+      cluster.zero_bench("-np 4", plan + " --device cpu -b gloo -w 1 -n 5 --model-file " +
+                                      quote((tmp.path() / "model.json").string()) + " -o " + quote(run.dir.string()));
   run.counted = cluster.sent_bytes(1) + cluster.sent_bytes(2) - before;
   INFO("stdout: " << r.out << "\nstderr: " << r.err);
   REQUIRE(r.exit_code == 0);

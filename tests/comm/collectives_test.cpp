@@ -96,7 +96,7 @@ TEST_CASE("the metered communicator passes each call on and tallies nccl-tests' 
     CHECK(t.size() == 5);
     CHECK(t.at(Collective::kAllReduce) == CollectiveTally{1, 400});
     CHECK(t.at(Collective::kBroadcast) == CollectiveTally{2, (10 + 12) * 4});
-    CHECK(t.at(Collective::kAllGather) == CollectiveTally{1, 5 * w * 4});     // the gathered buffer
+    CHECK(t.at(Collective::kAllGather) == CollectiveTally{1, 5 * w * 4});      // the gathered buffer
     CHECK(t.at(Collective::kReduceScatter) == CollectiveTally{1, 5 * w * 4});  // the scattered buffer
     CHECK(t.at(Collective::kReduce) == CollectiveTally{1, 400});
     CHECK(comm.take().empty());  // take() starts a fresh tally

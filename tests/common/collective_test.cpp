@@ -4,7 +4,9 @@
 
 using namespace zb;
 
-TEST_CASE("bus bandwidth factors are nccl-tests': all-reduce 2(n-1)/n, all-gather and reduce-scatter (n-1)/n, broadcast and reduce 1") {
+TEST_CASE(
+    "bus bandwidth factors are nccl-tests': all-reduce 2(n-1)/n, all-gather and reduce-scatter (n-1)/n, broadcast and "
+    "reduce 1") {
   CHECK(bus_factor(Collective::kAllReduce, 4) == Approx(1.5));
   CHECK(bus_factor(Collective::kAllReduce, 1) == 0);
   CHECK(bus_factor(Collective::kAllGather, 4) == Approx(0.75));

@@ -37,8 +37,8 @@ TEST_CASE("deeply nested JSON as a case file or exp_info.json exits 2 from zero_
   for (const char* name : {"ResNet50_2.json", "exp_info.json"}) {
     zbtest::TempDir tmp;
     const fs::path run = tmp.path() / "run";
-    REQUIRE(run_command(std::string(ZB_BENCH_BIN) + " --plan-only greedy 2 --models ResNet50 -o " +
-                        quote(run.string())).exit_code == 0);
+    REQUIRE(run_command(std::string(ZB_BENCH_BIN) + " --plan-only greedy 2 --models ResNet50 -o " + quote(run.string()))
+                .exit_code == 0);
     zbtest::write_text(run / name, deep_json());
     check_refused_naming(run_command(std::string(ZB_ANALYZE_BIN) + " " + quote(run.string())), name);
   }

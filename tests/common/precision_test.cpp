@@ -22,7 +22,8 @@ TEST_CASE("optimizer state per element includes the fp32 master weights when mix
   CHECK(state_bytes_per_element(OptimizerKind::kSgd, 2, Precision{Dtype::kBf16, Dtype::kFp32}) == 8);
 }
 
-TEST_CASE("an owner's bytes per element: the largest state over tensor ranks, plus masters and a gradient copy when mixed") {
+TEST_CASE(
+    "an owner's bytes per element: the largest state over tensor ranks, plus masters and a gradient copy when mixed") {
   const Precision bf16{Dtype::kBf16, Dtype::kBf16};
   CHECK(owned_bytes_per_element(OptimizerKind::kAdam, Precision{}) == 8);  // the 8 B of Adam state check_fits assumed
   CHECK(owned_bytes_per_element(OptimizerKind::kAdam, bf16) == 16);        // 8 + 4 master + 4 fp32 gradient copy

@@ -23,7 +23,8 @@ RankResult sample_result(bool timed) {
   r.numel = 12;
   r.optimizer_state_bytes = 96;
   r.shards = {{0, "a", 0, 8}, {3, "d", 0, 4}};
-  if (timed) r.timing = Timings{make_series({0.5, 0.25}), make_series({0.1, 0.1}), make_series({0.6, 0.35}), 1, "steady_clock"};
+  if (timed)
+    r.timing = Timings{make_series({0.5, 0.25}), make_series({0.1, 0.1}), make_series({0.6, 0.35}), 1, "steady_clock"};
   return r;
 }
 }  // namespace
@@ -58,8 +59,9 @@ TEST_CASE("the JSON carries the schema tag, shards and null timings in plan-only
 TEST_CASE("readers reject other schema majors, malformed JSON and missing fields, naming the file") {
   auto doc = nlohmann::json::parse(to_json_text(sample_result(false)));
   doc["context"]["schema"] = "zero-bench/3";
-  CHECK_THROWS_WITH(rank_result_from_json_text(doc.dump(), "f.json"),
-                    Catch::Contains("f.json") && Catch::Contains("zero-bench/3") && Catch::Contains("zero-bench/1 to zero-bench/2"));
+  CHECK_THROWS_WITH(
+      rank_result_from_json_text(doc.dump(), "f.json"),
+      Catch::Contains("f.json") && Catch::Contains("zero-bench/3") && Catch::Contains("zero-bench/1 to zero-bench/2"));
   doc["context"]["schema"] = "zero-bench/0";
   CHECK_THROWS_WITH(rank_result_from_json_text(doc.dump(), "f.json"), Catch::Contains("another major version"));
   doc["context"]["schema"] = "zero-bench/1.3";  // minor versions, and schema 1's records, are readable
@@ -99,9 +101,11 @@ TEST_CASE("integers are read as integers of their field's range: no fraction, bo
   CHECK(rank_result_from_json_text(with_world_size(2), "w.json").context.world_size == 2);
   CHECK_THROWS_WITH(rank_result_from_json_text(with_world_size(2.5), "w.json"),
                     Catch::Contains("field context.world_size has the wrong type: 2.5; expected an integer"));
-  CHECK_THROWS_WITH(rank_result_from_json_text(with_world_size(true), "w.json"), Catch::Contains("expected an integer"));
-  CHECK_THROWS_WITH(rank_result_from_json_text(with_world_size(4294967298LL), "w.json"),
-                    Catch::Contains("field context.world_size is 4294967298, out of range (-2147483648 to 2147483647)"));
+  CHECK_THROWS_WITH(rank_result_from_json_text(with_world_size(true), "w.json"),
+                    Catch::Contains("expected an integer"));
+  CHECK_THROWS_WITH(
+      rank_result_from_json_text(with_world_size(4294967298LL), "w.json"),
+      Catch::Contains("field context.world_size is 4294967298, out of range (-2147483648 to 2147483647)"));
   CHECK_THROWS_WITH(rank_result_from_json_text(with_world_size(18446744073709551615ULL), "w.json"),
                     Catch::Contains("out of range"));
 }
@@ -128,14 +132,18 @@ TEST_CASE("readers reject absurd values in result files, naming the file and the
     edit(doc);
     return doc.dump();
   };
-  CHECK_THAT(error_of([&] { rank_result_from_json_text(edited([](auto& d) { d["result"]["numel"] = -5; }), "r.json"); }),
-             Catch::Contains("'r.json'") && Catch::Contains("result.numel is -5; valid: 0 or more"));
-  CHECK_THAT(error_of([&] { rank_result_from_json_text(edited([](auto& d) { d["context"]["world_size"] = -2; }), "r.json"); }),
-             Catch::Contains("do not name a rank"));
+  CHECK_THAT(
+      error_of([&] { rank_result_from_json_text(edited([](auto& d) { d["result"]["numel"] = -5; }), "r.json"); }),
+      Catch::Contains("'r.json'") && Catch::Contains("result.numel is -5; valid: 0 or more"));
+  CHECK_THAT(
+      error_of([&] { rank_result_from_json_text(edited([](auto& d) { d["context"]["world_size"] = -2; }), "r.json"); }),
+      Catch::Contains("do not name a rank"));
   CHECK_THAT(error_of([&] { rank_result_from_json_text(edited([](auto& d) { d["context"]["rank"] = 7; }), "r.json"); }),
              Catch::Contains("context.rank 7 do not name a rank"));
   CHECK_THAT(error_of([&] {
-               rank_result_from_json_text(edited([](auto& d) { d["result"]["timing"]["step"]["samples"] = {0.1, -3.0}; }),
+               rank_result_from_json_text(edited([](auto& d) {
+                                            d["result"]["timing"]["step"]["samples"] = {0.1, -3.0};
+                                          }),
                                           "r.json");
              }),
              Catch::Contains("result.timing.step.samples holds -3"));
@@ -147,19 +155,23 @@ TEST_CASE("readers reject absurd values in result files, naming the file and the
                                           "r.json");
              }),
              Catch::Contains("shard_group 3 times replicas 1 is not the world size"));
-  CHECK_THAT(error_of([&] { rank_result_from_json_text(edited([](auto& d) { d["context"]["precision"] = "fp8"; }), "r.json"); }),
+  CHECK_THAT(error_of([&] {
+               rank_result_from_json_text(edited([](auto& d) { d["context"]["precision"] = "fp8"; }), "r.json");
+             }),
              Catch::Contains("unknown --precision 'fp8'; valid: fp32, bf16"));
   const auto with_traffic = [&](const char* phase, int64_t bytes, const char* collective) {
     return edited([&](auto& d) {
-      d["result"]["traffic"] = {{{"phase", phase}, {"collective", collective}, {"calls_per_step", 1}, {"bytes_per_step", bytes}}};
+      d["result"]["traffic"] = {
+          {{"phase", phase}, {"collective", collective}, {"calls_per_step", 1}, {"bytes_per_step", bytes}}};
     });
   };
   CHECK_THAT(error_of([&] { rank_result_from_json_text(with_traffic("step", 8, "broadcast"), "r.json"); }),
              Catch::Contains("result.traffic[0].phase is 'step'; valid: grad_sync, grad_replicas, sync"));
   CHECK_THAT(error_of([&] { rank_result_from_json_text(with_traffic("sync", -8, "broadcast"), "r.json"); }),
              Catch::Contains("result.traffic[0] holds a negative count, size or bandwidth"));
-  CHECK_THAT(error_of([&] { rank_result_from_json_text(with_traffic("sync", 8, "gather"), "r.json"); }),
-             Catch::Contains("unknown collective 'gather'; valid: broadcast, all-gather, all-reduce, reduce-scatter, reduce"));
+  CHECK_THAT(
+      error_of([&] { rank_result_from_json_text(with_traffic("sync", 8, "gather"), "r.json"); }),
+      Catch::Contains("unknown collective 'gather'; valid: broadcast, all-gather, all-reduce, reduce-scatter, reduce"));
   CHECK(rank_result_from_json_text(with_traffic("sync", 8, "all-gather"), "r.json").traffic->at(0).bytes == 8);
   const auto with_probe = [&](const char* placement) {
     return edited([&](auto& d) {
@@ -179,16 +191,26 @@ TEST_CASE("readers reject absurd values in result files, naming the file and the
   CHECK_THAT(error_of([&] { rank_result_from_json_text(with_average("optimizer"), "r.json"); }),
              Catch::Contains("context.grad_average is 'optimizer'; valid: grad_sync, step"));
   CHECK(rank_result_from_json_text(with_average("step"), "r.json").context.grad_average == "step");
-  CHECK_THAT(error_of([&] { rank_result_from_json_text(edited([](auto& d) { d["context"]["huge_pages"] = "yes"; }), "r.json"); }),
+  CHECK_THAT(error_of([&] {
+               rank_result_from_json_text(edited([](auto& d) { d["context"]["huge_pages"] = "yes"; }), "r.json");
+             }),
              Catch::Contains("context.huge_pages is 'yes'; valid: off, on"));
-  CHECK_THAT(error_of([&] { rank_result_from_json_text(edited([](auto& d) { d["context"]["param_storage"] = "flat"; }), "r.json"); }),
+  CHECK_THAT(error_of([&] {
+               rank_result_from_json_text(edited([](auto& d) { d["context"]["param_storage"] = "flat"; }), "r.json");
+             }),
              Catch::Contains("context.param_storage is 'flat'; valid: separate, contiguous"));
-  CHECK_THAT(error_of([&] { rank_result_from_json_text(edited([](auto& d) { d["context"]["kernel_thp"] = "[madvise]"; }), "r.json"); }),
+  CHECK_THAT(error_of([&] {
+               rank_result_from_json_text(edited([](auto& d) { d["context"]["kernel_thp"] = "[madvise]"; }), "r.json");
+             }),
              Catch::Contains("context.kernel_thp is '[madvise]'; valid: always, madvise, never"));
-  CHECK_THAT(error_of([&] { rank_result_from_json_text(edited([](auto& d) { d["context"]["anon_huge_page_bytes"] = -4096; }), "r.json"); }),
+  CHECK_THAT(error_of([&] {
+               rank_result_from_json_text(edited([](auto& d) { d["context"]["anon_huge_page_bytes"] = -4096; }),
+                                          "r.json");
+             }),
              Catch::Contains("context.anon_huge_page_bytes is -4096, below 0"));
-  CHECK_THAT(error_of([] { rank_result_from_json_text(R"({"context": {"schema": "zero-bench/1", "x": 1e999}})", "r.json"); }),
-             Catch::Contains("'r.json': malformed JSON"));
+  CHECK_THAT(
+      error_of([] { rank_result_from_json_text(R"({"context": {"schema": "zero-bench/1", "x": 1e999}})", "r.json"); }),
+      Catch::Contains("'r.json': malformed JSON"));
   ExpInfo info{"run", "greedy", "plan-only", {0}, {"ResNet50"}, "t"};
   CHECK_THAT(error_of([&] { exp_info_from_json_text(to_json_text(info), "exp_info.json"); }),
              Catch::Contains("exp_info.world_sizes holds 0"));

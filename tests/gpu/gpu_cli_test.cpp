@@ -47,7 +47,8 @@ nlohmann::json run_single(const zbtest::TempDir& tmp, const char* model, const s
 TEST_CASE("nccl at world size 1: every implementation equals its single-process self bitwise on the GPU") {
   for (const char* impl : {"torch", "foreach", "fused"}) {
     zbtest::TempDir tmp;
-    const auto doc = run_single(tmp, kSmallModel, std::string("greedy 1 -b nccl -w 1 -n 3 --check --optimizer-impl ") + impl);
+    const auto doc =
+        run_single(tmp, kSmallModel, std::string("greedy 1 -b nccl -w 1 -n 3 --check --optimizer-impl ") + impl);
     INFO(impl);
     CHECK(doc["context"]["backend"] == "nccl");
     CHECK_THAT(doc["result"]["check"].get<std::string>(), Catch::StartsWith("passed"));
@@ -85,10 +86,12 @@ TEST_CASE("the CUDA allocator's bytes agree with the tracked tensor bytes, and i
 }
 
 TEST_CASE("nccl at world size 1: each gradient reduction, with one and several buckets, passes --check on the GPU") {
-  for (const char* args : {"lpt 1 --grad-sync all-reduce --grad-bucket-mb 0.001", "lpt 1 --grad-sync reduce-scatter",
-                           "flat 1 --grad-sync reduce-scatter", "flat 1 --grad-sync all-reduce --grad-bucket-mb 0.001"}) {
+  for (const char* args :
+       {"lpt 1 --grad-sync all-reduce --grad-bucket-mb 0.001", "lpt 1 --grad-sync reduce-scatter",
+        "flat 1 --grad-sync reduce-scatter", "flat 1 --grad-sync all-reduce --grad-bucket-mb 0.001"}) {
     zbtest::TempDir tmp;
-    const auto doc = run_single(tmp, kSmallModel, std::string(args) + " -b nccl -w 1 -n 3 --check --optimizer-impl fused");
+    const auto doc =
+        run_single(tmp, kSmallModel, std::string(args) + " -b nccl -w 1 -n 3 --check --optimizer-impl fused");
     INFO(args);
     CHECK_THAT(doc["result"]["check"].get<std::string>(), Catch::StartsWith("passed"));
     CHECK(doc["result"]["timing"]["grad_sync"]["samples"].size() == 3);

@@ -7,7 +7,8 @@
 
 using zbtest::max_abs_diff;
 
-// Documented tolerance (docs/zero_bench.md, Optimizers and the roofline): after 10 steps at lr 0.01, within 1e-6 of torch::optim.
+// Documented tolerance (docs/zero_bench.md, Optimizers and the roofline): after 10 steps at lr 0.01, within 1e-6 of
+// torch::optim.
 TEST_CASE("the fused CUDA Adam and AdamW agree with torch::optim on the GPU within 1e-6") {
   zb::ModelSpec m{"gpu", {}};
   zb::add_param(m, "w", {512, 1000});

@@ -66,12 +66,15 @@ TEST_CASE("manifests whose sizes overflow, or that are not files or not numbers,
     return std::string("(no error)");
   };
   // 2^32 x 2^32 used to wrap to 0 elements and plan "successfully".
-  CHECK_THAT(error_of("wrap.json", R"([{"name": "w", "shape": [4294967296, 4294967296]}])"),
-             Catch::Contains("wrap.json") && Catch::Contains("has shape [4294967296, 4294967296], more than 70368744177664"));
-  CHECK_THAT(error_of("big.json", R"([{"name": "w", "shape": [4611686018427387904, 3]}])"), Catch::Contains("more than"));
+  CHECK_THAT(
+      error_of("wrap.json", R"([{"name": "w", "shape": [4294967296, 4294967296]}])"),
+      Catch::Contains("wrap.json") && Catch::Contains("has shape [4294967296, 4294967296], more than 70368744177664"));
+  CHECK_THAT(error_of("big.json", R"([{"name": "w", "shape": [4611686018427387904, 3]}])"),
+             Catch::Contains("more than"));
   CHECK_THAT(error_of("sum.json", R"([{"name": "a", "shape": [70368744177664]}, {"name": "b", "shape": [1]}])"),
              Catch::Contains("elements together"));
-  CHECK_THAT(error_of("inf.json", R"([{"name": "w", "shape": [1e999]}])"), Catch::Contains("inf.json': malformed JSON"));
+  CHECK_THAT(error_of("inf.json", R"([{"name": "w", "shape": [1e999]}])"),
+             Catch::Contains("inf.json': malformed JSON"));
   fs::create_directories(tmp.path() / "dir.json");
   CHECK_THROWS_WITH(load_manifest((tmp.path() / "dir.json").string()), Catch::Contains("not a regular file"));
 }

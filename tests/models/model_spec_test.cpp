@@ -11,8 +11,7 @@ TEST_CASE("built-in models have the exact tensor counts and element totals") {
     std::size_t tensors;
     int64_t numel;
   };
-  const Expected expected[] = {
-      {"ResNet50", 161, 25557032}, {"ResNet152", 467, 60192808}, {"BERT", 199, 109482240}};
+  const Expected expected[] = {{"ResNet50", 161, 25557032}, {"ResNet152", 467, 60192808}, {"BERT", 199, 109482240}};
   for (const auto& e : expected) {
     INFO("model " << e.name);
     const ModelSpec m = builtin_model(e.name);

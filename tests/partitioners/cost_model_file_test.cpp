@@ -8,7 +8,8 @@ using namespace zb;
 TEST_CASE("a cost model file is read with its three coefficients") {
   const CostModel m = cost_model_from_json_text(
       R"({"schema": "zero-bench-cost/1", "coefficients": {"seconds_per_element": 2e-9,
-          "seconds_per_tensor": 1e-5, "seconds_per_step": 0.001}, "device": "cpu"})", "m.json");
+          "seconds_per_tensor": 1e-5, "seconds_per_step": 0.001}, "device": "cpu"})",
+      "m.json");
   CHECK(m.seconds_per_element == 2e-9);
   CHECK(m.seconds_per_tensor == 1e-5);
   CHECK(m.predict(1000, 2) == Catch::Detail::Approx(2e-6 + 2e-5 + 0.001));
@@ -46,7 +47,10 @@ TEST_CASE("a cost model number beyond double's range is a usage error naming the
   CHECK_THROWS_MATCHES(
       cost_model_from_json_text(R"({"schema": "zero-bench-cost/1", "coefficients": {"seconds_per_element": 1e999}})",
                                 "huge.json"),
-      UsageError, Catch::Matchers::Predicate<std::exception>([](const std::exception& e) {
-        return std::string(e.what()).rfind("cost model 'huge.json': malformed JSON: ", 0) == 0;
-      }, "names the file"));
+      UsageError,
+      Catch::Matchers::Predicate<std::exception>(
+          [](const std::exception& e) {
+            return std::string(e.what()).rfind("cost model 'huge.json': malformed JSON: ", 0) == 0;
+          },
+          "names the file"));
 }

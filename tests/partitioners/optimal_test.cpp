@@ -179,7 +179,8 @@ TEST_CASE("optimal's bounds never exceed the true optimum (brute force, random s
     const int w = 2 + static_cast<int>(rng() % 3);
     const int n = w == 4 ? 8 : 9;
     std::vector<int64_t> list;
-    for (int i = 0; i < n; ++i) list.push_back(8 * (1 + static_cast<int64_t>(rng() % 12)) + (rng() % 3 == 0 ? rng() % 8 : 0));
+    for (int i = 0; i < n; ++i)
+      list.push_back(8 * (1 + static_cast<int64_t>(rng() % 12)) + (rng() % 3 == 0 ? rng() % 8 : 0));
     const int64_t truth = brute_force_optimum(list, w);
     const Plan plan = plan_of("optimal", sizes(list), w, 1.0);
     std::ostringstream shown;
@@ -198,7 +199,7 @@ TEST_CASE("optimal's bounds never exceed the true optimum (brute force, random s
     const bool even_share_allows = truth - 1 >= std::max((total + w - 1) / w, list.front());
     if (even_share_allows && !residues_can_fit(list, w, truth - 1, 1000000)) ++ruled_out_below;
   }
-  CHECK(proven == 400);  // the search is exhaustive at this size
+  CHECK(proven == 400);        // the search is exhaustive at this size
   CHECK(ruled_out_below > 0);  // and the residue check has power: it rules out some C just below the optimum
                                // that the even share and the largest tensor allow
 }

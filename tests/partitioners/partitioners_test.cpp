@@ -126,7 +126,8 @@ TEST_CASE("the replicated baseline is still validated: each rank must own every 
                                   p.ranks[1].pop_back();
                                   return p;
                                 }};
-  CHECK_THROWS_WITH(make_plan(broken, m, 3, PlanOptions{}), Catch::Contains("parameter 2") && Catch::Contains("owned by no rank"));
+  CHECK_THROWS_WITH(make_plan(broken, m, 3, PlanOptions{}),
+                    Catch::Contains("parameter 2") && Catch::Contains("owned by no rank"));
 }
 
 TEST_CASE("unknown partitioner names list the valid ones") {

@@ -25,7 +25,7 @@ bool same_shard(const Shard& a, const Shard& b) {
 
 TEST_CASE("flat pads the concatenation to a multiple of 2W and cuts W equal slices") {
   const ModelSpec m = shapes({{5}, {4, 3}, {6}});  // 23 elements
-  const Plan plan = plan_of("flat", m, 3);        // padded to 24: slots of 8
+  const Plan plan = plan_of("flat", m, 3);         // padded to 24: slots of 8
   CHECK(plan.slot_elems == 8);
   REQUIRE(plan.ranks[0].size() == 2);
   CHECK(same_shard(plan.ranks[0][0], {0, 0, 5}));
@@ -94,7 +94,8 @@ TEST_CASE("dim0 chunks every tensor in ceil(d0/W) rows, and trailing ranks get s
 
 TEST_CASE("dim0 without a shard list gives every rank the figures its shard list would") {
   ModelSpec zero_sized = shapes({{5, 2}, {2}, {}, {0, 4}, {7, 3, 3}});
-  for (const ModelSpec& m : {zero_sized, builtin_model("ResNet50"), builtin_model("BERT"), builtin_model("synthetic:300:2")})
+  for (const ModelSpec& m :
+       {zero_sized, builtin_model("ResNet50"), builtin_model("BERT"), builtin_model("synthetic:300:2")})
     for (int w : {1, 2, 3, 7, 64, 1000}) {
       INFO(m.name << " W=" << w);
       const Plan listed = plan_of("dim0", m, w);
@@ -120,7 +121,8 @@ TEST_CASE("dim0 keeps counts only where a shard list would not fit, and only whe
   const Plan plan = plan_of("dim0", m, 4096, counts_only);
   REQUIRE(plan.row_chunks.has_value());
   CHECK(std::accumulate(plan.row_chunks->shards.begin(), plan.row_chunks->shards.end(), int64_t{0}) == 854722743);
-  CHECK_THROWS_WITH(plan_of("dim0", m, 4096), Catch::Contains("854722743 shards") && Catch::Contains("--shard-list none"));
+  CHECK_THROWS_WITH(plan_of("dim0", m, 4096),
+                    Catch::Contains("854722743 shards") && Catch::Contains("--shard-list none"));
   CHECK_FALSE(plan_of("dim0", builtin_model("ResNet50"), 8, counts_only).row_chunks.has_value());
 }
 
@@ -128,7 +130,8 @@ TEST_CASE("the validator rejects chunk sizes that miss rows and totals that do n
   const ModelSpec m = shapes({{5, 2}, {2}});
   Plan short_chunks = partition_dim0_row_chunks(m, 2);
   short_chunks.row_chunks->chunk_rows[0] = 2;  // 2 ranks x 2 rows < 5 rows
-  CHECK_THROWS_WITH(validate(short_chunks, m, "dim0"), Catch::Contains("parameter 0 'p0'") && Catch::Contains("5 rows"));
+  CHECK_THROWS_WITH(validate(short_chunks, m, "dim0"),
+                    Catch::Contains("parameter 0 'p0'") && Catch::Contains("5 rows"));
   Plan lost = partition_dim0_row_chunks(m, 2);
   lost.row_chunks->numel[1] -= 1;
   CHECK_THROWS_WITH(validate(lost, m, "dim0"), Catch::Contains("11 elements in all, but the model has 12"));

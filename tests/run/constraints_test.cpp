@@ -54,14 +54,20 @@ const std::map<std::string, Example>& examples() {
        {[](Config& c, LaunchFacts&) { c.plan_files = PlanFiles::kRank; },
         [](Config& c, LaunchFacts&) { c.plan_files = PlanFiles::kRank, c.plan_only = true; }}},
       {"bf16-gradients-of-fp32-parameters",
-       {[](Config& c, LaunchFacts&) { c.precision = Precision{Dtype::kFp32, Dtype::kBf16}; },
+       {[](Config& c, LaunchFacts&) {
+          c.precision = Precision{Dtype::kFp32, Dtype::kBf16};
+        },
         [](Config& c, LaunchFacts&) { c.precision = kBf16; }}},
       {"calibrate-without-cost-model",
        {[](Config& c, LaunchFacts&) { c.action = Action::kCalibrate; },
         [](Config& c, LaunchFacts&) { c.action = Action::kCalibrate, c.cost_model = "model.json"; }}},
       {"shard-group-not-dividing-world-size",
-       {[](Config& c, LaunchFacts&) { c.shard_group = 2, c.world_sizes = {2, 3}; },
-        [](Config& c, LaunchFacts&) { c.shard_group = 2, c.world_sizes = {2, 4}; }}},
+       {[](Config& c, LaunchFacts&) {
+          c.shard_group = 2, c.world_sizes = {2, 3};
+        },
+        [](Config& c, LaunchFacts&) {
+          c.shard_group = 2, c.world_sizes = {2, 4};
+        }}},
       {"overlap-with-serial-timing",
        {[](Config& c, LaunchFacts&) { c.overlap = true, c.step_timing = StepTiming::kSerial; },
         [](Config& c, LaunchFacts&) { c.overlap = true; }}},
@@ -73,8 +79,12 @@ const std::map<std::string, Example>& examples() {
           c.check = true, c.grad_sync = GradSync::kAllReduce, c.precision = kBf16, c.world_sizes = {2, 32};
         }}},
       {"world-size-above-ranks",
-       {[](Config& c, LaunchFacts& l) { c.world_sizes = {2, 8}, l.ranks = 4; },
-        [](Config& c, LaunchFacts& l) { c.world_sizes = {2, 8}, l.ranks = 8; }}},
+       {[](Config& c, LaunchFacts& l) {
+          c.world_sizes = {2, 8}, l.ranks = 4;
+        },
+        [](Config& c, LaunchFacts& l) {
+          c.world_sizes = {2, 8}, l.ranks = 8;
+        }}},
       {"nccl-shared-gpu-with-another-backend",
        {[](Config& c, LaunchFacts& l) { c.nccl_shared_gpu = true, c.backend = Backend::kGloo, sharing_one_gpu(l); },
         [](Config& c, LaunchFacts& l) { c.nccl_shared_gpu = true, c.backend = Backend::kNccl, sharing_one_gpu(l); }}},
@@ -107,7 +117,9 @@ const std::map<std::string, Example>& examples() {
        {[](Config& c, LaunchFacts& l) {
           c.grad_sync = GradSync::kReduceScatter, l.granularity = Granularity::kReplicated;
         },
-        [](Config& c, LaunchFacts& l) { c.grad_sync = GradSync::kAllReduce, l.granularity = Granularity::kReplicated; }}},
+        [](Config& c, LaunchFacts& l) {
+          c.grad_sync = GradSync::kAllReduce, l.granularity = Granularity::kReplicated;
+        }}},
       {"overlap-with-mpi-on-cuda",
        {[](Config& c, LaunchFacts& l) { c.overlap = true, cuda_backend(l, "mpi"); },
         [](Config& c, LaunchFacts& l) { c.overlap = true, cuda_backend(l, "gloo"); }}},
@@ -116,7 +128,9 @@ const std::map<std::string, Example>& examples() {
         [](Config& c, LaunchFacts& l) { c.overlap = true, l.granularity = Granularity::kRanges; }}},
       {"overlap-with-bucket-sync",
        {[](Config& c, LaunchFacts&) { c.overlap = true, c.sync = SyncMode::kBucket; },
-        [](Config& c, LaunchFacts& l) { c.overlap = true, c.sync = SyncMode::kBucket, l.granularity = Granularity::kRanges; }}},
+        [](Config& c, LaunchFacts& l) {
+          c.overlap = true, c.sync = SyncMode::kBucket, l.granularity = Granularity::kRanges;
+        }}},
       {"shard-storage-of-split-or-replicated-tensors",
        {[](Config& c, LaunchFacts& l) { c.param_storage = ParamStorage::kShard, l.granularity = Granularity::kRanges; },
         [](Config& c, LaunchFacts&) { c.param_storage = ParamStorage::kShard; }}},

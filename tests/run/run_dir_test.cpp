@@ -132,8 +132,8 @@ TEST_CASE("a user's file under a name this run would write is refused, even with
     CHECK_FALSE(fs::exists(dir / "exp_info.json"));
   }
   // A run that writes other names leaves it alone.
-  const auto other = run_command(std::string(ZB_BENCH_BIN) + " --plan-only greedy 4 --models ResNet50 -o " +
-                                 quote(dir.string()));
+  const auto other =
+      run_command(std::string(ZB_BENCH_BIN) + " --plan-only greedy 4 --models ResNet50 -o " + quote(dir.string()));
   CHECK(other.exit_code == 0);
   CHECK(zbtest::read_text(dir / "ResNet50_2.json") == "{\"note\": 1}");
 }

@@ -23,8 +23,8 @@ TEST_CASE("on the CPU with peers, each warm-up and timed iteration is followed b
   const MeasurementSchedule s = measurement_schedule(options(1, 2), false, 2, false);
   CHECK(s.probes == ProbePlacement::kInPlace);
   CHECK(kept_and_probe(s) ==
-        std::vector<std::pair<bool, bool>>{{false, false}, {false, true}, {true, false}, {true, true}, {true, false},
-                                           {true, true}});
+        std::vector<std::pair<bool, bool>>{
+            {false, false}, {false, true}, {true, false}, {true, true}, {true, false}, {true, true}});
   CHECK(s.rounds_after() == 0);
 }
 
@@ -32,13 +32,14 @@ TEST_CASE("on CUDA or alone, the probes run after the timed iterations: one unti
   for (const auto& [cuda, ranks] : {std::pair{true, 4}, std::pair{false, 1}}) {
     const MeasurementSchedule s = measurement_schedule(options(2, 3), cuda, ranks, false);
     CHECK(s.probes == ProbePlacement::kAfter);
-    CHECK(kept_and_probe(s) == std::vector<std::pair<bool, bool>>{{false, false}, {false, false}, {true, false},
-                                                                  {true, false}, {true, false}});
+    CHECK(kept_and_probe(s) == std::vector<std::pair<bool, bool>>{
+                                   {false, false}, {false, false}, {true, false}, {true, false}, {true, false}});
     CHECK(s.rounds_after() == 4);
   }
 }
 
-TEST_CASE("the phases follow the gradient reduction and the replicas, and the exposed sync of --overlap is not probed") {
+TEST_CASE(
+    "the phases follow the gradient reduction and the replicas, and the exposed sync of --overlap is not probed") {
   Config c = options(1, 1);
   MeasurementSchedule s = measurement_schedule(c, false, 2, false);
   CHECK(s.phases == std::vector<std::string>{"step", "sync"});

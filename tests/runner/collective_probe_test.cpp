@@ -116,7 +116,7 @@ TEST_CASE("replay slots step a cache line off every page boundary on the host, a
   const std::vector<int64_t> host = replay_slot_offsets(slots, base, /*off_page=*/true);
   const std::vector<int64_t> device = replay_slot_offsets(slots, base, /*off_page=*/false);
   CHECK(device == std::vector<int64_t>{0, 12288, 16320, 16448, 24640});  // back to back, 64-byte aligned
-  CHECK(host == std::vector<int64_t>{64, 12352, 16448, 16576, 24768});  // slots 0 and 2 stepped
+  CHECK(host == std::vector<int64_t>{64, 12352, 16448, 16576, 24768});   // slots 0 and 2 stepped
   for (std::size_t i = 0; i < host.size(); ++i) {
     CHECK((base + static_cast<uintptr_t>(host[i])) % 4096 != 0);
     CHECK(host[i] % 64 == 0);

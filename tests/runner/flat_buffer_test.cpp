@@ -25,8 +25,8 @@ TEST_CASE("an all-gather's input starts where its slot of the output starts in a
   // BERT's flat slot at W = 2: 218964480 bytes, 512 past a page multiple
   CHECK(all_gather_input_page_offset(0, 218964480, 0, 0) == 0);
   CHECK(all_gather_input_page_offset(1, 218964480, 0, 0) == 512);
-  CHECK(all_gather_input_page_offset(1, 218964480, 0, 64) == 576);    // glibc's mapping, 64 bytes into a page
-  CHECK(all_gather_input_page_offset(3, 218964480, 0, 64) == 1600);  // 64 + 3 * 512
+  CHECK(all_gather_input_page_offset(1, 218964480, 0, 64) == 576);     // glibc's mapping, 64 bytes into a page
+  CHECK(all_gather_input_page_offset(3, 218964480, 0, 64) == 1600);    // 64 + 3 * 512
   CHECK(all_gather_input_page_offset(1, 218964480, 1024, 0) == 3584);  // the input 1024 bytes into its buffer
   CHECK(all_gather_input_page_offset(1, 4100, 0, 0) == 64);            // 4 bytes in, rounded up: the source ahead
   CHECK(all_gather_input_page_offset(1, 4096 * 3 - 8, 0, 0) == 0);     // 4088 rounds up to the next page

@@ -83,9 +83,8 @@ TEST_CASE("mixed precision: bf16 parameters reduced in bf16 or fp32 equal the si
             OptimizerSettings settings;
             settings.optimizer_impl = impl;
             settings.precision = Precision{Dtype::kBf16, grads};
-            INFO(backend << " grads " << grad_dtype_choices().name(grads) << " "
-                         << optimizer_impl_choices().name(impl) << " " << partitioner << " "
-                         << grad_sync_choices().name(mode));
+            INFO(backend << " grads " << grad_dtype_choices().name(grads) << " " << optimizer_impl_choices().name(impl)
+                         << " " << partitioner << " " << grad_sync_choices().name(mode));
             CHECK(run_and_compare(comm, partitioner, mode, 100, settings) == "");
           }
   });

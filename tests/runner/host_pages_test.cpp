@@ -34,7 +34,9 @@ TEST_CASE("the kernel's transparent huge page mode is the bracketed word of its 
   CHECK((*mode == "always" || *mode == "madvise" || *mode == "never"));
 }
 
-TEST_CASE("a request for huge pages (--huge-pages on) is refused once libtorch's allocator has read its setting, naming what to do") {
+TEST_CASE(
+    "a request for huge pages (--huge-pages on) is refused once libtorch's allocator has read its setting, naming what "
+    "to do") {
   const at::Tensor before = at::empty({4 << 20}, at::TensorOptions().dtype(at::kByte));  // the allocator has decided
   REQUIRE(before.defined());
   CHECK(error_of(HugePages::kOff).empty());  // what it decided: no advice

@@ -105,8 +105,9 @@ TEST_CASE("buckets gather and reduce-scatter bucket by bucket into parameters an
     zbtest::TempDir tmp;
     const std::string dir = (tmp.path() / "run").string();
     // --bucket-elems 1000: temp .. l2.weight, then l1, then emb (split across the ranks): 3 buckets
-    const auto r = mpirun(3, std::string("buckets 2 3 --bucket-elems 1000 --grad-sync reduce-scatter --device cpu -b ") +
-                                 backend + " -w 0 -n 3 --check --model-file " + small_model_file(tmp) + " -o " + quote(dir));
+    const auto r =
+        mpirun(3, std::string("buckets 2 3 --bucket-elems 1000 --grad-sync reduce-scatter --device cpu -b ") + backend +
+                      " -w 0 -n 3 --check --model-file " + small_model_file(tmp) + " -o " + quote(dir));
     INFO(backend << "\nstdout: " << r.out << "\nstderr: " << r.err);
     REQUIRE(r.exit_code == 0);
     for (int w : {2, 3})
@@ -138,9 +139,9 @@ TEST_CASE("every optimizer and implementation, sharded over 2 ranks, equals its 
                        Case{"lpt", "muon", "fused"}, Case{"none", "adamw", "torch"}}) {
     zbtest::TempDir tmp;
     const std::string dir = (tmp.path() / "run").string();
-    const auto r = mpirun(2, std::string(c.partitioner) + " 2 --device cpu -b gloo -w 1 -n 2 --check --optimizer " +
-                                 c.optimizer + " --optimizer-impl " + c.impl + " --model-file " + small_model_file(tmp) +
-                                 " -o " + quote(dir));
+    const auto r =
+        mpirun(2, std::string(c.partitioner) + " 2 --device cpu -b gloo -w 1 -n 2 --check --optimizer " + c.optimizer +
+                      " --optimizer-impl " + c.impl + " --model-file " + small_model_file(tmp) + " -o " + quote(dir));
     INFO(c.partitioner << " " << c.optimizer << " " << c.impl << "\nstdout: " << r.out << "\nstderr: " << r.err);
     REQUIRE(r.exit_code == 0);
     for (int rank = 0; rank < 2; ++rank) {
@@ -175,7 +176,8 @@ TEST_CASE("console output follows the seed's style in rank order, with a banner 
                                quote(tmp.str() + "/run"));
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
-  CHECK_THAT(r.out, Catch::StartsWith("zero_bench ") && Catch::Contains(" | PyTorch 2.") && Catch::Contains(" | CUDA ") &&
+  CHECK_THAT(r.out, Catch::StartsWith("zero_bench ") && Catch::Contains(" | PyTorch 2.") &&
+                        Catch::Contains(" | CUDA ") &&
                         Catch::Contains(" | backend gloo | device cpu | 2 ranks\nworld_size=2 model=small\n"));
   CHECK_THAT(r.out, Catch::Contains("world_size=2 model=small\nrank=0: optimizer.step() took "));
   CHECK_THAT(r.out, Catch::Contains(" s\nrank=0: 9600 parameters\nrank=1: optimizer.step() took "));
@@ -187,8 +189,8 @@ TEST_CASE("console output follows the seed's style in rank order, with a banner 
 
 TEST_CASE("a world size larger than the launched ranks exits 2 on every rank with one message") {
   zbtest::TempDir tmp;
-  const auto r = mpirun(2, "greedy 2 4 --device cpu --model-file " + small_model_file(tmp) + " -o " +
-                               quote(tmp.str() + "/run"));
+  const auto r =
+      mpirun(2, "greedy 2 4 --device cpu --model-file " + small_model_file(tmp) + " -o " + quote(tmp.str() + "/run"));
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.err, Catch::Contains("zero_bench: error: world size 4 needs 4 ranks; mpirun started 2"));
   CHECK_FALSE(fs::exists(tmp.path() / "run/small_2_0.json"));
@@ -210,8 +212,8 @@ TEST_CASE("a bad command line under mpirun is said once, by the first rank, and 
 
 TEST_CASE("an impossible backend/device pair exits 2 with the reason") {
   zbtest::TempDir tmp;
-  const auto r = mpirun(2, "greedy 2 --device cpu -b nccl --model-file " + small_model_file(tmp) + " -o " +
-                               quote(tmp.str() + "/run"));
+  const auto r = mpirun(
+      2, "greedy 2 --device cpu -b nccl --model-file " + small_model_file(tmp) + " -o " + quote(tmp.str() + "/run"));
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.err, Catch::Contains("backend 'nccl' moves GPU tensors only"));
 }
@@ -309,14 +311,17 @@ TEST_CASE("each rank records the CPUs mpirun bound it to, and zero_analyze shows
   const std::string model = small_model_file(tmp);
   for (const char* binding : {"core", "none"}) {
     const std::string dir = tmp.str() + "/run_" + binding;
-    const auto r = run_command("OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout 120 mpirun "
-                               "--bind-to " + std::string(binding) + " -np 2 " + ZB_BENCH_BIN +
-                               " greedy 2 --device cpu -n 1 --model-file " + model + " -o " + quote(dir));
+    const auto r = run_command(
+        "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout 120 mpirun "
+        "--bind-to " +
+        std::string(binding) + " -np 2 " + ZB_BENCH_BIN + " greedy 2 --device cpu -n 1 --model-file " + model + " -o " +
+        quote(dir));
     INFO(binding << "\nstderr: " << r.err);
     REQUIRE(r.exit_code == 0);
     std::vector<std::string> affinity;
     for (int rank = 0; rank < 2; ++rank)
-      affinity.push_back(load(fs::path(dir) / ("small_2_" + std::to_string(rank) + ".json"))["context"]["cpu_affinity"]);
+      affinity.push_back(
+          load(fs::path(dir) / ("small_2_" + std::to_string(rank) + ".json"))["context"]["cpu_affinity"]);
     const auto analyzed = run_command(std::string(ZB_ANALYZE_BIN) + " " + quote(dir));
     REQUIRE(analyzed.exit_code == 0);
     if (std::string(binding) == "core") {  // one core each, and not the same one
@@ -332,7 +337,8 @@ TEST_CASE("each rank records the CPUs mpirun bound it to, and zero_analyze shows
 
 TEST_CASE("with --huge-pages on the large host tensors lie on huge pages, and the records and zero_analyze say so") {
   zbtest::TempDir tmp;
-  zbtest::write_text(tmp.path() / "wide.json", R"([{"name": "a", "shape": [2048, 1024]}, {"name": "b", "shape": [1024, 2048]},
+  zbtest::write_text(tmp.path() / "wide.json",
+                     R"([{"name": "a", "shape": [2048, 1024]}, {"name": "b", "shape": [1024, 2048]},
     {"name": "c", "shape": [64]}])");  // 8 MiB tensors: 2 MiB pages fit
   std::ifstream setting("/sys/kernel/mm/transparent_hugepage/enabled");
   std::string kernel;
@@ -377,11 +383,14 @@ void check_storage_run(const std::string& dir, const std::string& storage, const
 }
 }  // namespace
 
-TEST_CASE("contiguous parameter storage under mpirun: still bitwise, recorded, shown, and refused where layouts decide") {
+TEST_CASE(
+    "contiguous parameter storage under mpirun: still bitwise, recorded, shown, and refused where layouts decide") {
   zbtest::TempDir tmp;
   const std::string dir = tmp.str() + "/run";
-  auto r = mpirun(2, "lpt 2 --device cpu -b mpi -w 0 -n 2 --check --grad-sync reduce-scatter --param-storage contiguous "
-                     "--model-file " + small_model_file(tmp) + " -o " + quote(dir));
+  auto r = mpirun(2,
+                  "lpt 2 --device cpu -b mpi -w 0 -n 2 --check --grad-sync reduce-scatter --param-storage contiguous "
+                  "--model-file " +
+                      small_model_file(tmp) + " -o " + quote(dir));
   INFO("stderr: " << r.err);
   REQUIRE(r.exit_code == 0);
   check_storage_run(dir, "contiguous", "views of one contiguous allocation");
@@ -502,25 +511,27 @@ void check_measured_equals_predicted(const std::string& dir, std::size_t phases)
 
 }  // namespace
 
-TEST_CASE("gradient reduction: each rank's own gradients reduced, then the step equals one process stepping their average") {
+TEST_CASE(
+    "gradient reduction: each rank's own gradients reduced, then the step equals one process stepping their average") {
   struct Case {
     const char *partitioner, *grad_sync, *sync;
     std::size_t phases;
     const char* impl = "torch";  // fused: the reduction sums, the step divides (still bitwise)
   };
   for (const char* backend : {"gloo", "mpi"}) {
-    for (const Case& c : {Case{"lpt", "all-reduce", "per-param", 2}, Case{"lpt", "reduce-scatter", "bucket", 2},
-                          Case{"flat", "all-reduce", "per-param", 2}, Case{"flat", "reduce-scatter", "per-param", 2},
-                          Case{"none", "all-reduce", "per-param", 1}, Case{"lpt", "reduce-scatter", "per-param", 2, "fused"},
-                          Case{"flat", "reduce-scatter", "per-param", 2, "fused"}}) {
+    for (const Case& c :
+         {Case{"lpt", "all-reduce", "per-param", 2}, Case{"lpt", "reduce-scatter", "bucket", 2},
+          Case{"flat", "all-reduce", "per-param", 2}, Case{"flat", "reduce-scatter", "per-param", 2},
+          Case{"none", "all-reduce", "per-param", 1}, Case{"lpt", "reduce-scatter", "per-param", 2, "fused"},
+          Case{"flat", "reduce-scatter", "per-param", 2, "fused"}}) {
       zbtest::TempDir tmp;
       const std::string dir = (tmp.path() / "run").string();
       const auto r = mpirun(3, std::string(c.partitioner) + " 2 3 --device cpu -b " + backend + " --grad-sync " +
                                    c.grad_sync + " --sync " + c.sync + " --optimizer-impl " + c.impl +
-                                   " --grad-bucket-mb 0.001 -w 1 -n 3 --check " +
-                                   "--model-file " + small_model_file(tmp) + " -o " + quote(dir));
-      INFO(c.partitioner << " " << c.grad_sync << " " << c.sync << " " << c.impl << " " << backend << "\nstdout: " << r.out
-                         << "\nstderr: " << r.err);
+                                   " --grad-bucket-mb 0.001 -w 1 -n 3 --check " + "--model-file " +
+                                   small_model_file(tmp) + " -o " + quote(dir));
+      INFO(c.partitioner << " " << c.grad_sync << " " << c.sync << " " << c.impl << " " << backend
+                         << "\nstdout: " << r.out << "\nstderr: " << r.err);
       REQUIRE(r.exit_code == 0);
       check_grad_sync_records(dir, c.grad_sync, c.phases, c.impl == std::string("fused") ? "step" : "grad_sync");
       check_measured_equals_predicted(dir, c.phases);
@@ -528,7 +539,9 @@ TEST_CASE("gradient reduction: each rank's own gradients reduced, then the step 
   }
 }
 
-TEST_CASE("shard groups of G = 1 and 2 at W = 4, bf16: reduce-scatter in the group, all-reduce across replicas, all-gather in the group") {
+TEST_CASE(
+    "shard groups of G = 1 and 2 at W = 4, bf16: reduce-scatter in the group, all-reduce across replicas, all-gather "
+    "in the group") {
   for (int g : {1, 2}) {
     zbtest::TempDir tmp;
     const std::string dir = (tmp.path() / "run").string();
@@ -548,7 +561,8 @@ TEST_CASE("shard groups of G = 1 and 2 at W = 4, bf16: reduce-scatter in the gro
       // all-gather (G-1)/G·M·b over M = G·S elements; all-reduce 2(R-1)/R·S·b over S.
       const int64_t slot = doc["result"]["plan"]["slot_elems"].get<int64_t>();
       std::map<std::string, int64_t> bytes;
-      for (const auto& t : doc["result"]["traffic"]) bytes[t["phase"].get<std::string>() + " " + t["collective"].get<std::string>()] = t["bytes_per_step"];
+      for (const auto& t : doc["result"]["traffic"])
+        bytes[t["phase"].get<std::string>() + " " + t["collective"].get<std::string>()] = t["bytes_per_step"];
       CHECK(bytes == std::map<std::string, int64_t>{{"grad_sync reduce-scatter", g * slot * 2},
                                                     {"grad_replicas all-reduce", slot * 2},
                                                     {"sync all-gather", g * slot * 2}});
@@ -561,7 +575,8 @@ TEST_CASE("shard groups of G = 1 and 2 at W = 4, bf16: reduce-scatter in the gro
     const auto report = nlohmann::json::parse(analyzed.out);  // held: a loop over a temporary's member dangles
     const auto& phases = report["communication"]["cases"][0]["phases"];
     INFO("G=" << g);
-    CHECK(phases.size() == 3 * 4);  // grad_sync, grad_replicas and sync on each of the 4 ranks (G = 1: zero bytes in the group)
+    CHECK(phases.size() ==
+          3 * 4);  // grad_sync, grad_replicas and sync on each of the 4 ranks (G = 1: zero bytes in the group)
     for (const auto& p : phases) CHECK(p["equal"] == true);
   }
 }
@@ -571,9 +586,11 @@ TEST_CASE("overlap: each bucket's sync started as it is stepped, bitwise equal t
     for (const char* partitioner : {"lpt", "flat"}) {
       zbtest::TempDir tmp;
       const std::string dir = (tmp.path() / "run").string();
-      const auto r = mpirun(3, std::string(partitioner) + " 3 --device cpu -b " + backend +
-                                   " --precision bf16 --grad-sync all-reduce --overlap --grad-bucket-mb 0.0005 -w 1 -n 2 "
-                                   "--check --model-file " + small_model_file(tmp) + " -o " + quote(dir));
+      const auto r =
+          mpirun(3, std::string(partitioner) + " 3 --device cpu -b " + backend +
+                        " --precision bf16 --grad-sync all-reduce --overlap --grad-bucket-mb 0.0005 -w 1 -n 2 "
+                        "--check --model-file " +
+                        small_model_file(tmp) + " -o " + quote(dir));
       INFO(backend << " " << partitioner << "\nstdout: " << r.out << "\nstderr: " << r.err);
       REQUIRE(r.exit_code == 0);
       const auto doc = load(fs::path(dir) / "small_3_1.json");
@@ -618,13 +635,15 @@ TEST_CASE("a shard group that does not divide W, or bf16 gradients of fp32 param
   CHECK_FALSE(fs::exists(tmp.path() / "a"));
 }
 
-TEST_CASE("a reduce-scatter of gradients under a replicating partitioner, or a bucket of 0 MB, exits 2 with the reason") {
+TEST_CASE(
+    "a reduce-scatter of gradients under a replicating partitioner, or a bucket of 0 MB, exits 2 with the reason") {
   zbtest::TempDir tmp;
   auto r = mpirun(2, "none 2 --device cpu --grad-sync reduce-scatter --model-file " + small_model_file(tmp) + " -o " +
                          quote((tmp.path() / "a").string()));
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.err, Catch::Contains("use --grad-sync all-reduce (plain DDP)"));
-  r = mpirun(2, "lpt 2 --device cpu --grad-sync all-reduce --grad-bucket-mb 0 -o " + quote((tmp.path() / "b").string()));
+  r = mpirun(2,
+             "lpt 2 --device cpu --grad-sync all-reduce --grad-bucket-mb 0 -o " + quote((tmp.path() / "b").string()));
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.err, Catch::Contains("--grad-bucket-mb 0: must be above 0"));
   CHECK_FALSE(fs::exists(tmp.path() / "a" / "exp_info.json"));

@@ -33,8 +33,8 @@ std::vector<at::Tensor> run(const ModelSpec& m, OptimizerSettings s, int steps) 
 
 }  // namespace
 
-// Documented tolerance (docs/zero_bench.md, Optimizers and the roofline): after 10 steps at lr 0.01, every element within
-// 1e-6 of torch::optim's result (fp32 rounding; the update itself is ~1e-2).
+// Documented tolerance (docs/zero_bench.md, Optimizers and the roofline): after 10 steps at lr 0.01, every element
+// within 1e-6 of torch::optim's result (fp32 rounding; the update itself is ~1e-2).
 TEST_CASE("foreach and fused agree with torch::optim for adam, adamw and sgd within 1e-6") {
   const ModelSpec m = mixed_model();
   for (const char* kind : {"adam", "adamw", "sgd"}) {

@@ -90,9 +90,10 @@ TEST_CASE("ranks launched with different arguments exit 2 before any collective,
   zbtest::write_text(tmp.path() / "tiny.json", kTinyModel);
   const std::string common = std::string(" --device cpu -w 0 -n 1 --model-file ") +
                              quote((tmp.path() / "tiny.json").string()) + " -o " + quote(tmp.str() + "/run");
-  const auto r = run_command("OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout 60 mpirun "
-                             "--oversubscribe -np 1 " + std::string(ZB_BENCH_BIN) + " greedy 2" + common + " : -np 1 " +
-                             ZB_BENCH_BIN + " lpt 2" + common);
+  const auto r = run_command(
+      "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout 60 mpirun "
+      "--oversubscribe -np 1 " +
+      std::string(ZB_BENCH_BIN) + " greedy 2" + common + " : -np 1 " + ZB_BENCH_BIN + " lpt 2" + common);
   INFO("stdout: " << r.out << "\nstderr: " << r.err);
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.err, Catch::Contains("rank 1 was launched with other arguments than rank 0"));
@@ -103,7 +104,8 @@ TEST_CASE("a gradient bucket so small that the buckets would exhaust memory is r
   zbtest::TempDir tmp;
   const auto r = zbtest::mpirun_zero_bench(2,
                                            "lpt 2 --device cpu --models BERT --grad-sync all-reduce --overlap "
-                                           "--grad-bucket-mb 1e-9 -o " + quote(tmp.str() + "/run"),
+                                           "--grad-bucket-mb 1e-9 -o " +
+                                               quote(tmp.str() + "/run"),
                                            "", 60);
   INFO("stdout: " << r.out << "\nstderr: " << r.err);
   CHECK(r.exit_code == 2);

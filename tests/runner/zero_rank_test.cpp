@@ -120,7 +120,8 @@ TEST_CASE("memory at three points: no gradients or state at creation, state for 
   }
 }
 
-TEST_CASE("contiguous parameter storage: one allocation in registration order, the same values and bytes, still bitwise") {
+TEST_CASE(
+    "contiguous parameter storage: one allocation in registration order, the same values and bytes, still bitwise") {
   const ModelSpec m = small_model();
   for (const char* partitioner : {"greedy", "none"}) {
     INFO(partitioner);
@@ -137,7 +138,8 @@ TEST_CASE("contiguous parameter storage: one allocation in registration order, t
       CHECK(param.storage().is_alias_of(first.storage()));
       CHECK(param.storage_offset() == offset);
       CHECK(at::equal(param, separate->parameters()[p]));
-      CHECK_FALSE(separate->parameters()[p].storage().is_alias_of(separate->parameters()[(p + 1) % m.size()].storage()));
+      CHECK_FALSE(
+          separate->parameters()[p].storage().is_alias_of(separate->parameters()[(p + 1) % m.size()].storage()));
       offset += param.numel();
     }
     CHECK(static_cast<int64_t>(first.storage().nbytes()) == 4 * 209);  // one allocation of exactly the parameters
@@ -238,8 +240,8 @@ TEST_CASE("gradients lie back to back in reduction order, so buckets reduce in p
   const Plan plan = make_plan(find_partitioner("lpt"), m, 1, PlanOptions{});
   for (GradSync grad_sync : {GradSync::kAllReduce, GradSync::kReduceScatter}) {
     INFO(grad_sync_choices().name(grad_sync));
-    const auto zero = make_zero_state({m, plan, Granularity::kWholeTensors, 0, cpu, 0, SyncMode::kPerParam, {},
-                                       grad_sync, 1000});
+    const auto zero =
+        make_zero_state({m, plan, Granularity::kWholeTensors, 0, cpu, 0, SyncMode::kPerParam, {}, grad_sync, 1000});
     zero->attach_gradients();
     // all-reduce: reverse registration; reduce to owners: the owner's tensors in plan order
     std::vector<int> order;
@@ -339,8 +341,8 @@ TEST_CASE("gradients that are views of the reduce-scatter's input are counted on
   for (const char* name : {"flat", "hybrid", "dim0"}) {
     INFO(name);
     const Plan plan = make_plan(find_partitioner(name), m, 2, PlanOptions{});
-    const auto zero = make_zero_state({m, plan, Granularity::kRanges, 0, cpu, 0, SyncMode::kPerParam, {},
-                                       GradSync::kReduceScatter});
+    const auto zero =
+        make_zero_state({m, plan, Granularity::kRanges, 0, cpu, 0, SyncMode::kPerParam, {}, GradSync::kReduceScatter});
     zero->attach_gradients();
     const auto& params = zero->parameters();
     int64_t viewed = 0;  // elements whose parameter lives in the gathered buffer: its gradient, in the layout
@@ -363,7 +365,8 @@ TEST_CASE("gradients that are views of the reduce-scatter's input are counted on
 TEST_CASE("a buckets plan's parameters and gradients lie where Megatron's buffer puts them: one collective a bucket") {
   const ModelSpec m = small_model();  // 128 + 16 + 64 + 1 elements
   PlanOptions options;
-  options.bucket_elems = 100;  // reverse: scale at 0, b.weight at 64 close [0, 128); a.bias at 128, a.weight at 192: [128, 384)
+  options.bucket_elems =
+      100;  // reverse: scale at 0, b.weight at 64 close [0, 128); a.bias at 128, a.weight at 192: [128, 384)
   const Plan plan = make_plan(find_partitioner("buckets"), m, 1, options);
   REQUIRE(plan.slot_elems == 384);
   const std::vector<int64_t> megatron_start = {192, 128, 64, 0};

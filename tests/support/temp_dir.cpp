@@ -17,9 +17,7 @@ TempDir::~TempDir() {
   std::filesystem::remove_all(path_, ec);
 }
 
-void write_text(const std::filesystem::path& file, const std::string& text) {
-  std::ofstream(file) << text;
-}
+void write_text(const std::filesystem::path& file, const std::string& text) { std::ofstream(file) << text; }
 
 std::string read_text(const std::filesystem::path& file) {
   std::ifstream in(file);

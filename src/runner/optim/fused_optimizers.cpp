@@ -75,7 +75,7 @@ struct AdamCoefficients {
 // precision step's working copy, written in the same pass).
 template <typename G, bool kWriteBf16, bool kDivide>
 ZB_VECTOR_CLONES void adam_span(float* __restrict p, const G* __restrict g, float* __restrict m, float* __restrict v,
-               uint16_t* __restrict out, int64_t n, const AdamCoefficients c, float d) {
+                                uint16_t* __restrict out, int64_t n, const AdamCoefficients c, float d) {
 #pragma omp simd
   for (int64_t i = 0; i < n; ++i) {
     const float gi = gradient<kDivide>(g[i], d);
@@ -90,8 +90,8 @@ ZB_VECTOR_CLONES void adam_span(float* __restrict p, const G* __restrict g, floa
 }
 
 template <typename G, bool kWriteBf16, bool kDivide>
-ZB_VECTOR_CLONES void sgd_span(float* __restrict p, const G* __restrict g, float* __restrict buf, uint16_t* __restrict out, int64_t n,
-              float momentum, float lr, bool first, float d) {
+ZB_VECTOR_CLONES void sgd_span(float* __restrict p, const G* __restrict g, float* __restrict buf,
+                               uint16_t* __restrict out, int64_t n, float momentum, float lr, bool first, float d) {
   if (first) {
 #pragma omp simd
     for (int64_t i = 0; i < n; ++i) {
@@ -179,8 +179,9 @@ void FusedCpu::with_pointers(std::size_t t, const Body& body) {
 void FusedCpu::step() {
   if (params_.empty()) return;
   for (std::size_t t = 0; t < params_.size(); ++t)  // attached after construction
-    require_cpu(grad_of(t), "gradient", mixed() ? std::initializer_list<at::ScalarType>{at::kFloat, at::kBFloat16}
-                                                : std::initializer_list<at::ScalarType>{at::kFloat});
+    require_cpu(grad_of(t), "gradient",
+                mixed() ? std::initializer_list<at::ScalarType>{at::kFloat, at::kBFloat16}
+                        : std::initializer_list<at::ScalarType>{at::kFloat});
   const bool sgd = s_.optimizer == OptimizerKind::kSgd;
   if (first_.empty())
     for (const auto& p : params_) {
@@ -193,14 +194,15 @@ void FusedCpu::step() {
 
 void FusedCpu::adam_step() {
   const double bias1 = 1 - std::pow(s_.beta1, steps_), bias2 = 1 - std::pow(s_.beta2, steps_);
-  const AdamCoefficients c{static_cast<float>(s_.beta1),
-                           static_cast<float>(1 - s_.beta1),
-                           static_cast<float>(s_.beta2),
-                           static_cast<float>(1 - s_.beta2),
-                           static_cast<float>(s_.optimizer == OptimizerKind::kAdamW ? 1 - s_.lr * s_.weight_decay : 1.0),
-                           static_cast<float>(s_.lr / bias1),
-                           static_cast<float>(1 / std::sqrt(bias2)),
-                           static_cast<float>(s_.eps)};
+  const AdamCoefficients c{
+      static_cast<float>(s_.beta1),
+      static_cast<float>(1 - s_.beta1),
+      static_cast<float>(s_.beta2),
+      static_cast<float>(1 - s_.beta2),
+      static_cast<float>(s_.optimizer == OptimizerKind::kAdamW ? 1 - s_.lr * s_.weight_decay : 1.0),
+      static_cast<float>(s_.lr / bias1),
+      static_cast<float>(1 / std::sqrt(bias2)),
+      static_cast<float>(s_.eps)};
   for (std::size_t t = 0; t < params_.size(); ++t) {
     float* p = params_[t].data_ptr<float>();
     float* m = first_[t].data_ptr<float>();
@@ -227,9 +229,8 @@ void FusedCpu::sgd_step() {
       using G = std::remove_const_t<std::remove_pointer_t<decltype(g)>>;
       for_each_chunk(params_[t].numel(), [&](int64_t at, int64_t n) {
         with_flags(out != nullptr, dividing(), [&](auto write, auto divide) {
-          sgd_span<G, decltype(write)::value, decltype(divide)::value>(p + at, g + at, buf + at,
-                                                                       out ? out + at : nullptr, n, momentum, lr,
-                                                                       first, divisor_);
+          sgd_span<G, decltype(write)::value, decltype(divide)::value>(
+              p + at, g + at, buf + at, out ? out + at : nullptr, n, momentum, lr, first, divisor_);
         });
       });
     });

@@ -40,7 +40,8 @@ MixedPrecisionOptimizer::MixedPrecisionOptimizer(const OptimizerSettings& s, std
   OptimizerSettings fp32 = s;
   fp32.precision = Precision{};
   path_ = working_.empty() ? MasterPath::kCast : master_path(s, working_.front().device());
-  inner_ = path_ == MasterPath::kOnePass ? make_fused_mixed_cpu(fp32, masters_, working_) : make_optimizer(fp32, masters_);
+  inner_ =
+      path_ == MasterPath::kOnePass ? make_fused_mixed_cpu(fp32, masters_, working_) : make_optimizer(fp32, masters_);
 }
 
 void MixedPrecisionOptimizer::link_gradients() {

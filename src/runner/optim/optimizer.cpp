@@ -41,9 +41,12 @@ std::unique_ptr<ShardOptimizer> make_optimizer(const OptimizerSettings& s, std::
   if (s.precision.mixed()) return make_mixed_precision(s, std::move(params));
   if (s.optimizer == OptimizerKind::kMuon) return make_muon(s, std::move(params));
   switch (s.optimizer_impl) {
-    case OptimizerImpl::kTorch: return make_torch_optimizer(s, std::move(params));
-    case OptimizerImpl::kForeach: return make_foreach_optimizer(s, std::move(params));
-    case OptimizerImpl::kFused: return make_fused_optimizer(s, std::move(params));
+    case OptimizerImpl::kTorch:
+      return make_torch_optimizer(s, std::move(params));
+    case OptimizerImpl::kForeach:
+      return make_foreach_optimizer(s, std::move(params));
+    case OptimizerImpl::kFused:
+      return make_fused_optimizer(s, std::move(params));
   }
   throw RunError("make_optimizer: an OptimizerImpl without an implementation");
 }

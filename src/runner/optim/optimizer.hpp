@@ -49,7 +49,7 @@ class ShardOptimizer {
  public:
   virtual ~ShardOptimizer() = default;
   virtual void step() = 0;
-  virtual int64_t state_bytes() const = 0;  // optimizer state held now (fp32 masters included)
+  virtual int64_t state_bytes() const = 0;                   // optimizer state held now (fp32 masters included)
   virtual int64_t gradient_copy_bytes() const { return 0; }  // fp32 copies of 16-bit gradients held now
 };
 
@@ -78,7 +78,7 @@ std::unique_ptr<ShardOptimizer> make_fused_mixed_cpu(const OptimizerSettings&, s
                                                      std::vector<at::Tensor> working);
 
 inline at::ScalarType scalar_type(Dtype d) { return d == Dtype::kBf16 ? at::kBFloat16 : at::kFloat; }
-int64_t bytes_of(const std::vector<at::Tensor>& tensors);  // defined tensors only
+int64_t bytes_of(const std::vector<at::Tensor>& tensors);                 // defined tensors only
 std::vector<at::Tensor> grads_of(const std::vector<at::Tensor>& params);  // each .grad(), undefined where none
 
 }  // namespace zb
