@@ -21,7 +21,7 @@ ZB_WITH_TORCH="${ZB_WITH_TORCH:-1}"
 # chromium and python3-pil: the test that renders zero_analyze --html in a real browser and checks the PNG.
 # iproute2 (ip, tc): the rehearsal cluster of the cluster tests.
 ZB_APT_PACKAGES=(cmake g++ make git bc libopenmpi-dev openmpi-bin libcli11-dev nlohmann-json3-dev catch2 libgloo-dev iproute2
-                 chromium fonts-dejavu-core python3-pil)
+                 chromium fonts-dejavu-core python3-pil clang-format-14)
 
 zb_log() { echo "[zero-bench] $*" >&2; }
 
