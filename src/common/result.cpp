@@ -12,6 +12,7 @@
 #include "json_input.hpp"
 #include "json_schema.hpp"
 #include "precision.hpp"
+#include "record_checks.hpp"
 #include "result_schema.hpp"
 
 namespace zb {
@@ -20,183 +21,7 @@ using nlohmann::json;
 using nlohmann::ordered_json;
 
 // --- the schema: one table per record type (order = the order written) ----
-
-// A string field that takes one of a few values: else "<where>.<field> is 'x'; valid: a, b".
-static void check_one_of(const std::string& value, std::initializer_list<const char*> valid, const JsonSource& src,
-                         const std::string& where_field) {
-  std::string list;
-  for (const char* v : valid) {
-    if (value == v) return;
-    list += (list.empty() ? "" : ", ") + std::string(v);
-  }
-  src.fail(where_field + " is '" + value + "'; valid: " + list);
-}
-
-// A count or size: 0 or more.
-template <typename N>
-static void check_not_negative(N value, const JsonSource& src, const std::string& where_field) {
-  if (value < 0) src.fail(where_field + " is " + std::to_string(value) + "; valid: 0 or more");
-}
-template <typename N>
-static void check_not_negative(const std::optional<N>& value, const JsonSource& src, const std::string& where_field) {
-  if (value) check_not_negative(*value, src, where_field);
-}
-
-// A model's name becomes part of its files' names in the run directory, and
-// a partitioner's names a registry entry: one path component, never a path
-// that would lead a reader out of the run directory. (Control characters are
-// refused for every text field as it is read.)
-static void check_plain_name(const std::string& name, const JsonSource& src, const std::string& where_field) {
-  const bool plain = !name.empty() && name.size() <= kMaxNameLength && name != "." && name != ".." &&
-                     name.find_first_of("/\\") == std::string::npos;
-  if (!plain)
-    src.fail(where_field + " is '" + excerpt_for_message(name, 60) + "'; a name is 1 to " +
-             std::to_string(kMaxNameLength) + " characters, without '/' or '\\', and not '.' or '..'");
-}
-
-// A run id as new_run_id() writes it (hex digits); other tools may use
-// letters, digits, '-' and '_'.
-static void check_run_id(const std::optional<std::string>& id, const JsonSource& src, const std::string& where_field) {
-  if (!id) return;
-  const bool valid = !id->empty() && id->size() <= 64 && std::all_of(id->begin(), id->end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_';
-  });
-  if (!valid)
-    src.fail(where_field + " is '" + excerpt_for_message(*id, 60) +
-             "'; a run id is 1 to 64 letters, digits, '-' or '_'");
-}
-
-static const char* const kModes[] = {"plan-only", "timed"};
-
-// context.schema and exp_info's schema: written as kSchema; a reader refuses a major version it does not know.
-template <typename S>
-Field<S> schema_tag() {
-  auto check = [](const json& j, S&, const JsonSource& src, const std::string& where) {
-    std::string schema;
-    from_json_value(j, schema, src, where);
-    const std::string prefix = "zero-bench/";
-    if (schema.rfind(prefix, 0) != 0) src.fail("schema '" + schema + "' is not a zero-bench schema");
-    const std::string major = schema.substr(prefix.size(), schema.find('.') - prefix.size());
-    const bool known =
-        major.size() == 1 && major[0] >= '0' + kOldestReadableSchemaMajor && major[0] <= '0' + kSchemaMajor;
-    if (!known)
-      src.fail("schema '" + schema + "' is another major version; this build reads zero-bench/" +
-               std::to_string(kOldestReadableSchemaMajor) + " to " + kSchema);
-  };
-  return {"schema", Need::kRequired, [](const S&) { return ordered_json(kSchema); }, check};
-}
-
-// argv is what the shell passed, whatever it held, and no report prints it:
-// the one text field whose control characters are kept.
-static Field<RunContext> verbatim_argv() {
-  Field<RunContext> f = member("argv", &RunContext::argv);
-  f.read = [](const json& j, RunContext& c, const JsonSource& src, const std::string& where) {
-    if (!j.is_array()) schema_detail::fail_wrong_type<std::vector<std::string>>(j, src, where);
-    c.argv.clear();
-    for (const json& arg : j) {
-      if (!arg.is_string()) schema_detail::fail_wrong_type<std::string>(arg, src, where + "[]");
-      c.argv.push_back(arg.get<std::string>());
-    }
-  };
-  return f;
-}
-
-// node < nodes <= kMaxWorldSize and local_rank < local_size, where recorded.
-static void check_placement(const RunContext& c, const JsonSource& src, const std::string& where) {
-  if (c.nodes && (*c.nodes < 1 || *c.nodes > kMaxWorldSize))
-    src.fail(where + ".nodes " + std::to_string(*c.nodes) + " must be from 1 to " + std::to_string(kMaxWorldSize));
-  if (c.node && (*c.node < 0 || *c.node >= c.nodes.value_or(kMaxWorldSize)))
-    src.fail(where + ".node " + std::to_string(*c.node) + " must be from 0 to .nodes - 1");
-  if (c.local_size && (*c.local_size < 1 || c.local_rank >= *c.local_size))
-    src.fail(where + ".local_size " + std::to_string(*c.local_size) + " must be at least 1 and above .local_rank " +
-             std::to_string(c.local_rank));
-}
-
-template <>
-struct Schema<RunContext> {
-  using C = RunContext;
-  static const std::vector<Field<C>>& fields() {
-    static const std::vector<Field<C>> f = {schema_tag<C>(),
-                                            member("tool_version", &C::tool_version),
-                                            member("git_sha", &C::git_sha),
-                                            verbatim_argv(),
-                                            member("host", &C::host),
-                                            member("time", &C::time),
-                                            member("run_id", &C::run_id),
-                                            member("mode", &C::mode, Need::kRequired),
-                                            member("partitioner", &C::partitioner, Need::kRequired),
-                                            member("model", &C::model, Need::kRequired),
-                                            member("model_tensors", &C::model_tensors),
-                                            member("model_numel", &C::model_numel),
-                                            member("model_largest_numel", &C::model_largest_numel),
-                                            member("world_size", &C::world_size, Need::kRequired),
-                                            member("rank", &C::rank, Need::kRequired),
-                                            member("local_rank", &C::local_rank),
-                                            member("node", &C::node),
-                                            member("nodes", &C::nodes),
-                                            member("local_size", &C::local_size),
-                                            member("net_interface", &C::net_interface),
-                                            member("shard_group_placement", &C::shard_group_placement),
-                                            member("nccl_transport", &C::nccl_transport),
-                                            member("backend", &C::backend),
-                                            member("device", &C::device),
-                                            member("optimizer", &C::optimizer),
-                                            member("optimizer_impl", &C::optimizer_impl),
-                                            member("threads", &C::threads),
-                                            member("step_timing", &C::step_timing),
-                                            member("grad_sync", &C::grad_sync),
-                                            member("grad_bucket_mb", &C::grad_bucket_mb),
-                                            member("grad_average", &C::grad_average),
-                                            member("precision", &C::precision),
-                                            member("grad_dtype", &C::grad_dtype),
-                                            member("shard_group", &C::shard_group),
-                                            member("replicas", &C::replicas),
-                                            member("overlap", &C::overlap),
-                                            member("cpu_affinity", &C::cpu_affinity),
-                                            member("huge_pages", &C::huge_pages),
-                                            member("kernel_thp", &C::kernel_thp),
-                                            member("anon_huge_page_bytes", &C::anon_huge_page_bytes),
-                                            member("param_storage", &C::param_storage),
-                                            member("versions", &C::versions)};
-    return f;
-  }
-  static void after_read(C& c, const JsonSource& src, const std::string& where) {
-    check_plain_name(c.model, src, where + ".model");
-    check_plain_name(c.partitioner, src, where + ".partitioner");
-    check_one_of(c.mode, {kModes[0], kModes[1]}, src, where + ".mode");
-    check_run_id(c.run_id, src, where + ".run_id");
-    check_not_negative(c.model_tensors, src, where + ".model_tensors");
-    check_not_negative(c.model_numel, src, where + ".model_numel");
-    check_not_negative(c.model_largest_numel, src, where + ".model_largest_numel");
-    check_not_negative(c.local_rank, src, where + ".local_rank");
-    check_placement(c, src, where);
-    check_not_negative(c.grad_bucket_mb, src, where + ".grad_bucket_mb");
-    if (c.model_largest_numel > c.model_numel)
-      src.fail(where + ".model_largest_numel " + std::to_string(c.model_largest_numel) + " is more than .model_numel " +
-               std::to_string(c.model_numel) + "; one tensor is at most the whole model");
-    try {
-      if (c.precision) precision_choices().parse(*c.precision);
-      if (c.grad_dtype) grad_dtype_choices().parse(*c.grad_dtype);
-    } catch (const UsageError& e) {
-      src.fail(where + ": " + e.what());
-    }
-    if (c.grad_average) check_one_of(*c.grad_average, {"grad_sync", "step"}, src, where + ".grad_average");
-    if (c.huge_pages) check_one_of(*c.huge_pages, {"off", "on"}, src, where + ".huge_pages");
-    if (c.param_storage)
-      check_one_of(*c.param_storage, {"separate", "contiguous", "shard"}, src, where + ".param_storage");
-    if (c.kernel_thp) check_one_of(*c.kernel_thp, {"always", "madvise", "never"}, src, where + ".kernel_thp");
-    if (c.anon_huge_page_bytes && *c.anon_huge_page_bytes < 0)
-      src.fail(where + ".anon_huge_page_bytes is " + std::to_string(*c.anon_huge_page_bytes) + ", below 0");
-    if (c.shard_group.has_value() != c.replicas.has_value())
-      src.fail(where + " has one of shard_group and replicas without the other");
-    if (c.shard_group &&
-        (*c.shard_group < 1 || *c.replicas < 1 || int64_t{*c.shard_group} * *c.replicas != c.world_size))
-      src.fail(where + ": shard_group " + std::to_string(*c.shard_group) + " times replicas " +
-               std::to_string(*c.replicas) + " is not the world size " + std::to_string(c.world_size));
-  }
-};
-
-const std::vector<Field<RunContext>>& run_context_fields() { return Schema<RunContext>::fields(); }
+// (the context's table: result_context.cpp)
 
 template <>
 struct Schema<PlanRecord> {
@@ -457,43 +282,6 @@ struct Schema<RankResult> {
   }
 };
 
-template <>
-struct Schema<ExpInfo> {
-  using E = ExpInfo;
-  static const std::vector<Field<E>>& fields() {
-    static const std::vector<Field<E>> f = {schema_tag<E>(),
-                                            member("run", &E::run, Need::kRequired),
-                                            member("partitioner", &E::partitioner, Need::kRequired),
-                                            member("mode", &E::mode, Need::kRequired),
-                                            member("world_sizes", &E::world_sizes, Need::kRequired),
-                                            member("models", &E::models, Need::kRequired),
-                                            member("time", &E::time),
-                                            member("run_id", &E::run_id)};
-    return f;
-  }
-  static void after_read(E& e, const JsonSource& src, const std::string& where) {
-    check_plain_name(e.partitioner, src, where + ".partitioner");
-    check_one_of(e.mode, {kModes[0], kModes[1]}, src, where + ".mode");
-    check_run_id(e.run_id, src, where + ".run_id");
-    if (e.world_sizes.empty()) src.fail(where + ".world_sizes is empty; a run lists the world sizes it ran");
-    if (e.models.empty()) src.fail(where + ".models is empty; a run lists the models it ran");
-    std::set<int> world_sizes;
-    for (const int w : e.world_sizes) {
-      if (w < 1 || w > kMaxWorldSize)
-        src.fail(where + ".world_sizes holds " + std::to_string(w) + "; world sizes run from 1 to " +
-                 std::to_string(kMaxWorldSize));
-      if (!world_sizes.insert(w).second)
-        src.fail(where + ".world_sizes lists " + std::to_string(w) + " twice; valid: each world size once");
-    }
-    std::set<std::string> models;
-    for (std::size_t i = 0; i < e.models.size(); ++i) {
-      check_plain_name(e.models[i], src, where + ".models[" + std::to_string(i) + "]");
-      if (!models.insert(e.models[i]).second)
-        src.fail(where + ".models lists '" + e.models[i] + "' twice; valid: each model once");
-    }
-  }
-};
-
 namespace {
 
 json parse_or_fail(const std::string& text, const JsonSource& src) {
@@ -588,8 +376,6 @@ std::string to_json_text(const RankResult& r) {
   return doc.dump(1) + "\n";
 }
 
-std::string to_json_text(const ExpInfo& info) { return write_object(info).dump(2) + "\n"; }
-
 RankResult rank_result_from_json_text(const std::string& text, const std::string& source) {
   const JsonSource src{source};
   const json doc = parse_or_fail(text, src);
@@ -631,13 +417,6 @@ std::vector<RankResult> case_from_json_text(const std::string& text, const std::
     check_rank_record(out[i], src);
   }
   return out;
-}
-
-ExpInfo exp_info_from_json_text(const std::string& text, const std::string& source) {
-  const JsonSource src{source};
-  ExpInfo info;
-  read_object(parse_or_fail(text, src), info, src, "exp_info");
-  return info;
 }
 
 }  // namespace zb
