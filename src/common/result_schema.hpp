@@ -1,4 +1,4 @@
-// The field table of a record's context (Schema<RunContext>, result.cpp), for
+// The field table of a record's context (Schema<RunContext>, result_context.cpp), for
 // a report that writes a recorded fact again: it takes the record's own row
 // by its key (field_named), so that its key and encoding are the record's.
 #pragma once
