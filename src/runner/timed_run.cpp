@@ -245,6 +245,26 @@ void run_all(const Config& config, const TimedSetup& setup, const World& world) 
   watchdog.disarm();
 }
 
+// What every rank must resolve alike: one backend on one kind of device.
+// Hosts that differ (one with a GPU among hosts without) resolve --device auto
+// and the default backend differently and would meet in mismatched collectives.
+std::string resolved_launch(const TimedSetup& setup, int rank) {
+  if (fault_asked("ZB_FAULT_RESOLVE", "launch", rank)) return "-b nccl on the GPU";
+  return "-b " + std::string(setup.backend->name) + " on the " + (setup.device.is_cuda() ? "GPU" : "CPU");
+}
+
+// Every rank's resolved launch against rank 0's (a collective, so outside the checks' phase).
+std::optional<RankFailure> agree_on_resolved_launch(const TimedSetup& setup, const World& world) {
+  const std::string mine = resolved_launch(setup, world.rank);
+  const std::string first = broadcast_from_rank_zero(world.rank == 0 ? mine : "");
+  return agree_on_failure([&] {
+    if (mine != first)
+      throw UsageError("this rank resolved " + mine + " where rank 0 resolved " + first +
+                       "; every rank must run one backend on one kind of device: pass -b and --device explicitly, "
+                       "or launch on hosts alike");
+  });
+}
+
 }  // namespace
 
 int run_timed(const Config& config) {
@@ -260,6 +280,7 @@ int run_timed(const Config& config) {
     if (config.nccl_shared_gpu)  // before the first NCCL communicator
       setup.nccl_transport = separate_nccl_hosts(world.rank, setup.net ? setup.net->name : "lo");
   });
+  if (!failure) failure = agree_on_resolved_launch(setup, world);
   std::unique_ptr<RunDirLock> lock;  // rank 0 holds the run directory until every rank is done
   if (!failure)
     failure = agree_on_failure(

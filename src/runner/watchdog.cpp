@@ -70,16 +70,14 @@ void Watchdog::watch() {
   }
 }
 
-namespace {
-bool asked(const char* variable, const char* moment, int rank) {
+bool fault_asked(const char* variable, const char* moment, int rank) {
   const char* value = std::getenv(variable);
   return value && std::string(value) == std::string(moment) + ":" + std::to_string(rank);
 }
-}  // namespace
 
 void inject_fault_if_asked(const char* moment, int rank) {
-  if (asked("ZB_FAULT_STOP", moment, rank)) std::raise(SIGSTOP);
-  if (asked("ZB_FAULT_THROW", moment, rank))
+  if (fault_asked("ZB_FAULT_STOP", moment, rank)) std::raise(SIGSTOP);
+  if (fault_asked("ZB_FAULT_THROW", moment, rank))
     throw RunError(std::string("injected fault (ZB_FAULT_THROW) at ") + moment);
 }
 

@@ -53,5 +53,8 @@ class Watchdog {
 // makes it fail there (RunError "injected fault ..."), as a rank whose disk or
 // device fails would.
 void inject_fault_if_asked(const char* moment, int rank);
+// Whether `variable` asks for a fault at <moment>:<rank> (ZB_FAULT_RESOLVE=launch:1:
+// rank 1 reports the launch a host with a GPU among CPU hosts would resolve).
+bool fault_asked(const char* variable, const char* moment, int rank);
 
 }  // namespace zb

@@ -296,6 +296,18 @@ TEST_CASE("a fault on one rank during the checks ends every rank within seconds 
   CHECK_FALSE(fs::exists(tmp.path() / "run" / "exp_info.json"));
 }
 
+TEST_CASE("ranks that resolve another backend or device exit 2 before any collective, naming the rank") {
+  // Rank 1 reports what a host with a GPU among CPU hosts resolves (ZB_FAULT_RESOLVE).
+  zbtest::TempDir tmp;
+  const auto r = zbtest::mpirun_zero_bench(2, "--models ResNet50 -n 1 -o " + quote(tmp.str() + "/run") + " lpt 2",
+                                           "ZB_FAULT_RESOLVE=launch:1", 60);
+  INFO("stderr: " << r.err);
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("zero_bench: error on rank 1: this rank resolved -b nccl on the GPU where rank 0 "
+                                    "resolved -b gloo on the CPU"));
+  CHECK_FALSE(fs::exists(tmp.path() / "run"));
+}
+
 TEST_CASE("zero_bench --calibrate refuses an unwritable cost model path before measuring") {
   zbtest::TempDir tmp;
   const auto started = std::chrono::steady_clock::now();
