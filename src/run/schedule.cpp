@@ -45,11 +45,7 @@ MeasurementSchedule measurement_schedule(const Config& config, bool cuda, int gr
 }
 
 ScheduleRecord schedule_record(const MeasurementSchedule& s) {
-  return {step_style_name(s.style),
-          probe_placement_name(s.probes),
-          s.phases,
-          s.probed,
-          static_cast<int>(s.iterations().size()),
+  return {step_style_name(s.style), probe_placement_name(s.probes), s.phases, s.probed, s.iterations_run(),
           s.rounds_after()};
 }
 

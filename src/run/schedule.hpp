@@ -44,6 +44,8 @@ struct MeasurementSchedule {
   // In order: the warm-up iterations, then the timed ones, each followed by a
   // probe iteration when the probes are in place.
   std::vector<ScheduledIteration> iterations() const;
+  // How many iterations() holds: warm-up, timed and probe iterations in all.
+  int iterations_run() const { return (warmup + timed) * (probes == ProbePlacement::kInPlace ? 2 : 1); }
   // Replay rounds per probed phase after the timed iterations (0 in place).
   int rounds_after() const { return probes == ProbePlacement::kAfter ? 1 + timed : 0; }
   bool runs(const std::string& phase) const;

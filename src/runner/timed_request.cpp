@@ -30,14 +30,14 @@ const BackendEntry& choose_backend(const Config& config, const at::Device& devic
 }
 
 // What the constraints look at, from what this rank found.
-LaunchFacts launch_facts(const TimedSetup& s, const World& world) {
+LaunchFacts launch_facts(const TimedSetup& s, const World& world, int gpus) {
   LaunchFacts f;
   f.ranks = world.size;
   f.granularity = s.partitioner->granularity;
   f.cuda = s.device.is_cuda();
   f.device_name = device_name(s.device);
   f.local_ranks = world.local_size;
-  f.gpus = f.cuda ? visible_gpu_count() : 0;
+  f.gpus = gpus;
   f.gpu_sharing = s.gpu_sharing;
   f.backend = s.backend->name;
   f.backend_needs_cuda = s.backend->needs_cuda;
@@ -63,7 +63,7 @@ TimedSetup check_request(const Config& config, const World& world) {
     s.gpu_sharing = std::to_string(world.local_size) + " ranks on this node share " + std::to_string(gpus) +
                     (gpus == 1 ? " GPU" : " GPUs");
   s.backend = &choose_backend(config, s.device, world, s.gpu_sharing);
-  const LaunchFacts launch = launch_facts(s, world);
+  const LaunchFacts launch = launch_facts(s, world, gpus);
   enforce(Stage::kLaunch, Facts{config, &launch});
   s.optimizer = OptimizerSettings{
       .optimizer = config.optimizer, .optimizer_impl = config.optimizer_impl, .precision = config.precision};

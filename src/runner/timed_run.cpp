@@ -110,9 +110,9 @@ void run_case(const Config& config, const TimedSetup& setup, const RunContext& b
   if (!in_place) replay_after(replays, calls, comms, schedule, setup.device);
   record.comm_roofline = replays.rooflines(*record.timing);
   if (config.check) {
-    const std::string mismatch = compare_with_unsharded(model, zero->parameters(), setup.device, config.seed,
-                                                        static_cast<int>(schedule.iterations().size()), setup.optimizer,
-                                                        config.grad_sync == GradSync::kNone ? 0 : group.size());
+    const std::string mismatch =
+        compare_with_unsharded(model, zero->parameters(), setup.device, config.seed, schedule.iterations_run(),
+                               setup.optimizer, config.grad_sync == GradSync::kNone ? 0 : group.size());
     if (!mismatch.empty()) throw RunError("--check failed on rank " + std::to_string(group.rank()) + ": " + mismatch);
     record.check = "passed: all parameters bitwise equal to a single-process " + *base.optimizer + " (" +
                    *base.optimizer_impl + ", " + *base.precision + ")" +

@@ -26,6 +26,7 @@ TEST_CASE("on the CPU with peers, each warm-up and timed iteration is followed b
         std::vector<std::pair<bool, bool>>{
             {false, false}, {false, true}, {true, false}, {true, true}, {true, false}, {true, true}});
   CHECK(s.rounds_after() == 0);
+  CHECK(s.iterations_run() == 6);
 }
 
 TEST_CASE("on CUDA or alone, the probes run after the timed iterations: one untimed round, then one per iteration") {
@@ -35,6 +36,7 @@ TEST_CASE("on CUDA or alone, the probes run after the timed iterations: one unti
     CHECK(kept_and_probe(s) == std::vector<std::pair<bool, bool>>{
                                    {false, false}, {false, false}, {true, false}, {true, false}, {true, false}});
     CHECK(s.rounds_after() == 4);
+    CHECK(s.iterations_run() == 5);
   }
 }
 
