@@ -22,12 +22,12 @@ fi
 cd "$root"
 # The fixtures are inputs to tests, kept as the tests need them.
 mapfile -d '' files < <(git ls-files -z -- '*.cpp' '*.hpp' ':!:tests/fixtures/**')
-if ! "$tool" --dry-run --Werror "${files[@]}" 2>/tmp/zb_format.$$; then
-  head -40 /tmp/zb_format.$$
-  echo "FAILED: $(grep -c 'error:' /tmp/zb_format.$$ || true) place(s) differ from .clang-format in" \
-       "$(grep -o '^[^:]*:' /tmp/zb_format.$$ | sort -u | wc -l) file(s); run: $tool -i FILE..."
-  rm -f /tmp/zb_format.$$
+report=$(mktemp)
+trap 'rm -f "$report"' EXIT
+if ! "$tool" --dry-run --Werror "${files[@]}" 2>"$report"; then
+  head -40 "$report"
+  echo "FAILED: $(grep -c 'error:' "$report" || true) place(s) differ from .clang-format in" \
+       "$(grep -o '^[^:]*:' "$report" | sort -u | wc -l) file(s); run: $tool -i FILE..."
   exit 1
 fi
-rm -f /tmp/zb_format.$$
 echo "${#files[@]} files laid out as .clang-format says"
