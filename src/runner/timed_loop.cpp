@@ -193,8 +193,9 @@ Timings time_iterations(ZeroState& zero, CaseComms& comms, const SubWorld& group
     collective.push_back(zero.last_collective_seconds());
     if (it.host_step) host_step.push_back(*it.host_step);
   }
-  Timings t{
-      make_series(step), make_series(sync), make_series(total), schedule.warmup, timer->clock(), {}, {}, {}, {}, {}};
+  Timings t;
+  t.step = make_series(step), t.sync = make_series(sync), t.total = make_series(total);
+  t.warmup = schedule.warmup, t.clock = timer->clock();
   if (t.clock == std::string("steady_clock")) {  // host stamps mean nothing against CUDA events
     t.collective = make_series(collective);
     t.harness_overhead = make_series(overhead);
