@@ -15,6 +15,7 @@ zb_layer(zb_comm DIR src/comm DEPENDS zb_common ${TORCH_LIBRARIES} MPI::MPI_CXX 
   src/comm/gloo_backend.cpp src/comm/nccl_backend.cpp src/comm/mpi_backend.cpp src/comm/metered_communicator.cpp)
 zb_layer(zb_runner DIR src/runner DEPENDS zb_run zb_comm SOURCES
   src/runner/synthetic.cpp src/runner/zero_rank.cpp src/runner/tensor_zero_state.cpp src/runner/flat_zero_state.cpp
+  src/runner/slot_index.cpp src/runner/gradient_reduction.cpp src/runner/parameter_sync.cpp
   src/runner/timed_loop.cpp src/runner/grad_sync.cpp src/runner/device.cpp src/runner/host_pages.cpp
   src/runner/reference_check.cpp src/runner/timed_request.cpp src/runner/record_context.cpp src/runner/timed_run.cpp src/runner/calibrate.cpp src/runner/phase_traffic.cpp
   src/runner/bandwidth_probe.cpp src/runner/collective_probe.cpp src/runner/watchdog.cpp src/runner/optim/optimizer.cpp src/runner/optim/torch_optimizers.cpp

@@ -1,21 +1,15 @@
-// The ZeRO state's layouts (zero_rank.hpp's glossary names their parts): one
-// class per parameter layout, each owning its buffers and index arithmetic
-// and doing the gradient reduction and the parameter sync its layout allows.
-// Internal to the runner: make_zero_state (zero_rank.cpp) picks one.
+// The ZeRO state's parameter layouts (zero_rank.hpp's glossary names their
+// parts): one class per layout, each owning the parameters' and gradients'
+// buffers and composing the gradient reduction and the parameter sync those
+// buffers allow. Internal to the runner: make_zero_state (zero_rank.cpp)
+// picks one.
 #pragma once
 #include <torch/torch.h>
 
-#include <chrono>
-
+#include "slot_index.hpp"
 #include "zero_rank.hpp"
 
 namespace zb {
-
-using Clock = std::chrono::steady_clock;
-
-inline double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
 
 // `values` moved into `buffer` at element `at`: the view of the buffer there,
 // shaped as `values` and holding them (a parameter or gradient made a view of
@@ -26,19 +20,10 @@ inline at::Tensor view_holding(const at::Tensor& buffer, int64_t at, const at::T
   return view;
 }
 
-// The elements of `full` (a parameter or its gradient) that `shard` names.
-inline at::Tensor shard_of(const at::Tensor& full, const Shard& shard) {
-  return full.view(-1).narrow(0, shard.offset, shard.length);
-}
-
-// Whole tensors: Adam over the owned tensors; owners broadcast.
+// Whole tensors: the optimizer over the owned tensors; owners broadcast.
 class TensorZeroState : public ZeroState {
  public:
   explicit TensorZeroState(const ZeroSetup& s);
-  void reduce_gradients(Communicator& comm) override;
-  void sync(Communicator& comm) override;
-  void step_and_sync_overlapped(Communicator& comm, Stopwatch& stepping) override;
-
   void attach_gradients() override;
 
  protected:
@@ -60,7 +45,13 @@ class TensorZeroState : public ZeroState {
   // bucket); returns this rank's run of them as one flat tensor, which the
   // optimizer steps (its gradient set by attach_gradients).
   at::Tensor lay_out_shard_storage(int world_size);
-  std::vector<int> owner_order() const;  // every rank's parameters, owner by owner, each in plan order
+  // --overlap: the owned tensors in broadcast order, cut into chunks as the
+  // gradient reductions cut buckets, one optimizer each; returns where each
+  // chunk's first tensor is broadcast among every broadcast.
+  std::vector<std::size_t> set_overlapped_chunks(const OptimizerSettings& settings);
+  std::unique_ptr<GradientReduction> make_reduction();
+  std::vector<Broadcast> broadcasts() const;  // owner by owner: per parameter, or each owner's bucket
+  std::vector<int> owner_order() const;       // every rank's parameters, owner by owner, each in plan order
   // The elements of the parameters the ranks before `rank` own: where its run starts in owner_order().
   int64_t owned_elements_before(int rank) const;
   bool shard_storage_;
@@ -69,19 +60,16 @@ class TensorZeroState : public ZeroState {
   std::vector<int> owner_;                       // parameter -> owning rank
   std::vector<std::vector<int>> owned_by_rank_;  // rank -> parameters (plan order)
   std::vector<at::Tensor> buckets_;              // kBucket: one flat bucket per owner rank, its parameters' storage
-  std::vector<std::size_t> chunk_starts_;        // --overlap: where each of this rank's chunks begins
   // Rank r's parameters (detached) or their gradients, in plan order.
   std::vector<at::Tensor> rank_tensors(int r, bool gradients) const;
 };
 
-// Ranges: Adam over one flat buffer per rank; all-gather of equal slots.
+// Ranges: the optimizer over this rank's slot (one flat buffer); the slots
+// all-gathered into the gathered buffer, whose views many parameters are.
 class FlatZeroState : public ZeroState {
  public:
   explicit FlatZeroState(const ZeroSetup& s);
   void attach_gradients() override;
-  void reduce_gradients(Communicator& comm) override;
-  void sync(Communicator& comm) override;
-  void step_and_sync_overlapped(Communicator& comm, Stopwatch& stepping) override;
 
  protected:
   // gathered_ and grad_gathered_ less the parameters and gradients that live
@@ -95,7 +83,6 @@ class FlatZeroState : public ZeroState {
 
  private:
   void copy_owned_gradients();  // this rank's slices of every gradient into the flat gradient
-  void lay_out_slots();         // positions_, the segments and gaps_ from the plan
   // Where flat_ starts in its page on the host: its largest all-gather input
   // (a segment; under --overlap, a chunk) where that input's slot of
   // gloo's own fresh output starts in one (all_gather_input_page_offset).
@@ -105,40 +92,15 @@ class FlatZeroState : public ZeroState {
   // gathered_, so that the all-gather lands in them (DeepSpeed's and
   // Megatron's flat buffers); the others are copied out after it.
   void make_parameters_gathered_views();
-  // Calls fn(shard, pos) for each of rank r's shards, pos being where it lies in
-  // r's slot (the flat buffer's layout: the plan's slot positions).
-  template <typename Fn>
-  void for_each_in_slot(int r, Fn fn) const {
-    for (std::size_t i = 0; i < plan_.ranks[r].size(); ++i) fn(plan_.ranks[r][i], positions_[r][i]);
-  }
-  // Where slot position `pos` of rank r lies in the gathered layout: segment by
-  // segment (one all-gather each), every rank's part of a segment in rank order.
-  int64_t gathered_index(int r, int64_t pos) const;
-  // Segment s of every rank's slot, rank by rank, in `buffer` (gathered layout).
-  at::Tensor gathered_segment(const at::Tensor& buffer, std::size_t s) const {
-    return buffer.narrow(0, plan_.world_size() * segment_starts_[s], plan_.world_size() * segment_lengths_[s]);
-  }
-  at::Tensor slot_segment(const at::Tensor& slot, std::size_t s) const {
-    return slot.narrow(0, segment_starts_[s], segment_lengths_[s]);
-  }
-  // The reduce-scatter's input, every rank's slot laid out as the all-gather's:
-  // gathered_ itself when gradients and parameters share a dtype.
-  at::Tensor grad_layout();
-  // --overlap: the gathered copy of slot position `pos` of rank r, in the
-  // chunk-major layout the per-chunk all-gathers leave (chunk c of every
-  // rank together: W·c·chunk_elems_ + r·(chunk c's length) + the offset in it).
-  int64_t overlapped_index(int r, int64_t pos) const;
-  const Plan& plan_;
-  int64_t slot_;
-  std::vector<std::vector<int64_t>> positions_;                 // rank -> where each of its shards starts in its slot
-  std::vector<int64_t> segment_starts_, segment_lengths_;       // the slot's segments (Megatron's buckets; else one)
-  std::vector<std::vector<std::pair<int64_t, int64_t>>> gaps_;  // rank -> (pos, length) its shards leave unfilled
-  at::Tensor flat_, gathered_, grad_gathered_;                  // flat_: this rank's slot of working parameters
-  int64_t chunk_elems_ = 0;           // --overlap: elements per chunk (the last may be shorter)
-  std::vector<at::Tensor> chunks_;    // --overlap: views of flat_, one per chunk
-  std::vector<int64_t> gathered_at_;  // parameter -> where its view of gathered_ starts; -1: no view
-  int64_t viewed_elements_ = 0;       // of the parameters that are views of gathered_
-  bool all_viewed_ = false;           // every parameter a view: the sync copies nothing out
+  void set_chunk_views(const OptimizerSettings& settings);  // --overlap: chunks_, one optimizer each
+  std::unique_ptr<GradientReduction> make_reduction();
+  std::unique_ptr<ParameterSync> make_sync() const;
+  const SlotIndex slots_;
+  at::Tensor flat_, gathered_, grad_gathered_;  // flat_: this rank's slot of working parameters
+  int64_t chunk_elems_ = 0;                     // --overlap: elements per chunk (the last may be shorter)
+  std::vector<at::Tensor> chunks_;              // --overlap: views of flat_, one per chunk
+  std::vector<int64_t> gathered_at_;            // parameter -> where its view of gathered_ starts; -1: no view
+  int64_t viewed_elements_ = 0;                 // of the parameters that are views of gathered_
   // Under reduce-scatter, the gradient of every parameter that is a view of
   // gathered_ is a view of the reduce-scatter's input (grad_gathered_) at the
   // same place, so that only the others' pieces are packed into it.
@@ -149,11 +111,10 @@ class FlatZeroState : public ZeroState {
 // Every rank owns every tensor (plain DDP): nothing to sync.
 class ReplicatedZeroState : public ZeroState {
  public:
-  explicit ReplicatedZeroState(const ZeroSetup& s) : ZeroState(s) { set_optimizer(s.optimizer, params_); }
-  void reduce_gradients(Communicator& comm) override {
-    if (grad_sync_ == GradSync::kAllReduce) all_reduce_gradients(comm);
+  explicit ReplicatedZeroState(const ZeroSetup& s) : ZeroState(s) {
+    set_optimizer(s.optimizer, params_);
+    compose(all_reduce_or_none(), no_parameter_sync());
   }
-  void sync(Communicator&) override { collective_seconds_ = 0; }
 
  protected:
   std::vector<at::Tensor> owned_gradients() const override { return grads_of(params_); }

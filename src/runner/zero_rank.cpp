@@ -26,7 +26,7 @@ ZeroState::ZeroState(const ZeroSetup& s)
       precision_(s.optimizer.precision),
       device_(s.device),
       grad_sync_(s.grad_sync),
-      grad_bucket_elems_(s.grad_bucket_elems),
+      scratch_{at::Tensor(), s.grad_bucket_elems},
       params_(seeded_parameters(s.model, s.device, s.seed, /*with_gradients=*/false, scalar_type(precision_.params))) {
   if (s.param_storage != ParamStorage::kContiguous) return;
   std::vector<int> registration_order(params_.size());
@@ -77,8 +77,25 @@ void ZeroState::step() {
   for (auto& optimizer : optimizers_) optimizer->step();
 }
 
-void ZeroState::step_and_sync_overlapped(Communicator&, Stopwatch&) {
-  throw RunError("--overlap: this plan's state has no overlapped sync (make_zero_state should have refused it)");
+void ZeroState::step_and_sync_overlapped(Communicator& comm, Stopwatch& stepping) {
+  sync_->step_and_sync(comm, [&](std::size_t chunk) {
+    stepping.start();
+    optimizers_[chunk]->step();
+    stepping.stop();
+  });
+}
+
+void ZeroState::compose(std::unique_ptr<GradientReduction> reduction, std::unique_ptr<ParameterSync> sync) {
+  reduction_ = std::move(reduction);
+  sync_ = std::move(sync);
+  if (grad_sync_ == GradSync::kNone || replicas_ == 1) return;
+  const int divisor = step_divides_gradients() ? 1 : world_;
+  replica_reduction_ = replica_all_reduce([this] { return owned_gradients(); }, scratch_, divisor);
+}
+
+std::unique_ptr<GradientReduction> ZeroState::all_reduce_or_none(std::function<void()> after) {
+  if (grad_sync_ != GradSync::kAllReduce) return no_gradient_reduction();
+  return bucketed_all_reduce(params_, scratch_, in_group_divisor(), std::move(after));
 }
 
 // Without a GradSync every rank has the same gradients (the seed's); with
@@ -119,17 +136,6 @@ void ZeroState::restore_rank_gradients() {
   for (std::size_t p = 0; p < rank_grads_.size(); ++p) params_[p].mutable_grad().copy_(rank_grads_[p]);
 }
 
-void ZeroState::all_reduce_gradients(Communicator& comm) {
-  std::vector<at::Tensor> grads;  // reverse registration order: as backward produces them
-  for (auto p = params_.rbegin(); p != params_.rend(); ++p) grads.push_back(p->mutable_grad());
-  all_reduce_average(grads, comm, grad_bucket_, grad_bucket_elems_, in_group_divisor());
-}
-
-void ZeroState::reduce_replicas(Communicator& replicas) {
-  if (grad_sync_ == GradSync::kNone || replicas_ == 1) return;
-  all_reduce_average(owned_gradients(), replicas, grad_bucket_, grad_bucket_elems_, replicas_divisor());
-}
-
 MemoryBreakdown ZeroState::memory() const {
   MemoryBreakdown m;
   m.parameters = bytes_of(params_);
@@ -138,7 +144,7 @@ MemoryBreakdown ZeroState::memory() const {
     m.gradients += optimizer->gradient_copy_bytes();
     m.optimizer_state += optimizer->state_bytes();
   }
-  m.buffers = buffer_bytes() + bytes_of(rank_grads_) + bytes_of({grad_bucket_});
+  m.buffers = buffer_bytes() + bytes_of(rank_grads_) + bytes_of({scratch_.bucket});
   return m;
 }
 

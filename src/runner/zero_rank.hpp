@@ -15,24 +15,21 @@
 //   chunk    --overlap: a piece of this rank's shard stepped and then sent
 //            together, while the next chunk steps (--grad-bucket-mb long).
 //
-// The layouts (zero_layouts.hpp), each owning its buffers and index arithmetic:
-//  - TensorZeroState, whole-tensor plans: the optimizer over the owned tensors
-//    (separate, one contiguous allocation, or the shard as one flat tensor);
-//    sync = each owner broadcasts its tensors (per parameter, or its bucket);
-//    gradients all-reduced in buckets, or reduced to their owners;
-//  - FlatZeroState, range plans: the optimizer over this rank's slot
-//    (gradients sliced the same way); sync = an all-gather of the slots per
-//    segment into the gathered buffer, whose views many parameters are;
-//    gradients all-reduced, or reduce-scattered per segment;
-//  - ReplicatedZeroState (`none`, plain DDP): the optimizer over every
-//    tensor, nothing to sync; gradients all-reduced.
-// make_zero_state refuses (UsageError) what the run spec's constraints refuse
-// (src/run/constraints.cpp), so a state is never built for a refused request.
-// Gradients are attached after construction, so that memory can be read
-// after creation, with gradients, and after a step.
-// With replicas (--shard-group), the plan is for the G ranks of this rank's
-// shard group; `comm` below is that group's, and reduce_replicas finishes
-// the gradient reduction across the replicas of this rank's shard.
+// The state is three parts composed:
+//  - the parameter layout (zero_layouts.hpp), a subclass: it owns the
+//    parameters, their gradients and every buffer they live in;
+//    TensorZeroState, whole-tensor plans: separate tensors, one contiguous
+//    allocation, each owner's bucket, or the shard as one flat tensor;
+//    FlatZeroState, range plans: this rank's slot, stepped, and the gathered
+//    buffer many parameters are views of (index arithmetic: slot_index.hpp);
+//    ReplicatedZeroState (`none`, plain DDP): every tensor stepped;
+//  - the gradient reduction (gradient_reduction.hpp): none, all-reduce,
+//    reduce to owners, reduce-scatter per segment, and across replicas;
+//  - the parameter sync (parameter_sync.hpp): none, owners' broadcasts,
+//    all-gather per segment, each also overlapped with the step by chunk.
+// The layout picks the two strategies its buffers allow; they borrow the
+// buffers (under range plans one buffer is at once the parameters' storage,
+// the all-gather's output and the reduce-scatter's input).
 #pragma once
 #include <memory>
 #include <string>
@@ -41,6 +38,8 @@
 #include "partitioners/plan.hpp"
 #include "src/comm/communicator.hpp"
 #include "device.hpp"  // Stopwatch
+#include "gradient_reduction.hpp"
+#include "parameter_sync.hpp"
 #include "optim/optimizer.hpp"
 #include "src/run/options.hpp"  // SyncMode
 
@@ -58,30 +57,32 @@ class ZeroState {
   virtual ~ZeroState() = default;
   virtual void attach_gradients();  // the synthetic gradients, as after backward()
   // Reduces the gradients across the group as the setup's GradSync says
-  // (grad_sync.cpp): each rank ends with the average of every rank's gradients
-  // for what it steps, or their sum where the step divides it
+  // (gradient_reduction.hpp): each rank ends with the average of every rank's
+  // gradients for what it steps, or their sum where the step divides it
   // (step_divides_gradients). Nothing to do for GradSync::kNone.
-  virtual void reduce_gradients(Communicator& comm) = 0;
+  void reduce_gradients(Communicator& comm) { reduction_->reduce(comm); }
   // With replicas: all-reduces the gradients this rank steps across the
   // ranks that hold the same shard in the other groups, completing the
   // average over all W ranks. Nothing to do for GradSync::kNone.
-  void reduce_replicas(Communicator& replicas);
+  void reduce_replicas(Communicator& replicas) {
+    if (replica_reduction_) replica_reduction_->reduce(replicas);
+  }
   // Under a GradSync: puts this rank's own gradients back, as the next
   // backward() would (the reduction works in place); not part of a timed phase.
   void restore_rank_gradients();
-  virtual void sync(Communicator& comm) = 0;  // every rank gets every updated parameter
-  void step();                                // optimizer.step() over what this rank owns
+  void sync(Communicator& comm) { sync_->sync(comm); }  // every rank gets every updated parameter
+  void step();                                          // optimizer.step() over what this rank owns
   // --overlap: steps this rank's shard chunk by chunk and starts each
   // chunk's sync as soon as it is stepped, the next chunk stepping while
   // it moves (on CUDA the collectives run on the backend's stream); returns
   // when every rank has every parameter (queued on the current stream on
   // CUDA), each chunk's step timed on `stepping`. (make_zero_state refuses
   // --overlap where it has no sense.)
-  virtual void step_and_sync_overlapped(Communicator& comm, Stopwatch& stepping);
+  void step_and_sync_overlapped(Communicator& comm, Stopwatch& stepping);
   MemoryBreakdown memory() const;
   int64_t step_bytes() const { return step_bytes_; }  // bytes one step moves (optimizer_traffic.hpp)
   const std::vector<at::Tensor>& parameters() const { return params_; }
-  double last_collective_seconds() const { return collective_seconds_; }
+  double last_collective_seconds() const { return sync_->last_collective_seconds(); }
   // Whether the optimizer's step divides the summed gradients by W as it
   // reads them (folds_gradient_division: the fused CPU pass), leaving the
   // gradient reduction a plain sum; else the reduction divides.
@@ -99,13 +100,14 @@ class ZeroState {
   // them, divided by W once reduce_replicas has summed across the replicas;
   // 1 in both when the step divides.
   int in_group_divisor() const { return replicas_ > 1 || step_divides_gradients() ? 1 : world_; }
-  int replicas_divisor() const { return step_divides_gradients() ? 1 : world_; }
+  // The strategies this layout's buffers allow, once its optimizers are set
+  // (the divisors depend on them): `reduction` and `sync`, and across
+  // replicas an all-reduce of owned_gradients().
+  void compose(std::unique_ptr<GradientReduction> reduction, std::unique_ptr<ParameterSync> sync);
+  // GradSync::kAllReduce as DDP, else none; `after` runs after the all-reduce.
+  std::unique_ptr<GradientReduction> all_reduce_or_none(std::function<void()> after = {});
   at::TensorOptions param_options() const;  // the working parameters' dtype, on the device
   at::TensorOptions grad_options() const;
-  // All-reduces every parameter's gradient in buckets of grad_bucket_elems, in
-  // reverse registration order (as backward produces them, as DDP does), then
-  // divides by the group size.
-  void all_reduce_gradients(Communicator& comm);
   virtual int64_t extra_gradient_bytes() const { return 0; }
   // The parameters in the order the gradient reduction buckets them (reverse
   // registration, as backward produces them and DDP reduces them); the
@@ -128,15 +130,15 @@ class ZeroState {
   Precision precision_;
   at::Device device_;
   GradSync grad_sync_ = GradSync::kNone;
-  int64_t grad_bucket_elems_ = 0;
+  ReductionScratch scratch_;            // the reductions' shared bucket (--grad-bucket-mb; also --overlap's chunk)
   std::vector<at::Tensor> rank_grads_;  // under a GradSync: this rank's own gradients, kept to restore
   at::Tensor grad_storage_;             // every gradient, where they share one allocation (attach_gradients)
-  at::Tensor grad_bucket_;              // all-reduce: the flat buffer several small gradients share (when not adjacent)
   std::vector<at::Tensor> params_;
   std::vector<std::unique_ptr<ShardOptimizer>> optimizers_;  // one, or one per --overlap chunk
   int64_t step_bytes_ = 0;
   int step_divisor_ = 1;  // W where the step divides the summed gradients (set_chunk_optimizers)
-  double collective_seconds_ = 0;
+  std::unique_ptr<GradientReduction> reduction_, replica_reduction_;
+  std::unique_ptr<ParameterSync> sync_;
 };
 
 struct ZeroSetup {

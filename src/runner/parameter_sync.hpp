@@ -1,0 +1,63 @@
+// The parameter sync of the ZeRO state (zero_rank.hpp): one class per way of
+// giving every rank every updated parameter, made by the functions below as
+// the layout, --sync and --overlap choose. Each keeps its own arithmetic (the
+// order of its collectives, where a chunk's gathered copy lies, what is
+// copied out) and borrows what the layout owns: the parameters, the slot
+// being stepped, the gathered buffer (under range plans at once the
+// parameters' storage and the all-gather's output, which is what makes that
+// layout copy-free).
+#pragma once
+#include <ATen/ATen.h>
+
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "src/comm/communicator.hpp"
+#include "slot_index.hpp"
+
+namespace zb {
+
+class ParameterSync {
+ public:
+  virtual ~ParameterSync() = default;
+  virtual void sync(Communicator& comm) = 0;
+  // --overlap: steps this rank's chunks (step_chunk(c), in order) each just
+  // before its first collective starts, the next stepping while it moves;
+  // returns when every rank has every parameter. Only the overlapped syncs
+  // have one (make_zero_state refuses --overlap elsewhere).
+  virtual void step_and_sync(Communicator& comm, const std::function<void(std::size_t chunk)>& step_chunk);
+  // Seconds the last sync spent in (or waiting on) its collectives.
+  double last_collective_seconds() const { return collective_seconds_; }
+
+ protected:
+  double collective_seconds_ = 0;
+};
+
+// Plain DDP: every rank steps every tensor; nothing to sync.
+std::unique_ptr<ParameterSync> no_parameter_sync();
+
+struct Broadcast {
+  at::Tensor tensor;  // the parameter's (or bucket's) own storage: the broadcast lands in place
+  int root;           // its owner
+};
+// Whole tensors: each owner broadcasts its tensors (per parameter, or its bucket),
+// owner by owner as ZeroRedundancyOptimizer does, as one batch.
+std::unique_ptr<ParameterSync> owner_broadcasts(std::vector<Broadcast> broadcasts);
+// --overlap: the same broadcasts started one by one, this rank stepping its
+// chunk c just before broadcasts[chunk_first[c]].
+std::unique_ptr<ParameterSync> overlapped_owner_broadcasts(std::vector<Broadcast> broadcasts,
+                                                           std::vector<std::size_t> chunk_first);
+// Ranges: one all-gather of every rank's slot per segment from `flat` into
+// `gathered`; then each shard of a parameter that is not a view of
+// `gathered` (gathered_at[p] < 0) copied out into it.
+std::unique_ptr<ParameterSync> slot_all_gather(const SlotIndex& slots, const std::vector<at::Tensor>& params,
+                                               at::Tensor flat, at::Tensor gathered, std::vector<int64_t> gathered_at);
+// --overlap on ranges: chunk c of every rank's slot all-gathered as soon as
+// it is stepped, into `gathered` chunk-major (chunk c of every rank together);
+// then every rank's shards copied out of it.
+std::unique_ptr<ParameterSync> chunk_all_gather(const SlotIndex& slots, const std::vector<at::Tensor>& params,
+                                                std::vector<at::Tensor> chunks, int64_t chunk_elems,
+                                                at::Tensor gathered);
+
+}  // namespace zb
