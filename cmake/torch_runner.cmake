@@ -19,17 +19,18 @@ zb_layer(zb_runner DIR src/runner DEPENDS zb_run zb_comm SOURCES
   src/runner/timed_loop.cpp src/runner/grad_sync.cpp src/runner/device.cpp src/runner/host_pages.cpp
   src/runner/reference_check.cpp src/runner/timed_request.cpp src/runner/record_context.cpp src/runner/timed_run.cpp src/runner/calibrate.cpp src/runner/phase_traffic.cpp
   src/runner/bandwidth_probe.cpp src/runner/collective_probe.cpp src/runner/watchdog.cpp src/runner/optim/optimizer.cpp src/runner/optim/torch_optimizers.cpp
-  src/runner/optim/foreach_optimizers.cpp src/runner/optim/fused_optimizers.cpp src/runner/optim/muon.cpp
+  src/runner/optim/foreach_optimizers.cpp src/runner/optim/fused_optimizers.cpp src/runner/optim/native_optimizers.cpp
+  src/runner/optim/muon.cpp
   src/runner/optim/mixed_precision.cpp)
 # libtorch >= 2.10 headers require C++20; the rest of zero-bench stays C++17.
 foreach(layer zb_comm zb_runner)
   target_compile_features(${layer} PUBLIC cxx_std_20)
   target_compile_options(${layer} PRIVATE -Wno-unused-parameter)
 endforeach()
-# The fused optimizer and the triad probe: `omp simd` loops (no OpenMP runtime:
+# The native optimizer and the triad probe: `omp simd` loops (no OpenMP runtime:
 # threads come from ATen's pool), sqrt inlined, no FMA contraction so that a
 # sharded step equals the unsharded one bitwise.
-set_source_files_properties(src/runner/optim/fused_optimizers.cpp src/runner/bandwidth_probe.cpp PROPERTIES
+set_source_files_properties(src/runner/optim/native_optimizers.cpp src/runner/bandwidth_probe.cpp PROPERTIES
   COMPILE_OPTIONS "-O3;-fopenmp-simd;-fno-math-errno;-ffp-contract=off")
 
 # CUDA: libtorch built with it lists libtorch_cuda / c10_cuda among its libraries.

@@ -32,6 +32,8 @@
 #           each implementation in fp32 and bf16; four ranks through NCCL on
 #           the one GPU (--nccl-shared-gpu) with reduce-scatter, per-param and
 #           bucket sync
+#   fidelity  tests/scripts/optim_fidelity.py --device cuda: torch, foreach and
+#           fused (Adam, AdamW, SGD) against python3's torch.optim, bit for bit
 #   layout  scripts/gpu/fused_adam_layout.py: torch's fused Adam over each
 #           model's tensors as separate allocations, one flat tensor and k views
 #           of it, against the copy bandwidth, with the kernel launches counted
@@ -43,7 +45,7 @@
 # ZB_GPU_BUDGET_S: seconds this call may use (default 560, under the 600 s limit).
 set -uo pipefail
 ZB_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-OUTDIR="${1:?usage: run.sh OUTDIR [build] [test] [gputests] [w1] [shared] [gradsync] [mixed] [layout] [calibrate] [nccl] [roofline] [shard]}"
+OUTDIR="${1:?usage: run.sh OUTDIR [build] [test] [gputests] [w1] [shared] [gradsync] [mixed] [layout] [fidelity] [calibrate] [nccl] [roofline] [shard]}"
 shift
 STAGES=("$@")
 [ ${#STAGES[@]} -eq 0 ] && STAGES=(build test w1 shared)
@@ -268,6 +270,13 @@ stage_shard() {
   done
 }
 
+stage_fidelity() {
+  enough 60 || { log "fidelity: skipped, $(left) s left"; return 0; }
+  timeout "$(( $(left) - 30 ))" python3 "$ZB_ROOT/tests/scripts/optim_fidelity.py" --device cuda \
+    "$BUILD/tests/zb_optim_fidelity" >"$WORK/logs/optim_fidelity.log" 2>&1
+  log "fidelity: exit $? $(tail -1 "$WORK/logs/optim_fidelity.log")"
+}
+
 stage_layout() {
   enough 90 || { log "layout: skipped, $(left) s left"; return 0; }
   timeout "$(( $(left) - 30 ))" python3 "$ZB_ROOT/scripts/gpu/fused_adam_layout.py" "$BUILD/zero_bench" \
@@ -290,8 +299,11 @@ stage_calibrate() {
 for stage in "${STAGES[@]}"; do
   case "$stage" in
     build) stage_build || { STAGES=(); break; } ;;
-    test | gputests | w1 | shared | gradsync | mixed | layout | calibrate | nccl | roofline | shard) setup_env; "stage_$stage" ;;
-    *) log "unknown stage '$stage'; valid: build test gputests w1 shared gradsync mixed layout calibrate nccl roofline shard" ;;
+    test | gputests | w1 | shared | gradsync | mixed | layout | fidelity | calibrate | nccl | roofline | shard)
+      setup_env
+      "stage_$stage"
+      ;;
+    *) log "unknown stage '$stage'; valid: build test gputests w1 shared gradsync mixed layout fidelity calibrate nccl roofline shard" ;;
   esac
 done
 

@@ -119,8 +119,9 @@ void add_timed_options(CLI::App& app, Config& c, std::optional<Dtype>& grad_dtyp
              "the rest; whole-tensor partitioners only)")
       ->group(timed);
   add_choice(app, "--optimizer-impl", c.optimizer_impl, optimizer_impl_choices(),
-             "implementation of adam/adamw/sgd (and muon's Adam part): torch (torch::optim, default) | "
-             "foreach (ATen _foreach_ ops) | fused (one pass per element)")
+             "implementation of adam/adamw/sgd (and muon's Adam part): default (PyTorch's for the device: "
+             "foreach on CUDA, torch on the CPU) | PyTorch's own steps: torch (foreach=False), foreach "
+             "(foreach=True), fused (fused=True) | native (zero-bench's one-pass CPU loop)")
       ->group(timed);
   add_renamed(app, "--adam", "is now --optimizer-impl (torch, foreach, fused)");
   add_choice(app, "--precision", c.precision.params, precision_choices(),
@@ -172,7 +173,8 @@ void add_timed_options(CLI::App& app, Config& c, std::optional<Dtype>& grad_dtyp
 void add_partitioner_options(CLI::App& app, Config& c) {
   auto* knobs = "partitioner options";
   add_integer(app, "--bucket-elems", c.bucket_elems, 1, INT64_MAX,
-              "buckets: close a bucket at this many elements (default 40M)")
+              "buckets: close a bucket at this many elements (default: Megatron-LM's, max(40M, 1M x W) with "
+              "--overlap, else one bucket)")
       ->group(knobs);
   add_number(app, "--time-limit", c.time_limit_s,
              {0, false, kMaxSeconds, "must be a number of seconds above 0 and up to " + whole_number(kMaxSeconds)},

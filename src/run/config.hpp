@@ -51,7 +51,7 @@ struct Config {
   int threads = 1;          // intra-op threads per rank
   bool check = false;       // compare with a single-process reference of the same optimizer
   OptimizerKind optimizer = OptimizerKind::kAdam;
-  OptimizerImpl optimizer_impl = OptimizerImpl::kTorch;
+  OptimizerImpl optimizer_impl = OptimizerImpl::kDefault;
   Precision precision;                     // --precision, --grad-dtype
   int shard_group = 0;                     // --shard-group G: plan for G ranks, replicate over W/G; 0: G = W
   bool overlap = false;                    // --overlap: each bucket's sync runs while the next bucket steps
@@ -59,10 +59,10 @@ struct Config {
   ParamStorage param_storage = ParamStorage::kSeparate;  // contiguous: every parameter a view of one allocation
 
   // Partitioner knobs.
-  int64_t bucket_elems = 40000000;  // buckets
-  double time_limit_s = 10.0;       // optimal
-  uint64_t search_nodes = 0;        // optimal: node budget (0: none)
-  std::string cost_model;           // cost: coefficients file (--calibrate writes it)
+  int64_t bucket_elems = 0;    // buckets; 0: Megatron's default (megatron_bucket_elems)
+  double time_limit_s = 10.0;  // optimal
+  uint64_t search_nodes = 0;   // optimal: node budget (0: none)
+  std::string cost_model;      // cost: coefficients file (--calibrate writes it)
   bool calibrate = false;
 };
 

@@ -84,15 +84,8 @@ std::string nccl_shared_gpu_needless_message(const Facts& f) {
          ", so no GPU is shared; leave --nccl-shared-gpu out";
 }
 
-bool fused_unavailable(const Facts& f) {
-  const Config& c = cfg(f);
-  if (c.optimizer_impl != OptimizerImpl::kFused || !at_launch(f).cuda) return false;
-  return c.optimizer == OptimizerKind::kSgd || !at_launch(f).fused_cuda_kernel;
-}
-std::string fused_unavailable_message(const Facts& f) {
-  if (cfg(f).optimizer == OptimizerKind::kSgd)
-    return "--optimizer-impl fused with --optimizer sgd runs on the CPU only; use --optimizer-impl foreach on CUDA";
-  return "--optimizer-impl fused on CUDA needs ATen's _fused_adam_ (libtorch >= 2.0); this libtorch lacks it";
+OptimizerImpl optimizer_impl(const Facts& f) {
+  return resolved_optimizer_impl(cfg(f).optimizer_impl, at_launch(f).cuda);
 }
 
 std::string shard_storage_granularity_message(const Facts& f) {
@@ -226,7 +219,20 @@ std::vector<Constraint> make_table() {
                 "flat tensor; use --param-storage separate or contiguous with muon";
        },
        kBadInput},
-      {"fused-optimizer-without-a-cuda-kernel", S::kLaunch, fused_unavailable, fused_unavailable_message, kBadInput},
+      {"fused-optimizer-without-the-kernels", S::kLaunch,
+       [](const Facts& f) { return optimizer_impl(f) == OptimizerImpl::kFused && !at_launch(f).fused_kernels; },
+       [](const Facts&) -> std::string {
+         return "--optimizer-impl fused calls ATen's _fused_adam_, _fused_adamw_ and _fused_sgd_, and this libtorch "
+                "lacks them; use --optimizer-impl foreach or torch";
+       },
+       kBadInput, true},
+      {"native-optimizer-on-cuda", S::kLaunch,
+       [](const Facts& f) { return optimizer_impl(f) == OptimizerImpl::kNative && at_launch(f).cuda; },
+       [](const Facts& f) -> std::string {
+         return "--optimizer-impl native is zero-bench's own one-pass CPU loop, and the device is " +
+                at_launch(f).device_name + "; use --optimizer-impl fused (ATen's kernel) or foreach on CUDA";
+       },
+       kBadInput, true},
       {"reduce-scatter-of-replicated-tensors", S::kLaunch,
        [](const Facts& f) { return cfg(f).grad_sync == GradSync::kReduceScatter && replicated(f); },
        [](const Facts&) -> std::string {
@@ -298,11 +304,20 @@ const Constraint* first_broken(Stage stage, const Facts& facts) {
   return nullptr;
 }
 
+namespace {
+void throw_row(const Constraint& broken, const Facts& facts) {
+  if (broken.exit_code == 2) throw UsageError(broken.message(facts));
+  throw RunError(broken.message(facts));
+}
+}  // namespace
+
 void enforce(Stage stage, const Facts& facts) {
-  const Constraint* broken = first_broken(stage, facts);
-  if (!broken) return;
-  if (broken->exit_code == 2) throw UsageError(broken->message(facts));
-  throw RunError(broken->message(facts));
+  if (const Constraint* broken = first_broken(stage, facts)) throw_row(*broken, facts);
+}
+
+void enforce_optimizer_rows(const Facts& facts) {
+  for (const Constraint& c : constraints())
+    if (c.stage == Stage::kLaunch && c.about_the_optimizer && c.broken(facts)) throw_row(c, facts);
 }
 
 int64_t grad_bucket_elems(const Config& config) {

@@ -35,7 +35,7 @@ struct LaunchFacts {
   std::string backend = "gloo";                          // the resolved backend's name
   bool backend_needs_cuda = false;                       // it moves GPU tensors only
   std::string backend_unavailable;                       // why this build cannot use it; empty when it can
-  bool fused_cuda_kernel = false;                        // this libtorch has ATen's _fused_adam_
+  bool fused_kernels = false;                            // this libtorch has ATen's _fused_adam(w)_ and _fused_sgd_
   double available_bytes_per_rank = 0;                   // memory a rank may use on the device
 };
 
@@ -58,6 +58,7 @@ struct Constraint {
   bool (*broken)(const Facts&);
   std::string (*message)(const Facts&);  // asked only when broken
   int exit_code;                         // 2: bad input (UsageError); 1: a fault (RunError)
+  bool about_the_optimizer = false;      // looks at the optimizer and the device alone
 };
 
 // The table, in the order it is checked.
@@ -67,6 +68,9 @@ const std::vector<Constraint>& constraints();
 const Constraint* first_broken(Stage stage, const Facts& facts);
 // Throws the first broken row's message (UsageError for exit code 2, RunError otherwise).
 void enforce(Stage stage, const Facts& facts);
+// The launch rows about the optimizer alone, for --calibrate (which steps
+// an optimizer on a device and nothing else of a timed run).
+void enforce_optimizer_rows(const Facts& facts);
 
 // --grad-bucket-mb as fp32 elements, at least one (also --overlap's bucket).
 int64_t grad_bucket_elems(const Config& config);

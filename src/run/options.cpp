@@ -33,10 +33,18 @@ const Choices<StepTiming>& step_timing_choices() {
 }
 
 const Choices<OptimizerImpl>& optimizer_impl_choices() {
-  static const Choices<OptimizerImpl> c{
-      "--optimizer-impl",
-      {{"torch", OptimizerImpl::kTorch}, {"foreach", OptimizerImpl::kForeach}, {"fused", OptimizerImpl::kFused}}};
+  static const Choices<OptimizerImpl> c{"--optimizer-impl",
+                                        {{"default", OptimizerImpl::kDefault},
+                                         {"torch", OptimizerImpl::kTorch},
+                                         {"foreach", OptimizerImpl::kForeach},
+                                         {"fused", OptimizerImpl::kFused},
+                                         {"native", OptimizerImpl::kNative}}};
   return c;
+}
+
+OptimizerImpl resolved_optimizer_impl(OptimizerImpl asked, bool cuda) {
+  if (asked != OptimizerImpl::kDefault) return asked;
+  return cuda ? OptimizerImpl::kForeach : OptimizerImpl::kTorch;
 }
 
 const Choices<ShardList>& shard_list_choices() {

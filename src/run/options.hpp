@@ -10,7 +10,10 @@ enum class Backend { kNccl, kGloo, kMpi };
 enum class SyncMode { kPerParam, kBucket };
 enum class GradSync { kNone, kAllReduce, kReduceScatter };
 enum class StepTiming { kConcurrent, kSerial };
-enum class OptimizerImpl { kTorch, kForeach, kFused };
+// kTorch, kForeach, kFused: PyTorch's own steps (foreach=False, foreach=True,
+// fused=True); kNative: the project's one-pass CPU loop; kDefault: PyTorch's
+// default for the device (resolved_optimizer_impl).
+enum class OptimizerImpl { kDefault, kTorch, kForeach, kFused, kNative };
 enum class ShardList { kFull, kNone };
 enum class PlanFiles { kCase, kRank };
 enum class HugePages { kOff, kOn };
@@ -26,5 +29,11 @@ const Choices<ShardList>& shard_list_choices();
 const Choices<PlanFiles>& plan_files_choices();
 const Choices<HugePages>& huge_pages_choices();
 const Choices<ParamStorage>& param_storage_choices();
+
+// What --optimizer-impl default means on a device: PyTorch's default for
+// torch.optim.Adam, AdamW and SGD (torch/optim/optimizer.py,
+// _default_to_fused_or_foreach): foreach on CUDA tensors, the for-loop on the
+// CPU; fused is never the default. Any other choice is itself.
+OptimizerImpl resolved_optimizer_impl(OptimizerImpl asked, bool cuda);
 
 }  // namespace zb

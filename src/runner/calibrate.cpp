@@ -14,6 +14,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "src/run/constraints.hpp"
 #include "src/run/run_context.hpp"
 #include "src/run/timed_run.hpp"
 #include "src/comm/world.hpp"
@@ -195,7 +196,7 @@ nlohmann::ordered_json cost_file(const Config& config, const Bench& bench, const
   doc["time"] = ctx.time;
   doc["device"] = device_name(bench.device);
   doc["optimizer"] = optimizer_choices().name(config.optimizer) + " (" +
-                     optimizer_impl_choices().name(config.optimizer_impl) + ", fp32)";
+                     optimizer_impl_choices().name(bench.settings.optimizer_impl) + ", fp32)";
   doc["ranks_measuring_at_once"] = bench.serial ? 1 : bench.world_size;
   doc["step_timing"] = step_timing_choices().name(config.step_timing);
   doc["threads_per_rank"] = config.threads;
@@ -261,7 +262,9 @@ void calibrate(const Config& config, const at::Device& device, const World& worl
       world.size,
       world.rank,
       config.step_timing == StepTiming::kSerial,
-      OptimizerSettings{.optimizer = config.optimizer, .optimizer_impl = config.optimizer_impl, .precision = {}},
+      OptimizerSettings{.optimizer = config.optimizer,
+                        .optimizer_impl = resolved_optimizer_impl(config.optimizer_impl, device.is_cuda()),
+                        .precision = {}},
       fit_min_elements(device),
       watchdog};
   const std::vector<Sample> samples = measure_grid(bench);
@@ -290,6 +293,10 @@ int run_calibration(const Config& config) {
     apply_huge_pages(config.huge_pages);  // before the first CPU tensor
     at::set_num_threads(config.threads);
     device = choose_device(config.device, world.local_rank);
+    LaunchFacts launch;
+    launch.cuda = device.is_cuda(), launch.device_name = device_name(device);
+    launch.fused_kernels = fused_kernels_available();
+    enforce_optimizer_rows(Facts{config, &launch});
     check_cost_model_path(config);
   });
   if (failure) return report_failure("zero_bench", *failure);

@@ -77,7 +77,8 @@ const std::vector<ContextRow>& timed_rows() {
       fact(&RunContext::backend, [](const Sources& s) { return std::string(s.setup.backend->name); }),
       fact(&RunContext::device, [](const Sources& s) { return device_name(s.setup.device); }),
       // What the options asked.
-      chosen(&RunContext::optimizer_impl, &Config::optimizer_impl, optimizer_impl_choices),
+      fact(&RunContext::optimizer_impl,  // as resolved on the device (--optimizer-impl default)
+           [](const Sources& s) { return optimizer_impl_choices().name(s.setup.optimizer.optimizer_impl); }),
       fact(&RunContext::threads, [](const Sources& s) { return s.config.threads; }),
       chosen(&RunContext::step_timing, &Config::step_timing, step_timing_choices),
       chosen(&RunContext::grad_sync, &Config::grad_sync, grad_sync_choices),

@@ -42,7 +42,7 @@ LaunchFacts launch_facts(const TimedSetup& s, const World& world, int gpus) {
   f.backend = s.backend->name;
   f.backend_needs_cuda = s.backend->needs_cuda;
   f.backend_unavailable = s.backend->unavailable_reason();
-  f.fused_cuda_kernel = fused_cuda_kernel_available();
+  f.fused_kernels = fused_kernels_available();
   f.available_bytes_per_rank = static_cast<double>(available_bytes_per_rank(s.device, world.local_size));
   return f;
 }
@@ -65,8 +65,9 @@ TimedSetup check_request(const Config& config, const World& world) {
   s.backend = &choose_backend(config, s.device, world, s.gpu_sharing);
   const LaunchFacts launch = launch_facts(s, world, gpus);
   enforce(Stage::kLaunch, Facts{config, &launch});
-  s.optimizer = OptimizerSettings{
-      .optimizer = config.optimizer, .optimizer_impl = config.optimizer_impl, .precision = config.precision};
+  s.optimizer = OptimizerSettings{.optimizer = config.optimizer,
+                                  .optimizer_impl = resolved_optimizer_impl(config.optimizer_impl, s.device.is_cuda()),
+                                  .precision = config.precision};
   s.dir = run_directory(config);
   s.options = plan_options(config);
   s.node = world.node;

@@ -173,7 +173,7 @@ void enforce_spec_constraints(const ZeroSetup& setup) {
   LaunchFacts launch;
   launch.granularity = setup.granularity;
   launch.cuda = setup.device.is_cuda();
-  launch.fused_cuda_kernel = fused_cuda_kernel_available();
+  launch.fused_kernels = fused_kernels_available();
   enforce(Stage::kLaunch, Facts{request, &launch});
 }
 

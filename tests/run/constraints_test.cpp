@@ -108,11 +108,12 @@ const std::map<std::string, Example>& examples() {
         [](Config& c, LaunchFacts&) {
           c.optimizer = OptimizerKind::kMuon, c.param_storage = ParamStorage::kContiguous;
         }}},
-      {"fused-optimizer-without-a-cuda-kernel",
-       {[](Config& c, LaunchFacts& l) { c.optimizer_impl = OptimizerImpl::kFused, cuda_backend(l, "gloo"); },
-        [](Config& c, LaunchFacts& l) {
-          c.optimizer_impl = OptimizerImpl::kFused, cuda_backend(l, "gloo"), l.fused_cuda_kernel = true;
-        }}},
+      {"fused-optimizer-without-the-kernels",
+       {[](Config& c, LaunchFacts& l) { c.optimizer_impl = OptimizerImpl::kFused, l.fused_kernels = false; },
+        [](Config& c, LaunchFacts& l) { c.optimizer_impl = OptimizerImpl::kFused, l.fused_kernels = true; }}},
+      {"native-optimizer-on-cuda",
+       {[](Config& c, LaunchFacts& l) { c.optimizer_impl = OptimizerImpl::kNative, cuda_backend(l, "gloo"); },
+        [](Config& c, LaunchFacts& l) { c.optimizer_impl = OptimizerImpl::kNative; }}},
       {"reduce-scatter-of-replicated-tensors",
        {[](Config& c, LaunchFacts& l) {
           c.grad_sync = GradSync::kReduceScatter, l.granularity = Granularity::kReplicated;

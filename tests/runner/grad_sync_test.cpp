@@ -77,7 +77,7 @@ TEST_CASE("every rank steps the exact average of all ranks' gradients, for each 
 TEST_CASE("mixed precision: bf16 parameters reduced in bf16 or fp32 equal the single-process bf16 step bitwise") {
   for_each_cpu_backend([](const char* backend, Communicator& comm) {
     for (Dtype grads : {Dtype::kBf16, Dtype::kFp32})
-      for (OptimizerImpl impl : {OptimizerImpl::kTorch, OptimizerImpl::kFused})
+      for (OptimizerImpl impl : {OptimizerImpl::kTorch, OptimizerImpl::kNative})
         for (const char* partitioner : {"lpt", "flat"})
           for (GradSync mode : {GradSync::kAllReduce, GradSync::kReduceScatter}) {
             OptimizerSettings settings;

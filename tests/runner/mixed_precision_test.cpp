@@ -46,7 +46,8 @@ std::vector<at::Tensor> fp32_then_rounded(const ModelSpec& m, const OptimizerSet
 TEST_CASE("a bf16 step is the fp32 step of the masters rounded to bf16, for every optimizer and implementation") {
   const ModelSpec m = small_mixed_model();
   for (OptimizerKind kind : {OptimizerKind::kAdam, OptimizerKind::kAdamW, OptimizerKind::kSgd, OptimizerKind::kMuon})
-    for (OptimizerImpl impl : {OptimizerImpl::kTorch, OptimizerImpl::kForeach, OptimizerImpl::kFused}) {
+    for (OptimizerImpl impl :
+         {OptimizerImpl::kTorch, OptimizerImpl::kForeach, OptimizerImpl::kFused, OptimizerImpl::kNative}) {
       OptimizerSettings s;
       s.optimizer = kind;
       s.optimizer_impl = impl;
@@ -64,7 +65,7 @@ TEST_CASE("a bf16 step is the fp32 step of the masters rounded to bf16, for ever
 TEST_CASE("the step changes the bf16 parameters: the masters are copied back") {
   const ModelSpec m = small_mixed_model();
   const auto before = seeded_parameters(m, cpu, 3, true, at::kBFloat16, at::kBFloat16);
-  for (OptimizerImpl impl : {OptimizerImpl::kTorch, OptimizerImpl::kFused}) {
+  for (OptimizerImpl impl : {OptimizerImpl::kTorch, OptimizerImpl::kFused, OptimizerImpl::kNative}) {
     OptimizerSettings s;
     s.optimizer_impl = impl;
     const auto after = mixed_run(m, s, Dtype::kBf16, 1);
@@ -73,7 +74,9 @@ TEST_CASE("the step changes the bf16 parameters: the masters are copied back") {
   }
 }
 
-TEST_CASE("mixed state holds fp32 masters and moments, and the cast path alone keeps fp32 copies of bf16 gradients") {
+TEST_CASE(
+    "mixed state holds fp32 masters, moments and (PyTorch's steps) a step counter per tensor, and the cast path alone "
+    "keeps fp32 copies of bf16 gradients") {
   const ModelSpec m = small_mixed_model();
   const int64_t n = m.total_numel();
   struct Case {
@@ -81,8 +84,9 @@ TEST_CASE("mixed state holds fp32 masters and moments, and the cast path alone k
     Dtype grads;
     int64_t copies;
   };
-  for (const Case c : {Case{OptimizerImpl::kTorch, Dtype::kBf16, 4 * n}, Case{OptimizerImpl::kTorch, Dtype::kFp32, 0},
-                       Case{OptimizerImpl::kFused, Dtype::kBf16, 0}}) {
+  for (const Case c :
+       {Case{OptimizerImpl::kTorch, Dtype::kBf16, 4 * n}, Case{OptimizerImpl::kTorch, Dtype::kFp32, 0},
+        Case{OptimizerImpl::kFused, Dtype::kBf16, 4 * n}, Case{OptimizerImpl::kNative, Dtype::kBf16, 0}}) {
     OptimizerSettings s;
     s.optimizer_impl = c.impl;
     s.precision = Precision{Dtype::kBf16, c.grads};
@@ -91,17 +95,20 @@ TEST_CASE("mixed state holds fp32 masters and moments, and the cast path alone k
     INFO(optimizer_impl_choices().name(c.impl) << " grads " << grad_dtype_choices().name(c.grads));
     CHECK(optimizer->state_bytes() == 4 * n);  // the masters, before the first step
     optimizer->step();
-    CHECK(optimizer->state_bytes() == 12 * n);  // + exp_avg, exp_avg_sq
+    const int64_t step_counters = c.impl == OptimizerImpl::kNative ? 0 : 4 * static_cast<int64_t>(m.size());
+    CHECK(optimizer->state_bytes() == 12 * n + step_counters);  // + exp_avg, exp_avg_sq (+ PyTorch's step tensors)
     CHECK(optimizer->gradient_copy_bytes() == c.copies);
   }
 }
 
-TEST_CASE("a step's bytes follow the precision table: one pass on the CPU's fused loop, the cast path elsewhere") {
+TEST_CASE("a step's bytes follow the precision table: one pass on the CPU's native loop, the cast path elsewhere") {
   const ModelSpec m = small_mixed_model();
   auto params = seeded_parameters(m, cpu, 3, true, at::kBFloat16, at::kBFloat16);
   OptimizerSettings s;
   s.precision = Precision{Dtype::kBf16, Dtype::kBf16};
   CHECK(step_bytes(s, params) == 46 * m.total_numel());
-  s.optimizer_impl = OptimizerImpl::kFused;
+  s.optimizer_impl = OptimizerImpl::kFused;  // PyTorch's fused kernel steps fp32 masters: the cast path
+  CHECK(step_bytes(s, params) == 46 * m.total_numel());
+  s.optimizer_impl = OptimizerImpl::kNative;
   CHECK(step_bytes(s, params) == 30 * m.total_numel());
 }

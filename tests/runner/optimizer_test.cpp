@@ -34,8 +34,9 @@ std::vector<at::Tensor> run(const ModelSpec& m, OptimizerSettings s, int steps) 
 }  // namespace
 
 // Documented tolerance (docs/zero_bench.md, Optimizers and the roofline): after 10 steps at lr 0.01, every element
-// within 1e-6 of torch::optim's result (fp32 rounding; the update itself is ~1e-2).
-TEST_CASE("foreach and fused agree with torch::optim for adam, adamw and sgd within 1e-6") {
+// within 1e-6 of the for-loop step's result (fp32 rounding; the update itself is ~1e-2). PyTorch's own three are
+// also checked bit for bit against torch.optim (tests/scripts/optim_fidelity.py).
+TEST_CASE("foreach, fused and native agree with the torch step for adam, adamw and sgd within 1e-6") {
   const ModelSpec m = mixed_model();
   for (const char* kind : {"adam", "adamw", "sgd"}) {
     OptimizerSettings torch_ref;
@@ -43,7 +44,7 @@ TEST_CASE("foreach and fused agree with torch::optim for adam, adamw and sgd wit
     const auto reference = run(m, torch_ref, 10);
     const auto initial = seeded_parameters(m, cpu, 11);
     CHECK(max_abs_diff(reference, initial) > 1e-3);  // the steps did move the parameters
-    for (const char* impl : {"foreach", "fused"}) {
+    for (const char* impl : {"foreach", "fused", "native"}) {
       INFO(kind << " " << impl);
       OptimizerSettings s = torch_ref;
       s.optimizer_impl = optimizer_impl_choices().parse(impl);
@@ -52,10 +53,10 @@ TEST_CASE("foreach and fused agree with torch::optim for adam, adamw and sgd wit
   }
 }
 
-TEST_CASE("fused adam with several threads equals one thread bitwise") {
+TEST_CASE("native adam with several threads equals one thread bitwise") {
   const ModelSpec m = mixed_model();
   OptimizerSettings s;
-  s.optimizer_impl = optimizer_impl_choices().parse("fused");
+  s.optimizer_impl = optimizer_impl_choices().parse("native");
   const int before = at::get_num_threads();
   at::set_num_threads(1);
   const auto one = run(m, s, 3);
@@ -68,7 +69,7 @@ TEST_CASE("fused adam with several threads equals one thread bitwise") {
 TEST_CASE("optimizer state is created on the first step, and sized by kind") {
   const ModelSpec m = mixed_model();
   const int64_t elements = m.total_numel();
-  for (const char* impl : {"torch", "foreach", "fused"}) {
+  for (const char* impl : {"torch", "foreach", "fused", "native"}) {
     INFO(impl);
     OptimizerSettings s;
     s.optimizer_impl = optimizer_impl_choices().parse(impl);
@@ -76,7 +77,8 @@ TEST_CASE("optimizer state is created on the first step, and sized by kind") {
     auto adam = make_optimizer(s, params);
     CHECK(adam->state_bytes() == 0);
     adam->step();
-    CHECK(adam->state_bytes() == 8 * elements);
+    const int64_t counters = std::string(impl) == "native" ? 0 : 4 * static_cast<int64_t>(m.size());
+    CHECK(adam->state_bytes() == 8 * elements + counters);  // + PyTorch's float32 step counter per tensor
     s.optimizer = optimizer_choices().parse("sgd");
     auto sgd = make_optimizer(s, params);
     sgd->step();
@@ -102,7 +104,7 @@ TEST_CASE("muon orthogonalises matrices and leaves the rest to adam") {
   CHECK(singular.max().item<double>() < 1.3);
   // the bias took an Adam step: |Δ| = lr on the first step (m̂/√v̂ = ±1)
   CHECK((b0 - params[1].detach()).abs().max().item<double>() == Approx(0.01).epsilon(1e-3));
-  CHECK(muon->state_bytes() == 4 * 16 * 64 + 8 * 16);
+  CHECK(muon->state_bytes() == 4 * 16 * 64 + 8 * 16 + 4);  // + the bias's Adam step counter
 }
 
 TEST_CASE("muon refuses a range plan, naming what to use instead") {
@@ -118,7 +120,7 @@ TEST_CASE("muon refuses a range plan, naming what to use instead") {
 TEST_CASE("an unknown optimizer or implementation is a usage error naming the valid ones") {
   CHECK_THROWS_AS(optimizer_choices().parse("lion"), UsageError);
   CHECK_THROWS_WITH(optimizer_choices().parse("lion"), Catch::Contains("adam, adamw, sgd, muon"));
-  CHECK_THROWS_WITH(optimizer_impl_choices().parse("apex"), Catch::Contains("torch, foreach, fused"));
+  CHECK_THROWS_WITH(optimizer_impl_choices().parse("apex"), Catch::Contains("default, torch, foreach, fused, native"));
 }
 
 TEST_CASE("muon steps a model with empty matrices (shape [0, 4] and [3, 0, 2]) without error") {
@@ -155,7 +157,7 @@ std::vector<at::Tensor> step_summed(const ModelSpec& m, OptimizerSettings s, int
 }
 }  // namespace
 
-TEST_CASE("the fused CPU step with grad_divisor equals dividing the gradients first, bitwise") {
+TEST_CASE("the native CPU step with grad_divisor equals dividing the gradients first, bitwise") {
   const ModelSpec m = mixed_model();
   for (const char* kind : {"adam", "adamw", "sgd"})
     for (const auto& [params, grads] : {std::pair{Dtype::kFp32, Dtype::kFp32}, std::pair{Dtype::kBf16, Dtype::kBf16},
@@ -163,7 +165,7 @@ TEST_CASE("the fused CPU step with grad_divisor equals dividing the gradients fi
       for (int divisor : {2, 3}) {
         OptimizerSettings s;
         s.optimizer = optimizer_choices().parse(kind);
-        s.optimizer_impl = OptimizerImpl::kFused;
+        s.optimizer_impl = OptimizerImpl::kNative;
         s.precision = Precision{params, grads};
         INFO(kind << ", params " << precision_choices().name(params) << ", gradients "
                   << precision_choices().name(grads) << ", divisor " << divisor);
@@ -176,7 +178,7 @@ TEST_CASE("the fused CPU step with grad_divisor equals dividing the gradients fi
 
 TEST_CASE("grad_divisor given to an optimizer that cannot fold it is refused, naming the optimizer") {
   const ModelSpec m = mixed_model();
-  for (const char* impl : {"torch", "foreach"}) {
+  for (const char* impl : {"torch", "foreach", "fused"}) {
     OptimizerSettings s;
     s.optimizer_impl = optimizer_impl_choices().parse(impl);
     s.grad_divisor = 2;
@@ -186,6 +188,6 @@ TEST_CASE("grad_divisor given to an optimizer that cannot fold it is refused, na
   }
   OptimizerSettings muon;
   muon.optimizer = OptimizerKind::kMuon;
-  muon.optimizer_impl = OptimizerImpl::kFused;
+  muon.optimizer_impl = OptimizerImpl::kNative;
   CHECK_FALSE(folds_gradient_division(muon, cpu));
 }

@@ -84,7 +84,7 @@ TEST_CASE("the check names a parameter that was not synced or was corrupted") {
 TEST_CASE("memory at three points: no gradients or state at creation, state for owned tensors only after a step") {
   const ModelSpec m = small_model();  // 128 + 16 + 64 + 1 elements
   const Plan plan = make_plan(find_partitioner("round_robin"), m, 2, PlanOptions{});
-  for (const char* impl : {"torch", "foreach", "fused"}) {
+  for (const char* impl : {"torch", "foreach", "fused", "native"}) {
     INFO(impl);
     OptimizerSettings adam;
     adam.optimizer_impl = optimizer_impl_choices().parse(impl);
@@ -97,7 +97,9 @@ TEST_CASE("memory at three points: no gradients or state at creation, state for 
     CHECK(rank1->memory().gradients == 4 * 209);
     rank1->step();
     at = rank1->memory();
-    CHECK(at.optimizer_state == 4 * 2 * 17);  // two moments of the owned 16 + 1 elements
+    // two moments of the owned 16 + 1 elements; PyTorch's steps also a float32 step counter per owned tensor
+    const int64_t counters = std::string(impl) == "native" ? 0 : 4 * 2;
+    CHECK(at.optimizer_state == 4 * 2 * 17 + counters);
     CHECK(at.buffers == 0);
     CHECK(rank1->step_bytes() == 28 * 17);
   }
@@ -154,7 +156,8 @@ TEST_CASE("shard parameter storage: each rank's parameters and gradients back to
   const ModelSpec m = small_model();  // 128 + 16 + 64 + 1 elements
   const Plan plan = make_plan(find_partitioner("lpt"), m, 2, PlanOptions{});
   for (SyncMode sync : {SyncMode::kPerParam, SyncMode::kBucket})
-    for (OptimizerImpl impl : {OptimizerImpl::kTorch, OptimizerImpl::kForeach, OptimizerImpl::kFused})
+    for (OptimizerImpl impl :
+         {OptimizerImpl::kTorch, OptimizerImpl::kForeach, OptimizerImpl::kFused, OptimizerImpl::kNative})
       for (int rank = 0; rank < 2; ++rank) {
         INFO("sync " << sync_choices().name(sync) << ", " << optimizer_impl_choices().name(impl) << ", rank " << rank);
         OptimizerSettings optimizer;
@@ -184,7 +187,10 @@ TEST_CASE("shard parameter storage: each rank's parameters and gradients back to
           CHECK(at::equal(shard->parameters()[s.param], separate->parameters()[s.param]));
         CHECK(shard->memory().parameters == separate->memory().parameters);
         CHECK(shard->memory().gradients == separate->memory().gradients);
-        CHECK(shard->memory().optimizer_state == separate->memory().optimizer_state);
+        // the same moments; PyTorch's steps keep one step counter per tensor stepped: one for the flat shard
+        const int64_t counter = impl == OptimizerImpl::kNative ? 0 : 4;
+        CHECK(shard->memory().optimizer_state - (owned.empty() ? 0 : counter) ==
+              separate->memory().optimizer_state - counter * static_cast<int64_t>(owned.size()));
         CHECK(shard->step_bytes() == separate->step_bytes());
       }
 }
@@ -270,7 +276,7 @@ TEST_CASE("the unsharded baseline (none) steps every tensor and has nothing to s
   LoopbackCommunicator world_of_one;
   rank2->sync(world_of_one);
   CHECK(compare_with_unsharded(m, rank2->parameters(), cpu, 4, 2) == "");
-  CHECK(rank2->memory().optimizer_state == 4 * 2 * 209);
+  CHECK(rank2->memory().optimizer_state == 4 * 2 * 209 + 4 * 4);  // + the for-loop step's 4 step counters
 }
 
 TEST_CASE("a range plan's flat step over one rank equals the single-process Adam reference bitwise") {

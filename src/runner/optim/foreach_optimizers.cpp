@@ -1,6 +1,11 @@
-// --optimizer-impl foreach: ATen's _foreach_* ops over the rank's tensor list, the
-// multi-tensor path of PyTorch's Python optimizers (foreach=True). The same
-// formulas, op for op, as torch::optim's Adam, AdamW and SGD.
+// --optimizer-impl foreach: the multi-tensor step of PyTorch's Python
+// optimizers (foreach=True), op for op: _multi_tensor_adam (AdamW: decoupled
+// weight decay) and _multi_tensor_sgd of torch/optim/adam.py and sgd.py in
+// torch 2.14.1, with capturable=False (the default): the step counters
+// float32 tensors on the CPU, the bias corrections Python floats per tensor,
+// handed to the _foreach ops as scalar lists. One group (the rank's tensors
+// share a device and a dtype). tests/optim_fidelity checks it bit for bit
+// against torch.optim itself.
 #include <cmath>
 
 #include "optimizer.hpp"
@@ -10,67 +15,84 @@ namespace {
 
 std::vector<at::Tensor> zeros_like_all(const std::vector<at::Tensor>& params) {
   std::vector<at::Tensor> out;
+  out.reserve(params.size());
   for (const auto& p : params) out.push_back(at::zeros_like(p, at::MemoryFormat::Preserve));
   return out;
 }
 
-class ForeachAdam : public ShardOptimizer {
+class MultiTensorAdam : public ShardOptimizer {
  public:
-  ForeachAdam(const OptimizerSettings& s, std::vector<at::Tensor> params) : s_(s), params_(std::move(params)) {}
+  MultiTensorAdam(const OptimizerSettings& s, std::vector<at::Tensor> params) : s_(s), params_(std::move(params)) {}
   void step() override;
-  int64_t state_bytes() const override { return bytes_of(exp_avg_) + bytes_of(exp_avg_sq_); }
+  int64_t state_bytes() const override { return bytes_of(exp_avg_) + bytes_of(exp_avg_sq_) + bytes_of(steps_); }
+  NamedState state_tensors() const override {
+    return {{"step", steps_}, {"exp_avg", exp_avg_}, {"exp_avg_sq", exp_avg_sq_}};
+  }
 
  private:
+  void init_state();
   OptimizerSettings s_;
-  std::vector<at::Tensor> params_, exp_avg_, exp_avg_sq_;
-  int64_t steps_ = 0;
+  std::vector<at::Tensor> params_, steps_, exp_avg_, exp_avg_sq_;
 };
 
-void ForeachAdam::step() {
-  if (params_.empty()) return;
-  c10::NoGradGuard no_grad;
-  const std::vector<at::Tensor> grads = grads_of(params_);
-  if (exp_avg_.empty()) exp_avg_ = zeros_like_all(params_), exp_avg_sq_ = zeros_like_all(params_);
-  ++steps_;
-  const double bias1 = 1 - std::pow(s_.beta1, steps_), bias2 = 1 - std::pow(s_.beta2, steps_);
-  if (s_.optimizer == OptimizerKind::kAdamW) at::_foreach_mul_(params_, 1 - s_.lr * s_.weight_decay);
-  at::_foreach_mul_(exp_avg_, s_.beta1);
-  at::_foreach_add_(exp_avg_, grads, 1 - s_.beta1);
-  at::_foreach_mul_(exp_avg_sq_, s_.beta2);
-  at::_foreach_addcmul_(exp_avg_sq_, grads, grads, 1 - s_.beta2);
-  std::vector<at::Tensor> denom = at::_foreach_sqrt(exp_avg_sq_);
-  at::_foreach_div_(denom, std::sqrt(bias2));
-  at::_foreach_add_(denom, s_.eps);
-  at::_foreach_addcdiv_(params_, exp_avg_, denom, -s_.lr / bias1);
+void MultiTensorAdam::init_state() {  // Adam._init_group: step on the CPU unless capturable or fused
+  for (std::size_t i = 0; i < params_.size(); ++i)
+    steps_.push_back(at::scalar_tensor(0.0, at::TensorOptions().dtype(at::kFloat)));
+  exp_avg_ = zeros_like_all(params_), exp_avg_sq_ = zeros_like_all(params_);
 }
 
-class ForeachSgd : public ShardOptimizer {
+void MultiTensorAdam::step() {
+  if (params_.empty()) return;
+  c10::NoGradGuard no_grad;
+  if (steps_.empty()) init_state();
+  const std::vector<at::Tensor> grads = grads_of(params_);
+  at::_foreach_add_(steps_, at::scalar_tensor(1.0, at::TensorOptions().dtype(at::kFloat)), 1.0);
+  if (s_.optimizer == OptimizerKind::kAdamW) at::_foreach_mul_(params_, 1 - s_.lr * s_.weight_decay);
+  at::_foreach_lerp_(exp_avg_, grads, 1 - s_.beta1);
+  at::_foreach_mul_(exp_avg_sq_, s_.beta2);
+  at::_foreach_addcmul_(exp_avg_sq_, grads, grads, 1 - s_.beta2);
+  std::vector<at::Scalar> step_size, bias_correction2_sqrt;
+  step_size.reserve(steps_.size()), bias_correction2_sqrt.reserve(steps_.size());
+  for (const at::Tensor& step_t : steps_) {
+    const double step = step_t.item<double>();
+    step_size.emplace_back((s_.lr / (1 - std::pow(s_.beta1, step))) * -1);
+    bias_correction2_sqrt.emplace_back(std::pow(1 - std::pow(s_.beta2, step), 0.5));
+  }
+  std::vector<at::Tensor> exp_avg_sq_sqrt = at::_foreach_sqrt(exp_avg_sq_);
+  at::_foreach_div_(exp_avg_sq_sqrt, bias_correction2_sqrt);
+  at::_foreach_add_(exp_avg_sq_sqrt, s_.eps);
+  at::_foreach_addcdiv_(params_, exp_avg_, exp_avg_sq_sqrt, step_size);
+}
+
+class MultiTensorSgd : public ShardOptimizer {
  public:
-  ForeachSgd(const OptimizerSettings& s, std::vector<at::Tensor> params) : s_(s), params_(std::move(params)) {}
+  MultiTensorSgd(const OptimizerSettings& s, std::vector<at::Tensor> params) : s_(s), params_(std::move(params)) {}
   void step() override {
     if (params_.empty()) return;
     c10::NoGradGuard no_grad;
     const std::vector<at::Tensor> grads = grads_of(params_);
-    if (momentum_.empty()) {  // torch's SGD: the first buffer is a copy of the gradient
-      for (const auto& g : grads) momentum_.push_back(g.clone());
+    if (momentum_buffer_.empty()) {  // no buffer yet: each one a copy of its gradient
+      for (const auto& g : grads) momentum_buffer_.push_back(g.detach().clone());
     } else {
-      at::_foreach_mul_(momentum_, s_.momentum);
-      at::_foreach_add_(momentum_, grads);
+      at::_foreach_mul_(momentum_buffer_, s_.momentum);
+      at::_foreach_add_(momentum_buffer_, grads, 1 - kDampening);
     }
-    at::_foreach_add_(params_, momentum_, -s_.lr);
+    at::_foreach_add_(params_, momentum_buffer_, -s_.lr);
   }
-  int64_t state_bytes() const override { return bytes_of(momentum_); }
+  int64_t state_bytes() const override { return bytes_of(momentum_buffer_); }
+  NamedState state_tensors() const override { return {{"momentum_buffer", momentum_buffer_}}; }
 
  private:
+  static constexpr double kDampening = 0;  // torch.optim.SGD's default
   OptimizerSettings s_;
-  std::vector<at::Tensor> params_, momentum_;
+  std::vector<at::Tensor> params_, momentum_buffer_;
 };
 
 }  // namespace
 
 std::unique_ptr<ShardOptimizer> make_foreach_optimizer(const OptimizerSettings& s, std::vector<at::Tensor> params) {
-  if (s.optimizer == OptimizerKind::kSgd) return std::make_unique<ForeachSgd>(s, std::move(params));
-  return std::make_unique<ForeachAdam>(s, std::move(params));
+  if (s.optimizer == OptimizerKind::kSgd) return std::make_unique<MultiTensorSgd>(s, std::move(params));
+  return std::make_unique<MultiTensorAdam>(s, std::move(params));
 }
 
 }  // namespace zb

@@ -1,7 +1,7 @@
 // Mixed precision (precision.hpp): the rank's bf16 working parameters, their
 // fp32 master copies (made at construction, as Megatron's and DeepSpeed's
 // optimizers make them), and the fp32 optimizer over the masters.
-//  - one pass (fused, CPU): the fused loop reads the working gradients and
+//  - one pass (native, CPU): the native loop reads the working gradients and
 //    writes the working parameters itself;
 //  - cast (every other implementation, and CUDA, where ATen's fused kernel
 //    steps tensors of one dtype): each step copies the working gradients into
@@ -41,7 +41,7 @@ MixedPrecisionOptimizer::MixedPrecisionOptimizer(const OptimizerSettings& s, std
   fp32.precision = Precision{};
   path_ = working_.empty() ? MasterPath::kCast : master_path(s, working_.front().device());
   inner_ =
-      path_ == MasterPath::kOnePass ? make_fused_mixed_cpu(fp32, masters_, working_) : make_optimizer(fp32, masters_);
+      path_ == MasterPath::kOnePass ? make_native_mixed_cpu(fp32, masters_, working_) : make_optimizer(fp32, masters_);
 }
 
 void MixedPrecisionOptimizer::link_gradients() {

@@ -19,7 +19,8 @@ std::vector<at::Tensor> grads_of(const std::vector<at::Tensor>& params) {
 }
 
 bool folds_gradient_division(const OptimizerSettings& s, const at::Device& device) {
-  return s.optimizer_impl == OptimizerImpl::kFused && s.optimizer != OptimizerKind::kMuon && device.is_cpu();
+  return resolved_optimizer_impl(s.optimizer_impl, device.is_cuda()) == OptimizerImpl::kNative &&
+         s.optimizer != OptimizerKind::kMuon && device.is_cpu();
 }
 
 MasterPath master_path(const OptimizerSettings& s, const at::Device& device) {
@@ -40,13 +41,17 @@ std::unique_ptr<ShardOptimizer> make_optimizer(const OptimizerSettings& s, std::
                    ", " + params.front().device().str() + ") that does not fold the division into its step");
   if (s.precision.mixed()) return make_mixed_precision(s, std::move(params));
   if (s.optimizer == OptimizerKind::kMuon) return make_muon(s, std::move(params));
-  switch (s.optimizer_impl) {
+  const bool cuda = !params.empty() && params.front().is_cuda();
+  switch (resolved_optimizer_impl(s.optimizer_impl, cuda)) {
+    case OptimizerImpl::kDefault:  // resolved above: never reached
     case OptimizerImpl::kTorch:
       return make_torch_optimizer(s, std::move(params));
     case OptimizerImpl::kForeach:
       return make_foreach_optimizer(s, std::move(params));
     case OptimizerImpl::kFused:
       return make_fused_optimizer(s, std::move(params));
+    case OptimizerImpl::kNative:
+      return make_native_optimizer(s, std::move(params));
   }
   throw RunError("make_optimizer: an OptimizerImpl without an implementation");
 }

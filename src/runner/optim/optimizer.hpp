@@ -4,14 +4,18 @@
 // optimizers do, so the memory after creation holds no optimizer state.
 //   optimizer: adam | adamw | sgd (momentum) | muon (Newton–Schulz on 2-D weights,
 //         conv weights seen as [out, in·kh·kw]; Adam for the rest)
-//   optimizer_impl: torch — torch::optim (Adam, AdamW, SGD)
-//         foreach — ATen's _foreach_* ops over the tensor list
-//         fused   — one pass per element: our vectorised loop on CPU
-//                   (at::parallel_for over --threads), ATen's _fused_adam(w)_
-//                   kernel on CUDA
+//   optimizer_impl: PyTorch's own steps for Adam, AdamW and SGD, op for op as
+//         torch/optim/adam.py and sgd.py (torch 2.14.1) make them:
+//         torch   — foreach=False: the for-loop over the tensors
+//         foreach — foreach=True: ATen's _foreach_* ops over the tensor list
+//         fused   — fused=True: ATen's _fused_adam(w)_ / _fused_sgd_ kernels
+//         and one that is not PyTorch's:
+//         native  — zero-bench's one-pass CPU loop (at::parallel_for over
+//                   --threads), the roofline reference
+//         default (resolved_optimizer_impl) is PyTorch's default for the device
 //   precision: bf16 (mixed_precision.cpp): the tensors given are the bf16
 //         working parameters; the optimizer keeps fp32 master copies and
-//         steps them, in one pass (fused, CPU) or through fp32 copies of the
+//         steps them, in one pass (native, CPU) or through fp32 copies of the
 //         gradients (cast, step, copy back: the rest), see precision.hpp.
 #pragma once
 #include <ATen/ATen.h>
@@ -19,6 +23,7 @@
 
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "src/common/optimizer_traffic.hpp"
@@ -29,8 +34,8 @@ namespace zb {
 
 struct OptimizerSettings {
   OptimizerKind optimizer = OptimizerKind::kAdam;
-  OptimizerImpl optimizer_impl = OptimizerImpl::kTorch;
-  double lr = 0.01;  // the seed's setting
+  OptimizerImpl optimizer_impl = OptimizerImpl::kTorch;  // kDefault resolves on the tensors' device
+  double lr = 0.01;                                      // the seed's setting
   double beta1 = 0.9, beta2 = 0.999, eps = 1e-8;
   double weight_decay = 0.01;  // adamw only (torch's AdamW default)
   double momentum = 0.9;       // sgd
@@ -51,15 +56,21 @@ class ShardOptimizer {
   virtual void step() = 0;
   virtual int64_t state_bytes() const = 0;                   // optimizer state held now (fp32 masters included)
   virtual int64_t gradient_copy_bytes() const { return 0; }  // fp32 copies of 16-bit gradients held now
+  // PyTorch's own steps (torch, foreach, fused): the state per tensor under
+  // the keys torch.optim's state dict uses ("step", "exp_avg", "exp_avg_sq",
+  // "momentum_buffer"), one tensor per parameter in order; empty elsewhere.
+  using NamedState = std::vector<std::pair<std::string, std::vector<at::Tensor>>>;
+  virtual NamedState state_tensors() const { return {}; }
 };
 
-// Whether this libtorch has ATen's CUDA _fused_adam_ (fused_optimizers.cpp);
-// the run spec's constraints refuse --optimizer-impl fused on CUDA without it.
-bool fused_cuda_kernel_available();
+// Whether this libtorch has ATen's _fused_adam(w)_ and _fused_sgd_
+// (fused_optimizers.cpp); the run spec's constraints refuse --optimizer-impl
+// fused without them.
+bool fused_kernels_available();
 // Throws for an optimizer/implementation/device combination that is not offered.
 std::unique_ptr<ShardOptimizer> make_optimizer(const OptimizerSettings& settings, std::vector<at::Tensor> params);
 // Whether the step of these settings on `device` can take grad_divisor > 1:
-// the fused CPU pass (fp32, or mixed in one pass), adam, adamw or sgd.
+// the native CPU pass (fp32, or mixed in one pass), adam, adamw or sgd.
 bool folds_gradient_division(const OptimizerSettings& settings, const at::Device& device);
 // How a mixed-precision step of these settings reaches its masters on `device`.
 MasterPath master_path(const OptimizerSettings& settings, const at::Device& device);
@@ -67,15 +78,17 @@ MasterPath master_path(const OptimizerSettings& settings, const at::Device& devi
 int64_t step_bytes(const OptimizerSettings& settings, const std::vector<at::Tensor>& tensors);
 
 // One implementation family each (torch_optimizers.cpp, foreach_optimizers.cpp,
-// fused_optimizers.cpp, muon.cpp); the optimizer is adam, adamw or sgd for the first three.
+// fused_optimizers.cpp, native_optimizers.cpp, muon.cpp); the optimizer is
+// adam, adamw or sgd for the first four.
 std::unique_ptr<ShardOptimizer> make_torch_optimizer(const OptimizerSettings&, std::vector<at::Tensor> params);
 std::unique_ptr<ShardOptimizer> make_foreach_optimizer(const OptimizerSettings&, std::vector<at::Tensor> params);
 std::unique_ptr<ShardOptimizer> make_fused_optimizer(const OptimizerSettings&, std::vector<at::Tensor> params);
+std::unique_ptr<ShardOptimizer> make_native_optimizer(const OptimizerSettings&, std::vector<at::Tensor> params);
 std::unique_ptr<ShardOptimizer> make_muon(const OptimizerSettings&, std::vector<at::Tensor> params);
 std::unique_ptr<ShardOptimizer> make_mixed_precision(const OptimizerSettings&, std::vector<at::Tensor> working);
-// The fused CPU pass over fp32 `masters` that reads the gradients of, and writes, the bf16 `working` tensors.
-std::unique_ptr<ShardOptimizer> make_fused_mixed_cpu(const OptimizerSettings&, std::vector<at::Tensor> masters,
-                                                     std::vector<at::Tensor> working);
+// The native CPU pass over fp32 `masters` that reads the gradients of, and writes, the bf16 `working` tensors.
+std::unique_ptr<ShardOptimizer> make_native_mixed_cpu(const OptimizerSettings&, std::vector<at::Tensor> masters,
+                                                      std::vector<at::Tensor> working);
 
 inline at::ScalarType scalar_type(Dtype d) { return d == Dtype::kBf16 ? at::kBFloat16 : at::kFloat; }
 int64_t bytes_of(const std::vector<at::Tensor>& tensors);                 // defined tensors only

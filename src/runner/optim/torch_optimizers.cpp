@@ -1,52 +1,86 @@
-// --optimizer-impl torch: libtorch's own optimizers, what PyTorch's
-// ZeroRedundancyOptimizer wraps. Several tensor ops per parameter.
-#include <torch/optim/adam.h>
-#include <torch/optim/adamw.h>
-#include <torch/optim/sgd.h>
+// --optimizer-impl torch: the for-loop step of PyTorch's Python optimizers
+// (foreach=False, fused=False), op for op: _single_tensor_adam (AdamW: the same
+// with decoupled weight decay) and _single_tensor_sgd of torch/optim/adam.py
+// and sgd.py in torch 2.14.1. Per tensor, in the order the Python code runs
+// them, with the same scalars (Python floats are doubles): the step counter a
+// float32 tensor on the CPU per parameter, read back with item() for the bias
+// corrections; exp_avg by lerp_; the denominator a fresh tensor each step.
+// tests/optim_fidelity checks it bit for bit against torch.optim itself.
+#include <cmath>
 
 #include "optimizer.hpp"
 
 namespace zb {
 namespace {
 
-std::vector<at::Tensor> adam_state(const torch::optim::AdamParamState& s) { return {s.exp_avg(), s.exp_avg_sq()}; }
-std::vector<at::Tensor> adam_state(const torch::optim::AdamWParamState& s) { return {s.exp_avg(), s.exp_avg_sq()}; }
-std::vector<at::Tensor> adam_state(const torch::optim::SGDParamState& s) { return {s.momentum_buffer()}; }
-
-template <typename Optim, typename State>
-class TorchOptimizer : public ShardOptimizer {
+class SingleTensorAdam : public ShardOptimizer {
  public:
-  template <typename Options>
-  TorchOptimizer(std::vector<at::Tensor> params, Options options) : optim_(std::move(params), options) {}
-  void step() override { optim_.step(); }
-  int64_t state_bytes() const override {
-    int64_t bytes = 0;
-    for (const auto& entry : const_cast<Optim&>(optim_).state())
-      bytes += bytes_of(adam_state(static_cast<const State&>(*entry.second)));
-    return bytes;
+  SingleTensorAdam(const OptimizerSettings& s, std::vector<at::Tensor> params) : s_(s), params_(std::move(params)) {}
+  void step() override {
+    c10::NoGradGuard no_grad;
+    if (steps_.empty()) init_state();
+    for (std::size_t i = 0; i < params_.size(); ++i) step_tensor(i);
+  }
+  int64_t state_bytes() const override { return bytes_of(exp_avg_) + bytes_of(exp_avg_sq_) + bytes_of(steps_); }
+  NamedState state_tensors() const override {
+    return {{"step", steps_}, {"exp_avg", exp_avg_}, {"exp_avg_sq", exp_avg_sq_}};
   }
 
  private:
-  Optim optim_;
+  void init_state() {  // Adam._init_group: lazily, on the first step
+    for (const at::Tensor& p : params_) {
+      steps_.push_back(at::scalar_tensor(0.0, at::TensorOptions().dtype(at::kFloat)));
+      exp_avg_.push_back(at::zeros_like(p, at::MemoryFormat::Preserve));
+      exp_avg_sq_.push_back(at::zeros_like(p, at::MemoryFormat::Preserve));
+    }
+  }
+  void step_tensor(std::size_t i) {
+    at::Tensor param = params_[i];
+    const at::Tensor grad = param.grad();
+    steps_[i].add_(1);
+    if (s_.optimizer == OptimizerKind::kAdamW) param.mul_(1 - s_.lr * s_.weight_decay);
+    exp_avg_[i].lerp_(grad, 1 - s_.beta1);
+    exp_avg_sq_[i].mul_(s_.beta2).addcmul_(grad, grad, 1 - s_.beta2);
+    const double step = steps_[i].item<double>();
+    const double bias_correction1 = 1 - std::pow(s_.beta1, step);
+    const double bias_correction2 = 1 - std::pow(s_.beta2, step);
+    const double step_size = s_.lr / bias_correction1;
+    const double bias_correction2_sqrt = std::pow(bias_correction2, 0.5);
+    const at::Tensor denom = (exp_avg_sq_[i].sqrt() / bias_correction2_sqrt).add_(s_.eps);
+    param.addcdiv_(exp_avg_[i], denom, -step_size);
+  }
+  OptimizerSettings s_;
+  std::vector<at::Tensor> params_, steps_, exp_avg_, exp_avg_sq_;
+};
+
+class SingleTensorSgd : public ShardOptimizer {
+ public:
+  SingleTensorSgd(const OptimizerSettings& s, std::vector<at::Tensor> params)
+      : s_(s), params_(std::move(params)), momentum_buffer_(params_.size()) {}
+  void step() override {
+    c10::NoGradGuard no_grad;
+    for (std::size_t i = 0; i < params_.size(); ++i) {
+      const at::Tensor grad = params_[i].grad();
+      at::Tensor& buf = momentum_buffer_[i];
+      if (!buf.defined()) buf = grad.detach().clone();
+      else buf.mul_(s_.momentum).add_(grad, 1 - kDampening);
+      params_[i].add_(buf, -s_.lr);
+    }
+  }
+  int64_t state_bytes() const override { return bytes_of(momentum_buffer_); }
+  NamedState state_tensors() const override { return {{"momentum_buffer", momentum_buffer_}}; }
+
+ private:
+  static constexpr double kDampening = 0;  // torch.optim.SGD's default
+  OptimizerSettings s_;
+  std::vector<at::Tensor> params_, momentum_buffer_;
 };
 
 }  // namespace
 
 std::unique_ptr<ShardOptimizer> make_torch_optimizer(const OptimizerSettings& s, std::vector<at::Tensor> params) {
-  using namespace torch::optim;
-  if (s.optimizer == OptimizerKind::kAdamW) {
-    AdamWOptions options(s.lr);
-    options.betas({s.beta1, s.beta2}).eps(s.eps).weight_decay(s.weight_decay);
-    return std::make_unique<TorchOptimizer<AdamW, AdamWParamState>>(std::move(params), options);
-  }
-  if (s.optimizer == OptimizerKind::kSgd) {
-    SGDOptions options(s.lr);
-    options.momentum(s.momentum);
-    return std::make_unique<TorchOptimizer<SGD, SGDParamState>>(std::move(params), options);
-  }
-  AdamOptions options(s.lr);
-  options.betas({s.beta1, s.beta2}).eps(s.eps);
-  return std::make_unique<TorchOptimizer<Adam, AdamParamState>>(std::move(params), options);
+  if (s.optimizer == OptimizerKind::kSgd) return std::make_unique<SingleTensorSgd>(s, std::move(params));
+  return std::make_unique<SingleTensorAdam>(s, std::move(params));
 }
 
 }  // namespace zb
