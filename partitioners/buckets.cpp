@@ -1,9 +1,12 @@
 // buckets: Megatron-LM's distributed optimizer. Walk the parameters in
 // reverse order, start each at a multiple of 64 elements, close a bucket once
-// it holds --bucket-elems, pad each bucket to a multiple of lcm(W, 128), and
-// split every bucket into W equal contiguous slices. Each bucket is a segment
-// of the slot layout: its W slices, rank by rank, are the bucket, so one
-// all-gather per bucket lands every parameter in place.
+// it holds --bucket-elems (Megatron's default: megatron_bucket_elems), pad
+// each bucket to a multiple of lcm(W, 128), and split every bucket into W
+// equal contiguous slices. Each bucket is a segment of the slot layout: its W
+// slices, rank by rank, are the bucket, so one all-gather per bucket lands
+// every parameter in place.
+#include <algorithm>
+#include <limits>
 #include <numeric>
 
 #include "partitioners.hpp"
@@ -18,7 +21,14 @@ struct Bucket {
 
 }  // namespace
 
+int64_t megatron_bucket_elems(int world_size, bool overlapped) {
+  if (!overlapped) return std::numeric_limits<int64_t>::max();
+  return std::max<int64_t>(40000000, int64_t{1000000} * world_size);
+}
+
 Plan partition_buckets(const ModelSpec& model, int world_size, const PlanOptions& options) {
+  const int64_t bucket_elems =
+      options.bucket_elems > 0 ? options.bucket_elems : megatron_bucket_elems(world_size, options.overlapped_buckets);
   const int64_t bucket_multiple = std::lcm(int64_t{world_size}, int64_t{128});
   std::vector<ParamSpan> spans;
   std::vector<Bucket> buckets;
@@ -32,7 +42,7 @@ Plan partition_buckets(const ModelSpec& model, int world_size, const PlanOptions
     const int64_t start = round_up(position, 64);
     spans.push_back({p, start, model.params[p].numel()});
     position = start + model.params[p].numel();
-    if (position - bucket_start >= options.bucket_elems) close_bucket();
+    if (position - bucket_start >= bucket_elems) close_bucket();
   }
   if (position > bucket_start) close_bucket();
 

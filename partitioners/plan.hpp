@@ -87,7 +87,10 @@ struct CostModel {
 };
 
 struct PlanOptions {
-  int64_t bucket_elems = 40000000;  // buckets: close a bucket at this many elements
+  // buckets: close a bucket at this many elements; 0: Megatron-LM's default
+  // (megatron_bucket_elems), which depends on W and on overlapped_buckets.
+  int64_t bucket_elems = 0;
+  bool overlapped_buckets = false;  // buckets: the collectives overlap the step (--overlap)
   double time_limit_s = 10.0;       // optimal (and cost): search budget
   uint64_t search_nodes = 0;        // optimal: node budget as well (0: none); deterministic, unlike time
   CostModel cost;
@@ -96,6 +99,11 @@ struct PlanOptions {
 };
 
 Shard whole_tensor(const ModelSpec& model, int param);
+
+// Megatron-LM's bucket size when none is given (DistributedDataParallel, core
+// 0.7 on): max(40M, 1M x the data-parallel size) elements with overlapped
+// communication, else one bucket for everything (bucket_size None).
+int64_t megatron_bucket_elems(int world_size, bool overlapped);
 
 // Assigns params, in the given order, each to the rank with the fewest
 // elements so far (ties to the lowest rank): PyTorch's greedy loop.

@@ -7,6 +7,7 @@ namespace zb {
 PlanOptions plan_options(const Config& config) {
   PlanOptions options;
   options.bucket_elems = config.bucket_elems;
+  options.overlapped_buckets = config.overlap;
   options.time_limit_s = config.time_limit_s;
   options.search_nodes = config.search_nodes;
   options.muon = config.optimizer == OptimizerKind::kMuon;

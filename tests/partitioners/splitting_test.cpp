@@ -1,6 +1,7 @@
 // flat, buckets, dim0, hybrid: the layout each reproduces, and the balance.
 #include "support/catch.hpp"
 
+#include <limits>
 #include <numeric>
 
 #include "models/registry.hpp"
@@ -52,6 +53,21 @@ TEST_CASE("buckets walk in reverse, align starts to 64, pad buckets to lcm(W,128
   CHECK(two.slot_elems == 64 + 64);  // buckets of 128 and 128 elements, half each
   CHECK(same_shard(two.ranks[0][0], {1, 0, 30}));
   CHECK(same_shard(two.ranks[0][1], {0, 0, 64}));
+}
+
+TEST_CASE("buckets take Megatron-LM's default size: max(40M, 1M x W) when overlapped, else one bucket") {
+  CHECK(megatron_bucket_elems(8, true) == 40000000);
+  CHECK(megatron_bucket_elems(64, true) == 64000000);
+  CHECK(megatron_bucket_elems(64, false) == std::numeric_limits<int64_t>::max());
+  const ModelSpec gpt2_xl = builtin_model("GPT2-XL");
+  PlanOptions overlapped;
+  overlapped.overlapped_buckets = true;
+  // Megatron's _ParamAndGradBuffer makes 22 buckets of GPT-2 XL at a data-parallel size of 64
+  CHECK(plan_of("buckets", gpt2_xl, 64, overlapped).slot_segments().size() == 22);
+  CHECK(plan_of("buckets", gpt2_xl, 64).slot_segments().size() == 1);  // no overlap: one bucket
+  PlanOptions forty_million;
+  forty_million.bucket_elems = 40000000;  // --bucket-elems wins over the default
+  CHECK(plan_of("buckets", gpt2_xl, 64, forty_million).slot_segments().size() == 37);
 }
 
 TEST_CASE("buckets lay each bucket out as a slot segment: rank by rank, the segment is the bucket itself") {
