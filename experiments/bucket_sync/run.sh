@@ -43,7 +43,7 @@ echo
 zb_host_facts
 echo "$(date -u +%Y-%m-%dT%H:%M:%SZ), git $(git rev-parse --short HEAD 2>/dev/null || echo unknown);"
 echo "lpt, --bind-to none, one thread per rank, $iters timed iterations after 2 warm-up, --step-timing serial,"
-echo "--grad-sync reduce-scatter, --optimizer-impl fused, --huge-pages $pages; per-param with --param-storage contiguous"
+echo "--grad-sync reduce-scatter, --optimizer-impl native, --huge-pages $pages; per-param with --param-storage contiguous"
 echo "(every parameter a view of one allocation), bucket with every parameter a view of its owner's flat bucket;"
 echo "$rounds rounds, each running both syncs back to back per backend (per-param first in odd rounds, bucket first in even)."
 echo

@@ -5,7 +5,7 @@
 # --sync per-param and --sync bucket and for two range plans (flat: one
 # all-gather; buckets: Megatron's, one all-gather per bucket), ResNet50 and
 # BERT, W = 2 and 4, gradients reduce-scattered (reduce to the owners for
-# whole tensors), --optimizer-impl fused (the reductions sum, the step divides:
+# whole tensors), --optimizer-impl native (the reductions sum, the step divides:
 # grad_average "step"). Target of issue 19: every phase >= 0.90 of its raw
 # collective; bucket sync no slower than per-param. ZB_BENCH_ROUNDS rounds
 # (default 3), interleaved: round 1 of every configuration, then round 2, ...;
@@ -70,7 +70,7 @@ echo
 zb_host_facts
 echo "$(date -u +%Y-%m-%dT%H:%M:%SZ), git $(git rev-parse --short HEAD 2>/dev/null || echo unknown);"
 echo "--bind-to none, one thread per rank, $iters timed iterations after 2 warm-up, --step-timing serial, --grad-sync reduce-scatter,"
-echo "--optimizer-impl fused (grad_average: step, the reductions sum and the fused step divides by W),"
+echo "--optimizer-impl native (grad_average: step, the reductions sum and the native step divides by W),"
 echo "--huge-pages $pages (host tensors of 2 MiB or more on $([ "$pages" = on ] && echo "transparent huge pages" || echo "4 KiB pages")),"
 echo "lpt per-param with --param-storage contiguous (every parameter a view of one allocation),"
 echo "$rounds rounds interleaved (every configuration once per round); then each case (backend, plan, model, W) with a phase"

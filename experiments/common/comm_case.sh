@@ -4,7 +4,7 @@
 # --bind-to none (scripts/mpi_env.sh), one thread per rank, 4 ranks (W = 4
 # oversubscribes the 2 cores), --step-timing serial (the ranks step in turn, so
 # every window opens after a barrier and holds the phase alone),
-# --grad-sync reduce-scatter, --optimizer-impl fused, ZB_BENCH_ITERS timed
+# --grad-sync reduce-scatter, --optimizer-impl native, ZB_BENCH_ITERS timed
 # iterations (default 8) after 2 warm-up, --huge-pages ZB_BENCH_HUGE_PAGES
 # (default on), and lpt per-param with --param-storage contiguous (every
 # parameter a view of one allocation, as the probe's arena).
@@ -16,6 +16,6 @@ run_case() {
   local storage="${storage_of[${partitioner}_${sync}]:-}"
   zb_mpirun 4 "$B" "$partitioner" "$@" --models "$models" --device cpu -b "$backend" --threads 1 \
     --sync "$sync" ${storage:+--param-storage "$storage"} --step-timing serial --grad-sync reduce-scatter \
-    --optimizer-impl fused --huge-pages "$pages" -n "$iters" -w 2 -o "$dir/${backend}_${partitioner}_${sync}" >/dev/null
+    --optimizer-impl native --huge-pages "$pages" -n "$iters" -w 2 -o "$dir/${backend}_${partitioner}_${sync}" >/dev/null
   echo "$dir/${backend}_${partitioner}_${sync}"
 }

@@ -4,7 +4,7 @@
 # configuration off then on, once per round), on gloo and mpi (CPU), for whole
 # tensors (lpt, reduce to the owners + broadcasts) and one range plan (flat:
 # reduce-scatter + all-gather), ResNet50 and BERT, W = 2 and 4, --grad-sync
-# reduce-scatter, --optimizer-impl fused. For each phase of the rank with the
+# reduce-scatter, --optimizer-impl native. For each phase of the rank with the
 # largest total: the mean times off and on, their ratio per round (median and
 # range), and the phase's fraction of its raw collective (the collective probe,
 # which runs on the same kind of pages as the phase). Records README.md
@@ -23,7 +23,7 @@ for round in $(seq 1 "$rounds"); do
       for pages in off on; do
         name="${backend}_${partitioner}_${pages}"
         zb_mpirun 4 "$B" "$partitioner" 2 4 --models ResNet50,BERT --device cpu -b "$backend" --threads 1 \
-          --grad-sync reduce-scatter --optimizer-impl fused --huge-pages "$pages" -n "$iters" -w 2 \
+          --grad-sync reduce-scatter --optimizer-impl native --huge-pages "$pages" -n "$iters" -w 2 \
           -o "$tmp/$round/$name" >/dev/null
         runs+=("$tmp/$round/$name")
       done
@@ -38,7 +38,7 @@ echo "Regenerate: \`bash experiments/huge_pages/run.sh\`"
 echo
 zb_host_facts
 echo "$(date -u +%Y-%m-%dT%H:%M:%SZ), git $(git rev-parse --short HEAD 2>/dev/null || echo unknown); --bind-to none, one thread"
-echo "per rank, $iters timed iterations after 2 warm-up, --grad-sync reduce-scatter, --optimizer-impl fused,"
+echo "per rank, $iters timed iterations after 2 warm-up, --grad-sync reduce-scatter, --optimizer-impl native,"
 echo "$rounds rounds interleaved (each configuration off, then on)."
 echo
 PYTHONPATH="$here/../common" python3 - "$tmp"/round*.json <<'PY'

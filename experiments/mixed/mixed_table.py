@@ -16,12 +16,12 @@ from zb_records import case_records  # noqa: E402
 
 # name, zero_bench arguments (after flat 2 --models ResNet50), what it is
 DESIGNS = [
-    ("fp32", "--optimizer-impl fused", "fp32 parameters, gradients, state; fused step"),
-    ("bf16", "--optimizer-impl fused --precision bf16", "bf16 parameters and gradients, fp32 masters; fused one-pass step"),
+    ("fp32", "--optimizer-impl native", "fp32 parameters, gradients, state; native step"),
+    ("bf16", "--optimizer-impl native --precision bf16", "bf16 parameters and gradients, fp32 masters; native one-pass step"),
     ("bf16-cast", "--optimizer-impl torch --precision bf16", "the same through torch::optim: cast, step, copy back"),
-    ("bf16-overlap", "--optimizer-impl fused --precision bf16 --overlap --grad-bucket-mb 4",
-     "bf16 fused, sync overlapped in 4 MB buckets"),
-    ("fp32-overlap", "--optimizer-impl fused --overlap --grad-bucket-mb 4", "fp32 fused, sync overlapped in 4 MB buckets"),
+    ("bf16-overlap", "--optimizer-impl native --precision bf16 --overlap --grad-bucket-mb 4",
+     "bf16 native, sync overlapped in 4 MB buckets"),
+    ("fp32-overlap", "--optimizer-impl native --overlap --grad-bucket-mb 4", "fp32 native, sync overlapped in 4 MB buckets"),
 ]
 GIB = 2**30
 
@@ -76,7 +76,7 @@ def step_section(work, rounds):
                      f"| {sync_bytes / 1e6:.1f} MB | {fmt(f['sync'])} | {med(f['total']):.4f} |")
     ratio = lambda a, b, k: [x / y for x, y in zip(figures[a][k], figures[b][k])]
     lines += ["",
-              f"- The mixed-precision fused step reaches {fmt(figures['bf16']['roofline'], 3)} of the triad (per round; "
+              f"- The mixed-precision native step reaches {fmt(figures['bf16']['roofline'], 3)} of the triad (per round; "
               f"target 0.80) at {figures['bf16']['bpe']:.0f} B/element; the cast path "
               f"{fmt(figures['bf16-cast']['roofline'], 3)} at {figures['bf16-cast']['bpe']:.0f}; fp32 "
               f"{fmt(figures['fp32']['roofline'], 3)} at {figures['fp32']['bpe']:.0f} (B/element count write-allocate "
@@ -136,7 +136,7 @@ def plan_max_numel(run_dir, model, w):
 def plan_section(work):
     lines = ["## ZeRO-1 memory per rank, bf16, plan-only (GB = 1e9 bytes)", "",
              "Ours: bf16 parameters and gradients of the whole model (4Ψ) plus fp32 master weights and Adam moments "
-             "for the largest rank's n elements (12n; the fused one-pass step) and, through the cast path, fp32 "
+             "for the largest rank's n elements (12n; the native one-pass step) and, through the cast path, fp32 "
              "gradient copies (4n more). Formulas with d = the sharding size (G, or W without groups): DeepSpeed's "
              "ZeRO-1 (2 + 2 + 12/d)Ψ; Megatron's distributed optimizer, bf16 parameters with fp32 gradients "
              "(6 + 12/d)Ψ, fp16 parameters and gradients (4 + 16/d)Ψ.", "",

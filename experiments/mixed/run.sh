@@ -2,8 +2,8 @@
 # Mixed precision, shard groups and overlap, recorded beside it in README.md:
 #  - ResNet50 at W = 2 (gloo, CPU, Adam, one thread per rank, --bind-to
 #    ZB_BIND_TO, default none), flat partitioner (the all-gather sync), in
-#    interleaved rounds: fp32 fused | bf16 fused (one pass) | bf16 torch (cast
-#    path) | bf16 fused --overlap | fp32 fused --overlap. The step's roofline
+#    interleaved rounds: fp32 native | bf16 native (one pass) | bf16 torch (cast
+#    path) | bf16 native --overlap | fp32 native --overlap. The step's roofline
 #    fraction against the triad the same run measured, at the documented bytes
 #    per element; the sync's bytes and time, bf16 over fp32; the exposed sync
 #    with and without --overlap; memory at the three points from the tensors.
@@ -34,7 +34,7 @@ for round in $(seq 1 "$rounds"); do
     run 2 "$work/r${round}_$name" flat 2 --models ResNet50 $args
   done
   for g in 4 2; do
-    run 4 "$work/r${round}_bert_g$g" flat 4 --models BERT --precision bf16 --optimizer-impl fused \
+    run 4 "$work/r${round}_bert_g$g" flat 4 --models BERT --precision bf16 --optimizer-impl native \
       --grad-sync reduce-scatter --shard-group "$g"
   done
   zb_log "round $round/$rounds done"

@@ -21,7 +21,7 @@ run() {  # run BACKEND PAGES ITERS: prints "rank0_faults rank1_faults thp_faults
   before="$(thp_faults)"
   zb_mpirun 2 bash -c 'exec perf stat -x, -e page-faults -o "$0.$OMPI_COMM_WORLD_RANK" "$@"' "$dir.faults" \
     "$B" flat 2 --models BERT --device cpu -b "$1" --threads 1 --sync per-param --grad-sync reduce-scatter \
-    --optimizer-impl fused --huge-pages "$2" -w 2 -n "$3" -o "$dir" >/dev/null
+    --optimizer-impl native --huge-pages "$2" -w 2 -n "$3" -o "$dir" >/dev/null
   after="$(thp_faults)"
   echo "$(grep -h page-faults "$dir.faults.0" | cut -d, -f1) $(grep -h page-faults "$dir.faults.1" | cut -d, -f1) $((after - before))"
 }
@@ -31,7 +31,7 @@ run() {  # run BACKEND PAGES ITERS: prints "rank0_faults rank1_faults thp_faults
   echo "Regenerate: \`bash experiments/page_faults/run.sh\`"
   echo
   echo "$(hostname), $(nproc) cores, $(date -u +%Y-%m-%dT%H:%M:%SZ), git $(git rev-parse --short HEAD 2>/dev/null || echo unknown);"
-  echo "flat BERT W = 2, --grad-sync reduce-scatter, --optimizer-impl fused, one thread per rank, --bind-to none."
+  echo "flat BERT W = 2, --grad-sync reduce-scatter, --optimizer-impl native, one thread per rank, --bind-to none."
   echo "Per iteration = (faults with -n $long - faults with -n $short) / $((long - short)); an iteration runs the phases"
   echo "and the probe's raw replays once each. page faults: each rank's (perf stat), 4 KiB and 2 MiB alike;"
   echo "THP faults: the machine's 2 MiB pages faulted in (/proc/vmstat thp_fault_alloc), both ranks."

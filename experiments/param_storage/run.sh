@@ -5,7 +5,7 @@
 # a view of one allocation (contiguous), interleaved (every configuration
 # separate, then contiguous, once per round), on gloo and mpi (CPU), ResNet50
 # and BERT, W = 2 and 4; the settings of experiments/comm (--grad-sync
-# reduce-scatter, --optimizer-impl fused, --step-timing serial, --huge-pages on).
+# reduce-scatter, --optimizer-impl native, --step-timing serial, --huge-pages on).
 # For the sync, the step and the whole step of the rank with the largest total:
 # the mean times, each round's ratio contiguous / separate (median and range),
 # and the sync's fraction of its raw broadcasts (the collective probe: views of
@@ -24,7 +24,7 @@ for round in $(seq 1 "$rounds"); do
     for storage in separate contiguous; do
       name="${backend}_${storage}"
       zb_mpirun 4 "$B" lpt 2 4 --models ResNet50,BERT --device cpu -b "$backend" --threads 1 --sync per-param \
-        --param-storage "$storage" --grad-sync reduce-scatter --optimizer-impl fused --step-timing serial \
+        --param-storage "$storage" --grad-sync reduce-scatter --optimizer-impl native --step-timing serial \
         --huge-pages on -n "$iters" -w 2 -o "$tmp/$round/$name" >/dev/null
       runs+=("$tmp/$round/$name")
     done
@@ -39,7 +39,7 @@ echo
 zb_host_facts
 echo "$(date -u +%Y-%m-%dT%H:%M:%SZ), git $(git rev-parse --short HEAD 2>/dev/null || echo unknown); --bind-to none, one thread"
 echo "per rank, lpt --sync per-param, $iters timed iterations after 2 warm-up, --grad-sync reduce-scatter,"
-echo "--optimizer-impl fused, --step-timing serial, --huge-pages on, $rounds rounds interleaved (each configuration"
+echo "--optimizer-impl native, --step-timing serial, --huge-pages on, $rounds rounds interleaved (each configuration"
 echo "separate, then contiguous)."
 echo
 PYTHONPATH="$here/../common" python3 - "$tmp"/round*.json <<'PY'

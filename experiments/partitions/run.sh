@@ -8,7 +8,7 @@
 #     hybrid; optimal and cost with --time-limit 1);
 #  4. cost model validity: mpirun -np 4 --calibrate, then ResNet152 at W = 4
 #     under lpt, round_robin and cost, predicted vs measured per-rank step time.
-# ZB_ADAM=torch|foreach|fused picks the Adam implementation of part 4 (default torch);
+# ZB_ADAM=torch|foreach|fused|native picks the Adam implementation of part 4 (default torch);
 # ZB_STEP_TIMING=concurrent|serial its --step-timing (default concurrent).
 # ZB_SKIP=1,2,.. leaves parts out (e.g. ZB_SKIP=4 on a machine without MPI);
 # ZB_BENCH_OUT writes the record elsewhere (for partial runs).

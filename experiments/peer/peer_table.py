@@ -13,9 +13,9 @@ from pathlib import Path
 
 # name, zero_bench arguments (after "lpt 2 --device cpu --threads 1"), what it mirrors
 FAST = [
-    ("fused-gloo-rs", "-b gloo --optimizer-impl fused --sync bucket --grad-sync reduce-scatter", "a faster whole step"),
-    ("fused-mpi-ar", "-b mpi --optimizer-impl fused --sync bucket --grad-sync all-reduce", "a faster whole step"),
-    ("fused-mpi-rs", "-b mpi --optimizer-impl fused --sync bucket --grad-sync reduce-scatter", "a faster whole step"),
+    ("native-gloo-rs", "-b gloo --optimizer-impl native --sync bucket --grad-sync reduce-scatter", "a faster whole step"),
+    ("native-mpi-ar", "-b mpi --optimizer-impl native --sync bucket --grad-sync all-reduce", "a faster whole step"),
+    ("native-mpi-rs", "-b mpi --optimizer-impl native --sync bucket --grad-sync reduce-scatter", "a faster whole step"),
 ]
 HUGE = "--huge-pages on"
 OURS = [

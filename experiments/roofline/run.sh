@@ -2,9 +2,9 @@
 # Targets of the optimizer issue, recorded beside it in README.md (the runs in
 # runs/):
 #  1. CPU, 1 thread per rank, ResNet50 at W=2 (2 ranks, lpt, and flat for the
-#     one-buffer shard): --optimizer-impl torch | foreach | fused, each rank's step
-#     against the triad bandwidth probed in the same run (target: fused >= 0.80);
-#  2. the same for adamw and sgd (fused and torch), and memory at three points
+#     one-buffer shard): --optimizer-impl torch | foreach | fused | native, each rank's step
+#     against the triad bandwidth probed in the same run (target: native >= 0.80);
+#  2. the same for adamw and sgd (native and torch), and memory at three points
 #     against the unsharded baseline (partitioner none);
 #  3. Muon, 4 ranks, ResNet50: slowest/mean rank step time for lpt and cost
 #     (cost with a Muon term calibrated by --calibrate --optimizer muon).
@@ -46,26 +46,26 @@ echo "$(hostname), $(nproc) cores, $(date -u +%Y-%m-%dT%H:%M:%SZ), git $(git rev
 echo "Every run probes the triad bandwidth on all its ranks at once before timing (16 B/element incl. write-allocate)."
 
 if ! skip 1; then
-  echo; echo "## 1. Adam implementations, ResNet50, W = 2, 1 thread per rank (target: fused >= 0.80)"; echo
-  for impl in torch foreach fused; do run "adam_$impl" 2 lpt 2 --models ResNet50 --optimizer-impl "$impl" -n 10 -w 2; done
-  run adam_fused_flat 2 flat 2 --models ResNet50 --optimizer-impl fused -n 10 -w 2
-  table adam_torch adam_foreach adam_fused adam_fused_flat
+  echo; echo "## 1. Adam implementations, ResNet50, W = 2, 1 thread per rank (target: native >= 0.80)"; echo
+  for impl in torch foreach fused native; do run "adam_$impl" 2 lpt 2 --models ResNet50 --optimizer-impl "$impl" -n 10 -w 2; done
+  run adam_native_flat 2 flat 2 --models ResNet50 --optimizer-impl native -n 10 -w 2
+  table adam_torch adam_foreach adam_fused adam_native adam_native_flat
 fi
 
 if ! skip 2; then
   echo; echo "## 2. AdamW and SGD; memory at three points against the unsharded baseline (none)"; echo
   for opt in adamw sgd; do
-    for impl in torch fused; do run "${opt}_$impl" 2 lpt 2 --models ResNet50 --optimizer "$opt" --optimizer-impl "$impl" -n 10 -w 2; done
+    for impl in torch native; do run "${opt}_$impl" 2 lpt 2 --models ResNet50 --optimizer "$opt" --optimizer-impl "$impl" -n 10 -w 2; done
   done
-  run none_fused 2 none 2 --models ResNet50 --optimizer-impl fused -n 5 -w 1
-  table adamw_torch adamw_fused sgd_torch sgd_fused none_fused
+  run none_native 2 none 2 --models ResNet50 --optimizer-impl native -n 5 -w 1
+  table adamw_torch adamw_native sgd_torch sgd_native none_native
   echo
   python3 - "$work" <<'PY'
 import json, sys
 work = sys.argv[1]
 print("| run (rank 0) | point | parameters | gradients | optimizer state | buffers | total (MiB) |")
 print("|---|---|---:|---:|---:|---:|---:|")
-for run in ("adam_fused", "adam_fused_flat", "none_fused"):
+for run in ("adam_native", "adam_native_flat", "none_native"):
     r = json.load(open(f"{work}/{run}/ResNet50_2_0.json"))["result"]
     for m in r["memory"]:
         print(f"| {run} | {m['when']} | {m['parameters']} | {m['gradients']} | {m['optimizer_state']} | "
