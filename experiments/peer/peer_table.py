@@ -18,18 +18,38 @@ FAST = [
     ("native-mpi-rs", "-b mpi --optimizer-impl native --sync bucket --grad-sync reduce-scatter", "a faster whole step"),
 ]
 HUGE = "--huge-pages on"
-OURS = [
-    ("seed", "-b gloo --optimizer-impl torch --sync per-param", "the peer's opt.step(): step + per-parameter broadcasts"),
-    ("whole", "-b gloo --optimizer-impl torch --sync per-param --grad-sync all-reduce",
-     "the peer's all-reduce + opt.step()"),
-] + FAST + [(name + "-huge", f"{args} {HUGE}", what + " on huge pages") for name, args, what in FAST]
-# The peer runs twice a round: torch's default 4 KiB pages (peer), and THP_MEM_ALLOC_ENABLE=1 (peer-huge);
-# a zero_bench run is measured against the peer on the same kind of pages.
-PEERS = [("peer", "0", ""), ("peer-huge", "1", " (THP_MEM_ALLOC_ENABLE=1)")]
+# PyTorch's own Adam steps, each run by zero_bench and by the peer with the matching flag.
+IMPLS = ["torch", "foreach", "fused"]
+SUFFIX = {"torch": "", "foreach": "-foreach", "fused": "-fused"}
+FIDELITY = [
+    run for impl in IMPLS for run in (
+        ("seed" + SUFFIX[impl], f"-b gloo --optimizer-impl {impl} --sync per-param",
+         f"the peer's opt.step() ({impl}): step + per-parameter broadcasts"),
+        ("whole" + SUFFIX[impl], f"-b gloo --optimizer-impl {impl} --sync per-param --grad-sync all-reduce",
+         f"the peer's all-reduce + opt.step() ({impl})"))]
+OURS = FIDELITY + FAST + [(name + "-huge", f"{args} {HUGE}", what + " on huge pages") for name, args, what in FAST]
+# The peer runs four times a round: each implementation on torch's default 4 KiB pages (peer, peer-foreach,
+# peer-fused), and the for-loop step with THP_MEM_ALLOC_ENABLE=1 (peer-huge); a zero_bench run is measured
+# against the peer on the same kind of pages, with the same implementation where it runs one of PyTorch's.
+PEERS = [("peer" + SUFFIX[impl], "0", f" ({impl})", impl) for impl in IMPLS] + \
+    [("peer-huge", "1", " (THP_MEM_ALLOC_ENABLE=1)", "torch")]
 
 
 def on_huge_pages(args):
     return HUGE in args
+
+
+def impl_of(args):
+    words = args.split()
+    return words[words.index("--optimizer-impl") + 1]
+
+
+def peer_of(args):
+    """The peer a run is measured against: same pages; PyTorch's implementations against the same one."""
+    if on_huge_pages(args):
+        return "peer-huge"
+    impl = impl_of(args)
+    return "peer" + SUFFIX[impl] if impl in SUFFIX else "peer"
 
 
 def slowest(per_rank):
@@ -76,7 +96,7 @@ def huge_page_line(peers, ours):
     """The memory each kind of run had on huge pages, so 'huge' is a measured fact, not a request."""
     mib = lambda b: f"{b / 2**20:.1f}"
     parts = []
-    for name, _, _ in PEERS:
+    for name, *_ in PEERS:
         sizes = [b for f in peers[name] for b in f["huge_bytes"]]
         parts.append(f"{name} {mib(min(sizes))}-{mib(max(sizes))}")
     for huge in (False, True):
@@ -88,34 +108,42 @@ def huge_page_line(peers, ours):
 
 def model_section(work, rounds, model):
     med = statistics.median
-    peers = {name: [peer_figures(f"{work}/r{r}_{model}_{name}.json") for r in rounds] for name, _, _ in PEERS}
+    peers = {name: [peer_figures(f"{work}/r{r}_{model}_{name}.json") for r in rounds] for name, *_ in PEERS}
     ours = {name: [ours_figures(f"{work}/r{r}_{model}_{name}", model) for r in rounds] for name, _, _ in OURS}
-    base = {name: {k: med([f[k] for f in runs]) for k in ("step", "whole")} for name, runs in peers.items()}
+    base = {name: {k: med([f[k] for f in runs]) for k in ("step", "whole", "local_step", "sync")}
+            for name, runs in peers.items()}
     lines = [f"## {model}, W = 2", "",
              "| run | what it times | per round (s) | median (s) | vs the peer on the same pages |",
              "|---|---|---|---:|---:|"]
-    for name, _, note in PEERS:
+    for name, _, note, _ in PEERS:
         lines += [f"| {name} opt.step(){note} | ZeroRedundancyOptimizer step, broadcasts included | "
                   f"{cells([f['step'] for f in peers[name]])} | {base[name]['step']:.4f} | 1 |",
                   f"| {name} all-reduce + opt.step(){note} | the whole step | "
                   f"{cells([f['whole'] for f in peers[name]])} | {base[name]['whole']:.4f} | 1 |"]
     total = {name: med([f["total"] for f in ours[name]]) for name, _, _ in OURS}
-    peer_of = {name: "peer-huge" if on_huge_pages(args) else "peer" for name, args, _ in OURS}
+    reference = {name: peer_of(args) for name, args, _ in OURS}
     for name, _, what in OURS:
-        ref = base[peer_of[name]]["step" if name == "seed" else "whole"]
+        ref = base[reference[name]]["step" if name.startswith("seed") else "whole"]
         lines.append(f"| zero_bench {name} | {what}: total | {cells([f['total'] for f in ours[name]])} | "
                      f"{total[name]:.4f} | {total[name] / ref:.3f} |")
-    seed_ratio, whole_ratio = total["seed"] / base["peer"]["step"], total["whole"] / base["peer"]["whole"]
-    fast = [name for name, _, _ in OURS if name not in ("seed", "whole")]
-    fast_4k = min((total[n], n) for n in fast if peer_of[n] == "peer")
-    fast_huge = min((total[n], n) for n in fast if peer_of[n] == "peer-huge")
+    fidelity = [name for name, _, _ in FIDELITY]
+    fast = [name for name, _, _ in OURS if name not in fidelity]
+    fast_4k = min((total[n], n) for n in fast if reference[n] == "peer")
+    fast_huge = min((total[n], n) for n in fast if reference[n] == "peer-huge")
     fastest = min(fast_4k, fast_huge)
     worst_overhead = max(f["overhead"] for runs in ours.values() for f in runs)
-    verdicts = [
-        f"- fidelity, step + sync against the peer's opt.step(): {seed_ratio:.3f} "
-        f"({'within' if abs(seed_ratio - 1) <= 0.10 else 'OUTSIDE'} 10 %)",
-        f"- fidelity, the whole step against the peer's all-reduce + opt.step(): {whole_ratio:.3f} "
-        f"({'within' if abs(whole_ratio - 1) <= 0.10 else 'OUTSIDE'} 10 %)",
+    verdicts = []
+    for impl in IMPLS:
+        seed, whole, peer = "seed" + SUFFIX[impl], "whole" + SUFFIX[impl], base["peer" + SUFFIX[impl]]
+        step_ratio = med([f["step"] for f in ours[seed]]) / peer["local_step"]
+        sync_ratio = med([f["sync"] for f in ours[seed]]) / peer["sync"]
+        for what, ratio in (("the step against the peer's local Adam step", step_ratio),
+                            ("the sync against the peer's broadcasts", sync_ratio),
+                            ("step + sync against the peer's opt.step()", total[seed] / peer["step"]),
+                            ("the whole step against the peer's all-reduce + opt.step()", total[whole] / peer["whole"])):
+            verdicts.append(f"- fidelity ({impl}), {what}: {ratio:.3f} "
+                            f"({'within' if abs(ratio - 1) <= 0.10 else 'OUTSIDE'} 10 %)")
+    verdicts += [
         f"- fastest whole step, both on 4 KiB pages: zero_bench {fast_4k[1]}, "
         f"{ratio_verdict(base['peer']['whole'], fast_4k[0])}",
         f"- fastest whole step, both on huge pages: zero_bench {fast_huge[1]}, "
@@ -128,7 +156,7 @@ def model_section(work, rounds, model):
     phases = ["", "Phases (median over rounds of the slowest rank's median, s; the peer's step is its local "
               "Adam step, timed inside opt.step(), and its sync the rest of opt.step()):", "",
               "| run | grad sync | step | sync | total |", "|---|---:|---:|---:|---:|"]
-    for name, _, _ in PEERS:
+    for name, *_ in PEERS:
         f = peers[name]
         phases.append(f"| {name} | {med([p['grad_sync'] for p in f]):.4f} | {med([p['local_step'] for p in f]):.4f} | "
                       f"{med([p['sync'] for p in f]):.4f} | {base[name]['whole']:.4f} |")
@@ -142,9 +170,12 @@ def model_section(work, rounds, model):
 
 def main():
     work, rounds, models = sys.argv[1], range(1, int(sys.argv[2]) + 1), sys.argv[3:]
-    out = ["zero_bench runs (each: `mpirun -np 2 zero_bench lpt 2 --device cpu --threads 1 ARGS`):", ""]
+    out = ["zero_bench runs (each: `mpirun -np 2 zero_bench lpt 2 --device cpu --threads 1 ARGS`; `native` is "
+           "zero-bench's own one-pass loop, not a step PyTorch users run; torch, foreach and fused are PyTorch's "
+           "own, each against the peer with the matching flag):", ""]
     out += [f"- {name}: `{args}`" for name, args, _ in OURS]
-    out += ["", "The peer runs with `THP_MEM_ALLOC_ENABLE=0` (peer: torch's default, 4 KiB pages) and `=1` (peer-huge:"
+    out += ["", "The peer runs with `THP_MEM_ALLOC_ENABLE=0` (peer, peer-foreach, peer-fused: torch's default, 4 KiB"
+            " pages, Adam with foreach=False, foreach=True, fused=True) and `=1` (peer-huge, foreach=False:"
             " host tensors of 2 MiB or more on transparent huge pages, as zero_bench's `--huge-pages on`); each"
             " zero_bench run is compared with the peer on the same kind of pages."]
     out.append("")

@@ -9,11 +9,13 @@
 #    first onto the least loaded rank) and faster configurations
 #    (peer_table.py lists them), the fast ones also with
 #    --huge-pages on, each compared with the peer on the same pages;
-# ResNet50 and BERT at W = 2, in interleaved rounds at one binding (ZB_BIND_TO,
-# default none). Installs torchvision and transformers into the project's venv
-# (pinned; they build the peer's real modules). ZB_BENCH_ROUNDS (default 3),
-# ZB_BENCH_ITERS (default 10) after 2 warm-up, ZB_PEER_MODELS (default
-# "ResNet50 BERT"), ZB_BENCH_OUT (default README.md beside it).
+# The fidelity runs pair each of PyTorch's Adam implementations (torch, foreach,
+# fused) with the peer running the same flag. ResNet50, ResNet152 and BERT at
+# W = 2, in interleaved rounds at one binding (ZB_BIND_TO, default none).
+# Installs torchvision and transformers into the project's venv (pinned; they
+# build the peer's real modules). ZB_BENCH_ROUNDS (default 5), ZB_BENCH_ITERS
+# (default 10) after 2 warm-up, ZB_PEER_MODELS (default "ResNet50 ResNet152
+# BERT"), ZB_BENCH_OUT (default README.md beside it).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 source "$here/../common/bench_env.sh"  # works from the checkout's root
@@ -22,23 +24,24 @@ if ! "$py" -c 'import torchvision, transformers' 2>/dev/null; then
   zb_log "installing torchvision and transformers into $ZB_VENV (the peer's models)"
   "$py" -m pip install -q --disable-pip-version-check "torch==$ZB_TORCH_VERSION" torchvision==0.29.2 transformers==5.23.0
 fi
-rounds="${ZB_BENCH_ROUNDS:-3}" iters="${ZB_BENCH_ITERS:-10}" models="${ZB_PEER_MODELS:-ResNet50 BERT}"
+rounds="${ZB_BENCH_ROUNDS:-5}" iters="${ZB_BENCH_ITERS:-10}" models="${ZB_PEER_MODELS:-ResNet50 ResNet152 BERT}"
 out="${ZB_BENCH_OUT:-$here/README.md}"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 mapfile -t configs < <(PYTHONPATH="$here" "$py" -c 'import peer_table
 for name, args, _ in peer_table.OURS: print(name + "|" + args)')
 mapfile -t peers < <(PYTHONPATH="$here" "$py" -c 'import peer_table
-for name, thp, _ in peer_table.PEERS: print(name + "|" + thp)')
+for name, thp, _, impl in peer_table.PEERS: print(name + "|" + thp + "|" + impl)')
 export MASTER_ADDR=127.0.0.1
 for round in $(seq 1 "$rounds"); do
   for model in $models; do
     for peer in "${peers[@]}"; do
       MASTER_PORT="$("$py" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
       export MASTER_PORT
-      THP_MEM_ALLOC_ENABLE="${peer#*|}" zb_mpirun 2 -x MASTER_ADDR -x MASTER_PORT -x THP_MEM_ALLOC_ENABLE "$py" \
-        "$here/zero_redundancy_peer.py" --model "$model" --warmup 2 --iters "$iters" \
-        --out "$work/r${round}_${model}_${peer%%|*}.json" >"$work/peer.log" 2>&1 || { cat "$work/peer.log" >&2; exit 1; }
+      IFS='|' read -r peer_name thp impl <<<"$peer"
+      THP_MEM_ALLOC_ENABLE="$thp" zb_mpirun 2 -x MASTER_ADDR -x MASTER_PORT -x THP_MEM_ALLOC_ENABLE "$py" \
+        "$here/zero_redundancy_peer.py" --model "$model" --impl "$impl" --warmup 2 --iters "$iters" \
+        --out "$work/r${round}_${model}_${peer_name}.json" >"$work/peer.log" 2>&1 || { cat "$work/peer.log" >&2; exit 1; }
     done
     for config in "${configs[@]}"; do
       name="${config%%|*}" args="${config#*|}"

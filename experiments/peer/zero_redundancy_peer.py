@@ -4,7 +4,8 @@ that experiments/peer/run.sh runs beside zero_bench.
 
 Launched by mpirun like zero_bench (same binding), one process per rank; rank
 and size come from Open MPI's environment, the rendezvous from MASTER_ADDR and
-MASTER_PORT. gloo on the CPU, one thread per rank, Adam (lr 0.01) sharded by
+MASTER_PORT. gloo on the CPU, one thread per rank, Adam (lr 0.01; --impl: foreach=False,
+foreach=True or fused=True) sharded by
 ZeroRedundancyOptimizer (its partition: largest tensor first onto the least
 loaded rank; its step ends with one broadcast per parameter from its owner).
 Each rank holds its own synthetic gradients (small integers times 2^-12, as
@@ -31,16 +32,18 @@ import torch.distributed as dist
 from torch.distributed.optim import ZeroRedundancyOptimizer
 
 BUCKET_BYTES = 25 * 1024 * 1024
+# torch.optim.Adam's flags for each of zero_bench's PyTorch implementations.
+IMPL_FLAGS = {"torch": {"foreach": False}, "foreach": {"foreach": True}, "fused": {"fused": True}}
 
 
 def build_model(name):
-    if name == "ResNet50":
+    if name in ("ResNet50", "ResNet152"):
         import torchvision
-        return torchvision.models.resnet50()
+        return torchvision.models.resnet50() if name == "ResNet50" else torchvision.models.resnet152()
     if name == "BERT":
         import transformers
         return transformers.BertModel(transformers.BertConfig())  # bert-base-uncased, with the pooler
-    raise SystemExit(f"zero_redundancy_peer: unknown model '{name}'; valid: ResNet50, BERT")
+    raise SystemExit(f"zero_redundancy_peer: unknown model '{name}'; valid: ResNet50, ResNet152, BERT")
 
 
 def rank_gradients(params, rank):
@@ -93,6 +96,8 @@ def main():
     ap.add_argument("--warmup", type=int, default=2)
     ap.add_argument("--iters", type=int, default=10)
     ap.add_argument("--out", required=True)
+    ap.add_argument("--impl", choices=sorted(IMPL_FLAGS), default="torch",
+                    help="Adam's implementation, as zero_bench's --optimizer-impl names PyTorch's own")
     args = ap.parse_args()
     rank, world = int(os.environ["OMPI_COMM_WORLD_RANK"]), int(os.environ["OMPI_COMM_WORLD_SIZE"])
     torch.set_num_threads(1)
@@ -101,7 +106,7 @@ def main():
     own = rank_gradients(params, rank)
     for p, g in zip(params, own):
         p.grad = g.clone()
-    opt = ZeroRedundancyOptimizer(params, optimizer_class=torch.optim.Adam, lr=0.01)
+    opt = ZeroRedundancyOptimizer(params, optimizer_class=torch.optim.Adam, lr=0.01, **IMPL_FLAGS[args.impl])
     local = []
     inner_step = opt.optim.step
 
