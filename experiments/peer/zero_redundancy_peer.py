@@ -10,8 +10,9 @@ ZeroRedundancyOptimizer (its partition: largest tensor first onto the least
 loaded rank; its step ends with one broadcast per parameter from its owner).
 Each rank holds its own synthetic gradients (small integers times 2^-12, as
 zero_bench's --grad-sync), put back before every iteration. Per iteration:
-  all_reduce  DDP's gradient all-reduce done by hand: buckets of up to 25 MiB
-              filled in reverse registration order, one all-reduce each (a
+  all_reduce  DDP's gradient all-reduce done by hand as its Reducer does it:
+              buckets of up to 25 MiB filled in reverse registration order,
+              each a flat tensor made once and kept, one all-reduce each (a
               larger gradient alone, in place), divided by the world size;
   step        time.time() around opt.step(), as the seed does; inside it,
               the local Adam step (opt.optim.step, timed by a wrapper) and
@@ -51,29 +52,39 @@ def rank_gradients(params, rank):
     return [torch.randint(-8, 9, p.shape, generator=gen).float() * 2.0**-12 for p in params]
 
 
-def reduce_bucket(grads, world):
-    if len(grads) == 1:
-        dist.all_reduce(grads[0])
-        grads[0].div_(world)
-        return
-    flat = torch._utils._flatten_dense_tensors(grads)
-    dist.all_reduce(flat)
-    flat.div_(world)
-    for g, reduced in zip(grads, torch._utils._unflatten_dense_tensors(flat, grads)):
-        g.copy_(reduced)
+class GradientBuckets:
+    """DDP's gradient all-reduce, done by hand as its Reducer does it: buckets of up to 25 MiB filled in
+    reverse registration order (a larger gradient alone, reduced in place), each bucket one flat tensor
+    made once and kept (the Reducer's bucket, into which backward copies the gradients), then one
+    all-reduce per bucket, divided by the world size and copied back into the gradients."""
 
+    def __init__(self, params):
+        self.groups, group, size = [], [], 0
+        for p in reversed(params):
+            nbytes = p.grad.numel() * p.grad.element_size()
+            if group and size + nbytes > BUCKET_BYTES:
+                self.groups.append(group)
+                group, size = [], 0
+            group.append(p)
+            size += nbytes
+        if group:
+            self.groups.append(group)
+        self.flats = [None if len(g) == 1 else torch.empty(sum(p.numel() for p in g)) for g in self.groups]
 
-def all_reduce_gradients(params, world):
-    bucket, size = [], 0
-    for p in reversed(params):
-        nbytes = p.grad.numel() * p.grad.element_size()
-        if bucket and size + nbytes > BUCKET_BYTES:
-            reduce_bucket(bucket, world)
-            bucket, size = [], 0
-        bucket.append(p.grad)
-        size += nbytes
-    if bucket:
-        reduce_bucket(bucket, world)
+    def all_reduce(self, world):
+        for group, flat in zip(self.groups, self.flats):
+            if flat is None:
+                dist.all_reduce(group[0].grad)
+                group[0].grad.div_(world)
+                continue
+            grads = [p.grad for p in group]
+            views = flat.split([g.numel() for g in grads])
+            for g, view in zip(grads, views):
+                view.copy_(g.view(-1))
+            dist.all_reduce(flat)
+            flat.div_(world)
+            for g, view in zip(grads, views):
+                g.view(-1).copy_(view)
 
 
 def anon_huge_page_bytes():
@@ -106,6 +117,7 @@ def main():
     own = rank_gradients(params, rank)
     for p, g in zip(params, own):
         p.grad = g.clone()
+    buckets = GradientBuckets(params)
     opt = ZeroRedundancyOptimizer(params, optimizer_class=torch.optim.Adam, lr=0.01, **IMPL_FLAGS[args.impl])
     local = []
     inner_step = opt.optim.step
@@ -123,7 +135,7 @@ def main():
             for p, g in zip(params, own):
                 p.grad.copy_(g)  # as the next backward() would; untimed
         dist.barrier()
-        a = timed(lambda: all_reduce_gradients(params, world))
+        a = timed(lambda: buckets.all_reduce(world))
         dist.barrier()
         s = timed(opt.step)
         if i >= args.warmup:
