@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "src/common/errors.hpp"
+#include "src/common/interruption.hpp"
 #include "src/common/result.hpp"
 #include "src/common/result_schema.hpp"
 
@@ -334,4 +335,23 @@ TEST_CASE("a record's Slurm job round-trips, and ids that are not Slurm's are re
   }
   ExpInfo info{"run", "lpt", "timed", {4}, {"small"}, "t", std::nullopt, std::string("12")};
   CHECK(exp_info_from_json_text(to_json_text(info), "e.json").slurm_job_id == std::optional<std::string>("12"));
+}
+
+TEST_CASE("interrupted.json round-trips, says what was cut, and refuses a path for a model") {
+  Interruption cut{"run",
+                   std::nullopt,
+                   "SIGTERM",
+                   "slurmstepd (pid 42)",
+                   "world size 4, model small",
+                   4,
+                   std::string("small"),
+                   "2026-11-26T00:00:00Z",
+                   std::string("12")};
+  const Interruption back = interruption_from_json_text(to_json_text(cut), "i.json");
+  CHECK(back.world_size == std::optional<int>(4));
+  CHECK(interruption_text(back) ==
+        "SIGTERM from slurmstepd (pid 42) during world size 4, model small (Slurm job 12), at 2026-11-26T00:00:00Z");
+  nlohmann::json j = nlohmann::json::parse(to_json_text(cut));
+  j["model"] = "../x";
+  CHECK_THROWS_WITH(interruption_from_json_text(j.dump(), "i.json"), Catch::Contains("interrupted.model"));
 }
