@@ -14,6 +14,7 @@
 # sacct: each finished job's state (COMPLETED, CANCELLED, TIMEOUT, NODE_FAIL) and exit code go to
 # $STATE/slurm/log/jobcomp.txt (jobcomp/filetxt), and `scontrol show job N` answers for 10 minutes after its end.
 
+# shellcheck disable=SC2153  # STATE, NODES, SLOTS, SUBNET, HERE: local_cluster.sh's
 readonly SLURM_DIR=$STATE/slurm
 # KillWait: seconds between a job's SIGTERM and its SIGKILL (Slurm's default is 30; the tests hold every rank to it).
 readonly SLURM_KILL_WAIT=10

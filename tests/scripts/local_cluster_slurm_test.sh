@@ -27,8 +27,12 @@ rc=0; "$cluster" up 2 --slurm || rc=$?
 
 expect_eq "the partition: both nodes idle with 2 CPUs" "node1 zbc* idle 2
 node2 zbc* idle 2" "$("$cluster" slurm sinfo -h -N -o '%N %P %T %c')"
-expect_eq "each slurmd runs inside its node (its host name)" "node1 node2" \
-  "$(for k in 1 2; do "$cluster" exec "node$k" sh -c 'cat /proc/$(cat /run/zb-cluster/slurm/node'"$k"'/slurmd.pid)/comm >/dev/null && hostname'; done | xargs)"
+for k in 1 2; do
+  pid=$(cat "/run/zb-cluster/slurm/node$k/slurmd.pid")
+  expect_eq "node$k's slurmd runs in node$k's network namespace" \
+    "$("$cluster" exec "node$k" readlink /proc/self/ns/net)" "$(readlink "/proc/$pid/ns/net")"
+done
+# shellcheck disable=SC2016  # the task's shell expands them
 expect_eq "srun -N 2 --ntasks-per-node 2: tasks, hosts and node-local ids" "0 node1 0
 1 node1 1
 2 node2 0
