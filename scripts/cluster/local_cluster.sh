@@ -170,10 +170,12 @@ set_delay() {
   # (Real-time priority for the wire was tried: in this VM it made every wake-up slower.)
   setsid "$STATE/zbc-wire" "/run/netns/$(node_ns "$k")" wire0 "/run/netns/$SWITCH_NS" "wire$k" \
     "$STATE/node$k.delay" "$STATE/node$k.wire.ready" </dev/null >>"$STATE/node$k.wire.log" 2>&1 &
-  echo $! >"$STATE/node$k.wire.pid"
+  local pid=$!
+  echo "$pid" >"$STATE/node$k.wire.pid"
   for _ in $(seq 50); do
     [ -e "$STATE/node$k.wire.ready" ] && return 0
-    wire_alive "$k" || break
+    # Alive, not yet "a wire": until the forked shell has exec'd zbc-wire its command line is this script's.
+    kill -0 "$pid" 2>/dev/null || break
     sleep 0.1
   done
   die "node$k's wire did not start: $(tail -n 1 "$STATE/node$k.wire.log" 2>/dev/null)"
