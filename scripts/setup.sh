@@ -19,9 +19,10 @@ ZB_TORCH_VERSION="${ZB_TORCH_VERSION:-2.14.1}"  # experiments/torch_versions/run
 ZB_VENV="${ZB_VENV:-$HOME/.cache/zero-bench/venv-torch$ZB_TORCH_VERSION}"
 ZB_WITH_TORCH="${ZB_WITH_TORCH:-1}"
 # chromium and python3-pil: the test that renders zero_analyze --html in a real browser and checks the PNG.
-# iproute2 (ip, tc): the rehearsal cluster of the cluster tests.
+# iproute2 (ip, tc): the rehearsal cluster of the cluster tests; slurmctld, slurmd, slurm-client and munge:
+# its Slurm (local_cluster.sh up --slurm, the slurm tests), whose daemons the scripts start themselves.
 ZB_APT_PACKAGES=(cmake g++ make git bc libopenmpi-dev openmpi-bin libcli11-dev nlohmann-json3-dev catch2 libgloo-dev iproute2
-                 chromium fonts-dejavu-core python3-pil clang-format-14)
+                 slurmctld slurmd slurm-client munge chromium fonts-dejavu-core python3-pil clang-format-14)
 
 zb_log() { echo "[zero-bench] $*" >&2; }
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # local_cluster.sh: a rehearsal cluster of real "hosts" on this one machine (root only).
-#   up N [--rate 2gbit] [--delay 100us] [--slots 2]   nodes node1..nodeN at 10.77.0.K (eth0)
+#   up N [--rate 2gbit] [--delay 100us] [--slots 2] [--slurm]   nodes node1..nodeN at 10.77.0.K (eth0)
 #   hostfile | exec NODE CMD... | mpirun ARGS... | link NODE down|up|slow D|slow default
+#   slurm CMD... (srun, sbatch, squeue, scancel, scontrol, sinfo on node1; after up --slurm)
 #   kill NODE | status | check [NODE NODE] | down
 # ZB_CLUSTER_KEEPALIVE="2 1 3": the mpirun daemons' TCP keepalive (idle s, interval s, probes).
 # Each node has its own network and UTS namespace (hostname nodeK) and an eth0 (veth) on a
@@ -9,7 +10,9 @@
 # of a node's link is shaped to --rate (tbf); what a node sends waits --delay on its way out
 # (this kernel has no netem: tc redirects it to a TAP where a zbc-wire process, wire.c, holds
 # it). So one way between nodes is --delay, a round trip 2x. `link NODE slow D` sets that
-# node's outgoing delay to D. Exit 77: this machine cannot host namespaces or TAPs.
+# node's outgoing delay to D. --slurm: a Slurm controller on node1 and a slurmd on every node,
+# one partition of them all (slurm.sh). Exit 77: this machine cannot host namespaces or TAPs
+# (or, with --slurm, Slurm).
 set -euo pipefail
 
 readonly STATE=/run/zb-cluster
@@ -21,7 +24,9 @@ readonly HERE
 
 die() { echo "local_cluster: $*" >&2; exit 1; }
 skip() { echo "local_cluster: $*" >&2; exit "$SKIP"; }
-usage() { sed -n '2,5p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,6p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+# shellcheck source=scripts/cluster/slurm.sh
+. "$HERE/slurm.sh"
 
 # --- checks ------------------------------------------------------------------------------------
 need_root() { [ "$(id -u)" = 0 ] || skip "needs root (network namespaces, TAP devices, tc)"; }
@@ -165,10 +170,12 @@ set_delay() {
   # (Real-time priority for the wire was tried: in this VM it made every wake-up slower.)
   setsid "$STATE/zbc-wire" "/run/netns/$(node_ns "$k")" wire0 "/run/netns/$SWITCH_NS" "wire$k" \
     "$STATE/node$k.delay" "$STATE/node$k.wire.ready" </dev/null >>"$STATE/node$k.wire.log" 2>&1 &
-  echo $! >"$STATE/node$k.wire.pid"
+  local pid=$!
+  echo "$pid" >"$STATE/node$k.wire.pid"
   for _ in $(seq 50); do
     [ -e "$STATE/node$k.wire.ready" ] && return 0
-    wire_alive "$k" || break
+    # Alive, not yet "a wire": until the forked shell has exec'd zbc-wire its command line is this script's.
+    kill -0 "$pid" 2>/dev/null || break
     sleep 0.1
   done
   die "node$k's wire did not start: $(tail -n 1 "$STATE/node$k.wire.log" 2>/dev/null)"
@@ -226,9 +233,10 @@ cmd_up() {
     die "up needs a node count from 1 to 200"
   fi
   NODES=$((10#$1)); shift
-  local rate=2gbit delay=100us slots=2 k
+  local rate=2gbit delay=100us slots=2 slurm=0 k
   while [ $# -gt 0 ]; do
     case "$1" in
+      --slurm) slurm=1; shift ;;
       --rate) rate=${2:?--rate needs a value}; shift 2 ;;
       --delay) delay=${2:?--delay needs a value}; shift 2 ;;
       --slots) slots=${2:?--slots needs a value}; shift 2 ;;
@@ -239,6 +247,7 @@ cmd_up() {
   RATE=$rate; DELAY_NS=$(to_ns "$delay"); SLOTS=$slots
   to_bps "$RATE" >/dev/null
   need_root; need_tools; probe_namespaces
+  [ "$slurm" = 0 ] || slurm_need_tools
   mkdir -p "$STATE"
   build_wire
   ensure_switch
@@ -246,12 +255,19 @@ cmd_up() {
   for k in $(existing_nodes); do [ "$k" -le "$NODES" ] || remove_node "$k"; done
   echo "$NODES $RATE $DELAY_NS $SLOTS" >"$STATE/config"
   write_hostfile
-  echo "local_cluster: $NODES nodes up ($SUBNET.1-$NODES), $RATE and $delay one way between nodes"
+  if [ "$slurm" = 1 ]; then
+    slurm_up
+  elif slurm_up_already; then
+    slurm_down; rm -rf "$SLURM_DIR"
+  fi
+  echo "local_cluster: $NODES nodes up ($SUBNET.1-$NODES), $RATE and $delay one way between nodes" \
+    "$([ "$slurm" = 1 ] && echo "; Slurm: partition zbc of node[1-$NODES], controller on node1")"
 }
 
 cmd_down() {
   need_root
   local k f
+  slurm_down
   for k in $(existing_nodes); do remove_node "$k"; done
   for f in "$STATE"/node*.uts; do  # a UTS namespace whose network namespace is already gone
     [ -e "$f" ] || continue
@@ -294,6 +310,13 @@ cmd_mpirun() {
     --mca oob_tcp_keepalive_probes "$keepalive_probes" "$@"
 }
 
+cmd_slurm() {
+  [ $# -ge 1 ] || die "slurm needs a command (srun, sbatch, squeue, scancel, scontrol, sinfo)"
+  need_cluster
+  slurm_up_already || die "this cluster has no Slurm (run: $0 up N --slurm)"
+  slurm_client "$@"
+}
+
 cmd_link() {
   [ $# -ge 2 ] || die "link needs a node and down|up|slow D"
   need_root; need_cluster; read_config
@@ -331,6 +354,10 @@ cmd_status() {
     printf '      out: %s\n' "$(tc -n "$ns" qdisc show dev wire0 | head -n 1)"
     printf '      in:  %s\n' "$(tc -n "$SWITCH_NS" qdisc show dev "veth$k" | head -n 1)"
   done
+  if slurm_up_already; then
+    echo "slurm: $SLURM_DIR/slurm.conf (controller on node1)"
+    slurm_client sinfo -N -o '%N %P %T %c %E' || true
+  fi
 }
 
 # check [A B]: round trip and throughput A -> B against what the cluster was asked for (±10 %)
@@ -374,12 +401,13 @@ main() {
     hostfile) cmd_hostfile "$@" ;;
     exec) cmd_exec "$@" ;;
     mpirun) cmd_mpirun "$@" ;;
+    slurm) cmd_slurm "$@" ;;
     link) cmd_link "$@" ;;
     kill) cmd_kill "$@" ;;
     status) cmd_status "$@" ;;
     check) cmd_check "$@" ;;
     -h|--help|help) usage ;;
-    *) die "unknown subcommand '$cmd' (up, hostfile, exec, mpirun, link, kill, status, check, down)" ;;
+    *) die "unknown subcommand '$cmd' (up, hostfile, exec, mpirun, slurm, link, kill, status, check, down)" ;;
   esac
 }
 main "$@"

@@ -106,8 +106,8 @@ struct Schema<CaseReport> {
         // The records' own facts, by their rows; grad_sync is the case's (the reduction where one was timed,
         // null for the record's "none").
         recorded_per_rank("cpu_affinity"), recorded_per_rank("host", timed_rank), recorded_per_rank("net_interface"),
-        recorded("shard_group_placement"), recorded("nccl_transport"), member("grad_sync", &C::grad_sync),
-        recorded("grad_average"), recorded("huge_pages"), recorded("kernel_thp"),
+        recorded("shard_group_placement"), recorded("nccl_transport"), recorded("slurm"),
+        member("grad_sync", &C::grad_sync), recorded("grad_average"), recorded("huge_pages"), recorded("kernel_thp"),
         recorded_per_rank("anon_huge_page_bytes"), recorded("param_storage"),
         member("grad_sync_mean_per_rank", &C::grad_sync_mean_per_rank),
         member("sync_mean_per_rank", &C::sync_mean_per_rank), member("total_mean_per_rank", &C::total_mean_per_rank),

@@ -68,10 +68,13 @@ std::optional<std::string> affinity_text(const CaseReport& c) {
 bool across_hosts(const CaseReport& c) { return host_count(host_per_rank(c)) >= 2; }
 
 // Across hosts: "2 hosts x 2 ranks: node1 ranks 0-1, node2 ranks 2-3; store and transport on eth0
-// (GLOO_SOCKET_IFNAME) (rank 0)". Nothing for a run on one host.
+// (GLOO_SOCKET_IFNAME) (rank 0)"; under Slurm "Slurm job 12 step 0 (srun), 2 nodes x 2 tasks: ...", on one
+// host too. Nothing for a run on one host outside Slurm.
 std::optional<std::string> placement_text(const CaseReport& c) {
-  if (!across_hosts(c)) return std::nullopt;
-  std::string out = placement_summary(host_per_rank(c));
+  const std::optional<std::string> slurm = slurm_job_text(c);
+  if (!across_hosts(c) && !slurm) return std::nullopt;
+  std::string out =
+      slurm ? *slurm + ", " + placement_summary(host_per_rank(c), "node", "task") : placement_summary(host_per_rank(c));
   const std::vector<std::string> interfaces = per_rank(c, &RunContext::net_interface);
   if (!interfaces.empty()) {
     const std::string& first = interfaces.front();

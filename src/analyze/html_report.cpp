@@ -68,15 +68,15 @@ Table summary_table(const std::vector<RunReport>& runs) {
 std::optional<Table> placement_table(const std::vector<RunReport>& runs) {
   Table t;
   t.title = "placement: the hosts each case's ranks ran on";
-  t.header = {"run", "W", "model", "host", "ranks", "interface (rank 0's rule)"};
-  t.label_columns = 6;
+  t.header = {"run", "W", "model", "host", "ranks", "interface (rank 0's rule)", "Slurm job"};
+  t.label_columns = 7;
   for (const RunReport& run : runs)
     for (const CaseReport& c : run.cases) {
       const std::vector<std::string> hosts = host_per_rank(c), nets = per_rank(c, &RunContext::net_interface);
       if (host_count(hosts) < 2) continue;
-      const std::string net = nets.empty() ? "" : nets.front();
+      const std::string net = nets.empty() ? "" : nets.front(), job = slurm_job_text(c).value_or("");
       for (const auto& host : hosts_by_lowest_rank(hosts))
-        t.rows.push_back({run.name, std::to_string(c.world_size), c.model, host, ranks_on_host(hosts, host), net});
+        t.rows.push_back({run.name, std::to_string(c.world_size), c.model, host, ranks_on_host(hosts, host), net, job});
     }
   if (t.rows.empty()) return std::nullopt;
   return t;

@@ -245,6 +245,13 @@ std::vector<std::string> host_per_rank(const CaseReport& c) {
   return out;
 }
 
+std::optional<std::string> slurm_job_text(const CaseReport& c) {
+  const std::optional<SlurmFacts>& s = c.context().slurm;
+  if (!s) return std::nullopt;
+  return "Slurm job " + s->job_id +
+         (s->launcher == "srun" ? " step " + s->step_id + " (srun)" : std::string(" (mpirun in the allocation)"));
+}
+
 RunReport report_run(const LoadedRun& run) {
   RunReport report{run.name, run.path, run.info.partitioner, run.info.mode, {}};
   for (const auto& c : run.cases) report.cases.push_back(report_case(c));

@@ -111,6 +111,9 @@ std::vector<T> per_rank(const CaseReport& c, std::optional<T> RunContext::*fact)
 }
 // Timed runs: each rank's host, in rank order (plan-only records name the planning host, not a rank's).
 std::vector<std::string> host_per_rank(const CaseReport& c);
+// Under Slurm, rank 0's job and how its ranks were launched: "Slurm job 12 step 0 (srun)" or
+// "Slurm job 12 (mpirun in the allocation)"; empty outside Slurm.
+std::optional<std::string> slurm_job_text(const CaseReport& c);
 
 struct RunReport {
   std::string name, path, partitioner, mode;

@@ -5,6 +5,7 @@
 
 #include "src/common/atomic_file.hpp"
 #include "src/common/errors.hpp"
+#include "src/common/interruption.hpp"
 #include "src/common/json_input.hpp"
 
 namespace zb {
@@ -200,9 +201,17 @@ void check_case_is_one_run(const LoadedCase& c, const ExpInfo& info, const fs::p
 LoadedRun load_run(const std::string& run, const std::string& results_root) {
   const fs::path dir = resolve_run_dir(run, results_root);
   const fs::path info_file = dir / "exp_info.json";
-  if (!present(info_file))
+  if (!present(info_file)) {
+    // A run cut by a signal says so: which case, by what, when.
+    const fs::path cut_file = dir / kInterruptionFile;
+    if (present(cut_file)) {
+      const Interruption cut = interruption_from_json_text(read_run_file(cut_file), cut_file.string());
+      throw UsageError("incomplete run '" + shown(dir) + "': interrupted by " + interruption_text(cut) + " (" +
+                       kInterruptionFile + "; no exp_info.json)");
+    }
     throw UsageError("incomplete run '" + shown(dir) +
                      "': no exp_info.json (it is written last; the run was interrupted or is still going)");
+  }
   LoadedRun loaded;
   loaded.path = dir.string();
   // The name every table and figure shows: whoever named the directory, no

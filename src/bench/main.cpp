@@ -20,6 +20,19 @@ bool first_rank_of_launch() {
   return true;
 }
 
+// srun starting several tasks without PMIx (--mpi=none, Slurm's default, or
+// pmi2): Open MPI would abort each task in MPI_Init with a page about building
+// PMI support. Debian's Open MPI takes its ranks from PMIx only.
+std::optional<std::string> srun_without_pmix() {
+  const char* tasks = std::getenv("SLURM_STEP_NUM_TASKS");
+  if (!std::getenv("SLURM_STEP_ID") || !tasks || std::string(tasks) == "1") return std::nullopt;
+  if (std::getenv("PMIX_RANK") || std::getenv("OMPI_COMM_WORLD_RANK")) return std::nullopt;
+  return std::string("srun started ") + tasks + " tasks without PMIx" +
+         (std::getenv("PMI_RANK") ? " (PMI-2, which this Open MPI cannot use)" : "") +
+         ", so they cannot form one MPI job; launch with srun --mpi=pmix (srun --mpi=list shows what this Slurm "
+         "offers), or with mpirun inside the allocation (docs/slurm.md)";
+}
+
 int run(int argc, char** argv) {
   bool help_shown = false;
   std::optional<zb::Config> parsed;
@@ -44,9 +57,15 @@ int run(int argc, char** argv) {
     case zb::Action::kCalibrate:
       return zb::run_calibration(config);
     case zb::Action::kRun:
-      if (config.plan_only) zb::run_plan_only(config, std::cout);
-      else return zb::run_timed(config);
-      break;
+      if (config.plan_only) {
+        zb::run_plan_only(config, std::cout);
+        break;
+      }
+      if (const auto why = srun_without_pmix()) {
+        if (first_rank_of_launch()) throw zb::UsageError(*why);
+        return zb::kExitUsage;
+      }
+      return zb::run_timed(config);
   }
   return zb::kExitOk;
 }

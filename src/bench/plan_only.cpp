@@ -62,7 +62,8 @@ void run_plan_only(const Config& config, std::ostream& log) {
                config.world_sizes,
                {},
                base.time,
-               base.run_id};
+               base.run_id,
+               std::nullopt};
   for (const auto& m : models) info.models.push_back(m.name);
   log << console_banner(base, 1);
 

@@ -86,6 +86,12 @@ int report_failure(const char* tool, const RankFailure& failure);
 // with its exit code: never a hang, never MPI_Finalize under a waiting rank.
 void abort_job_on_failure(const char* tool, const std::function<void()>& phase);
 
+// A signal that ends the job from outside (runner/termination.hpp: scancel, a
+// time limit) makes the failure that may follow on this rank (a peer gone
+// mid-collective) its consequence, not news: abort_job_on_failure then prints
+// nothing and waits a few seconds for the signal's own notice to end the rank.
+void note_termination_signal(int signal);
+
 // Says which rank, if any, was launched with arguments (argv[1..]) other than
 // rank 0's: such ranks would build different plans and meet in mismatched
 // collectives. Collective over MPI_COMM_WORLD, before any backend's; compares

@@ -20,13 +20,15 @@ struct Schema<ExpInfo> {
                                             member("world_sizes", &E::world_sizes, Need::kRequired),
                                             member("models", &E::models, Need::kRequired),
                                             member("time", &E::time),
-                                            member("run_id", &E::run_id)};
+                                            member("run_id", &E::run_id),
+                                            member("slurm_job_id", &E::slurm_job_id)};
     return f;
   }
   static void after_read(E& e, const JsonSource& src, const std::string& where) {
     check_plain_name(e.partitioner, src, where + ".partitioner");
     check_one_of(e.mode, {kModes[0], kModes[1]}, src, where + ".mode");
     check_run_id(e.run_id, src, where + ".run_id");
+    if (e.slurm_job_id) check_slurm_id(*e.slurm_job_id, src, where + ".slurm_job_id");
     if (e.world_sizes.empty()) src.fail(where + ".world_sizes is empty; a run lists the world sizes it ran");
     if (e.models.empty()) src.fail(where + ".models is empty; a run lists the models it ran");
     std::set<int> world_sizes;

@@ -46,14 +46,15 @@ std::string ranks_on_host(const std::vector<std::string>& host_of_rank, const st
   return ranks_text(ranks);
 }
 
-std::string placement_summary(const std::vector<std::string>& host_of_rank) {
+std::string placement_summary(const std::vector<std::string>& host_of_rank, const std::string& host_word,
+                              const std::string& rank_word) {
   const std::vector<std::string> order = hosts_by_lowest_rank(host_of_rank);
   std::map<std::string, int> count;
   for (const auto& host : host_of_rank) ++count[host];
   const int per_host = order.empty() ? 0 : count[order.front()];
   const bool even = std::all_of(order.begin(), order.end(), [&](const auto& h) { return count[h] == per_host; });
-  std::string out = std::to_string(order.size()) + (order.size() == 1 ? " host" : " hosts");
-  if (even) out += " x " + std::to_string(per_host) + (per_host == 1 ? " rank" : " ranks");
+  std::string out = std::to_string(order.size()) + " " + host_word + (order.size() == 1 ? "" : "s");
+  if (even) out += " x " + std::to_string(per_host) + " " + rank_word + (per_host == 1 ? "" : "s");
   for (std::size_t i = 0; i < order.size() && i < 8; ++i)
     out += (i ? ", " : ": ") + order[i] + " " + ranks_on_host(host_of_rank, order[i]);
   if (order.size() > 8) out += " and " + std::to_string(order.size() - 8) + " more";

@@ -11,7 +11,9 @@ namespace zb {
 // "2 hosts x 2 ranks: node1 ranks 0-1, node2 ranks 2-3" (uneven: "3 hosts:
 // a ranks 0-2, b rank 3, ..."), hosts in the order of their lowest rank, at
 // most 8 listed. "1 host" when every rank shares one.
-std::string placement_summary(const std::vector<std::string>& host_of_rank);
+// `host_word`, `rank_word`: what to call them ("node", "task" under Slurm).
+std::string placement_summary(const std::vector<std::string>& host_of_rank, const std::string& host_word = "host",
+                              const std::string& rank_word = "rank");
 
 // How many distinct hosts `host_of_rank` names.
 int host_count(const std::vector<std::string>& host_of_rank);

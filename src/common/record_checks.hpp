@@ -79,4 +79,14 @@ Field<S> schema_tag() {
   return {"schema", Need::kRequired, [](const S&) { return nlohmann::ordered_json(kSchema); }, check};
 }
 
+// A Slurm job or step id as a report prints it after "Slurm job": 1 to 32
+// letters, digits or '_' (a job array's "123_4", a step's "batch").
+inline void check_slurm_id(const std::string& id, const JsonSource& src, const std::string& where_field) {
+  const bool valid = !id.empty() && id.size() <= 32 && std::all_of(id.begin(), id.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+  });
+  if (!valid)
+    src.fail(where_field + " is '" + excerpt_for_message(id, 40) + "'; a Slurm id is 1 to 32 letters, digits or '_'");
+}
+
 }  // namespace zb

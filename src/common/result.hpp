@@ -26,6 +26,24 @@ inline constexpr int kMaxWorldSize = 65536;
 // becomes part of its files' names, which the file system caps at 255 bytes.
 inline constexpr std::size_t kMaxNameLength = 200;
 
+// Timed runs under Slurm (SLURM_JOB_ID set): the job as squeue and sacct name
+// it, and where this rank sits in it. Keys follow Slurm's own variables.
+struct SlurmFacts {
+  std::string job_id;  // SLURM_JOB_ID
+  // The job step this rank's process runs in: SLURM_STEP_ID ("0", "1", ...), or
+  // "batch" in the batch script's own step (mpirun's ranks on the first node).
+  std::string step_id;
+  // "srun": every rank is one task of the step (srun --mpi=pmix); "mpirun": an
+  // mpirun inside the allocation placed the ranks (its daemons are the step's tasks).
+  std::string launcher;
+  std::optional<std::string> job_name, partition;  // SLURM_JOB_NAME, SLURM_JOB_PARTITION
+  std::optional<std::string> job_nodelist;         // SLURM_JOB_NODELIST, e.g. "node[1-2]"
+  std::optional<int> job_num_nodes;                // SLURM_JOB_NUM_NODES
+  // srun only (under mpirun they are its daemon's): SLURM_PROCID (the task, which
+  // is the rank), SLURM_LOCALID (node-local task) and SLURM_NODEID (the step's node).
+  std::optional<int> procid, localid, nodeid;
+};
+
 struct RunContext {
   std::string tool_version, git_sha, host, time;  // time: UTC ISO-8601
   // One id per run, the same in every record of the run and in its
@@ -51,6 +69,8 @@ struct RunContext {
   // --nccl-shared-gpu: how NCCL connects ranks that share a GPU, e.g.
   // "socket over lo, NCCL_HOSTID per rank (4 ranks share 1 GPU on this node)".
   std::optional<std::string> nccl_transport;
+  // Timed runs launched under Slurm: the job, the step, the launcher.
+  std::optional<SlurmFacts> slurm;
   std::optional<std::string> backend, device, optimizer;
   std::optional<std::string> optimizer_impl;  // --optimizer-impl: torch | foreach | fused
   std::optional<int> threads;
@@ -202,7 +222,8 @@ struct ExpInfo {
   std::vector<int> world_sizes;
   std::vector<std::string> models;
   std::string time;
-  std::optional<std::string> run_id;  // the records' context.run_id; absent in older runs
+  std::optional<std::string> run_id;        // the records' context.run_id; absent in older runs
+  std::optional<std::string> slurm_job_id;  // timed runs under Slurm: SLURM_JOB_ID
 };
 
 std::string rank_file_name(const std::string& model, int world_size, int rank);

@@ -41,6 +41,35 @@ void check_placement(const RunContext& c, const JsonSource& src, const std::stri
 
 }  // namespace
 
+template <>
+struct Schema<SlurmFacts> {
+  using S = SlurmFacts;
+  static const std::vector<Field<S>>& fields() {
+    static const std::vector<Field<S>> f = {member("job_id", &S::job_id, Need::kRequired),
+                                            member("step_id", &S::step_id, Need::kRequired),
+                                            member("launcher", &S::launcher, Need::kRequired),
+                                            member("job_name", &S::job_name),
+                                            member("partition", &S::partition),
+                                            member("job_nodelist", &S::job_nodelist),
+                                            member("job_num_nodes", &S::job_num_nodes),
+                                            member("procid", &S::procid),
+                                            member("localid", &S::localid),
+                                            member("nodeid", &S::nodeid)};
+    return f;
+  }
+  // A job id and a step are what a report prints next to "Slurm job": short
+  // words (digits, and a job array's '_'), never a sentence.
+  static void after_read(S& s, const JsonSource& src, const std::string& where) {
+    check_slurm_id(s.job_id, src, where + ".job_id");
+    check_slurm_id(s.step_id, src, where + ".step_id");
+    check_one_of(s.launcher, {"srun", "mpirun"}, src, where + ".launcher");
+    check_not_negative(s.job_num_nodes, src, where + ".job_num_nodes");
+    check_not_negative(s.procid, src, where + ".procid");
+    check_not_negative(s.localid, src, where + ".localid");
+    check_not_negative(s.nodeid, src, where + ".nodeid");
+  }
+};
+
 using C = RunContext;
 
 const std::vector<Field<C>>& Schema<RunContext>::fields() {
@@ -66,6 +95,7 @@ const std::vector<Field<C>>& Schema<RunContext>::fields() {
                                           member("net_interface", &C::net_interface),
                                           member("shard_group_placement", &C::shard_group_placement),
                                           member("nccl_transport", &C::nccl_transport),
+                                          member("slurm", &C::slurm),
                                           member("backend", &C::backend),
                                           member("device", &C::device),
                                           member("optimizer", &C::optimizer),

@@ -14,6 +14,7 @@
 
 #include "src/common/atomic_file.hpp"
 #include "src/common/errors.hpp"
+#include "src/common/interruption.hpp"
 #include "run_context.hpp"
 
 namespace zb {
@@ -21,12 +22,13 @@ namespace fs = std::filesystem;
 
 bool is_run_file_name(const std::string& file_name) {
   static const std::regex rank_or_case_file(R"([A-Za-z0-9.\-]+_[0-9]+(_[0-9]+)?\.json)");
-  return file_name == "exp_info.json" || std::regex_match(file_name, rank_or_case_file);
+  return file_name == "exp_info.json" || file_name == kInterruptionFile ||
+         std::regex_match(file_name, rank_or_case_file);
 }
 
 bool run_writes(const std::string& file_name, const std::vector<ModelSpec>& models,
                 const std::vector<int>& world_sizes) {
-  if (file_name == "exp_info.json") return true;
+  if (file_name == "exp_info.json" || file_name == kInterruptionFile) return true;  // the latter, if cut short
   for (const ModelSpec& model : models)
     for (const int w : world_sizes) {
       const std::string stem = model.name + "_" + std::to_string(w);

@@ -40,7 +40,7 @@ std::unique_ptr<RunDirLock> prepare_run_dir(const std::string& dir, bool force, 
 bool run_writes(const std::string& file_name, const std::vector<ModelSpec>& models,
                 const std::vector<int>& world_sizes);
 
-// True for exp_info.json and names shaped like <Model>_<W>_<rank>.json or <Model>_<W>.json.
+// True for exp_info.json, interrupted.json and names shaped like <Model>_<W>_<rank>.json or <Model>_<W>.json.
 bool is_run_file_name(const std::string& file_name);
 
 // True if `head`, a file's first bytes, opens the way zero-bench's records do.

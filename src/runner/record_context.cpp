@@ -9,6 +9,7 @@
 #include "src/run/run_context.hpp"
 #include "device.hpp"
 #include "host_pages.hpp"
+#include "slurm_facts.hpp"
 #include "zero_rank.hpp"
 
 namespace zb {
@@ -74,6 +75,7 @@ const std::vector<ContextRow>& timed_rows() {
       fact(&RunContext::node, [](const Sources& s) { return s.world.node; }),
       fact(&RunContext::nodes, [](const Sources& s) { return s.world.nodes; }),
       fact(&RunContext::net_interface, net_interface), fact(&RunContext::nccl_transport, nccl_transport),
+      fact(&RunContext::slurm, [](const Sources& s) { return slurm_facts(s.world.rank, s.world.size); }),
       fact(&RunContext::backend, [](const Sources& s) { return std::string(s.setup.backend->name); }),
       fact(&RunContext::device, [](const Sources& s) { return device_name(s.setup.device); }),
       // What the options asked.

@@ -31,6 +31,7 @@
 #include "phase_traffic.hpp"
 #include "record_context.hpp"
 #include "reference_check.hpp"
+#include "termination.hpp"
 #include "watchdog.hpp"
 #include "timed_loop.hpp"
 #include "timed_request.hpp"
@@ -169,7 +170,8 @@ std::string unfinished_ranks(const std::string& dir, const std::string& model, i
 
 // The world size's connected groups and its cases, on a member rank.
 void run_world_size(const Config& config, const TimedSetup& setup, const RunContext& base, const SubWorld& group,
-                    const Bandwidth& bandwidth, Clock::time_point started, Watchdog& watchdog) {
+                    const Bandwidth& bandwidth, Clock::time_point started, Watchdog& watchdog,
+                    TerminationNotice& notice) {
   const std::string size_text = std::to_string(group.size());
   watchdog.arm("connecting the world-size-" + size_text + " " + setup.backend->name + " groups");
   inject_fault_if_asked("connect", group.rank());
@@ -185,8 +187,10 @@ void run_world_size(const Config& config, const TimedSetup& setup, const RunCont
   for (const ModelSpec& model : setup.models) {
     watchdog.arm("world size " + size_text + ", model " + model.name,
                  [&] { return unfinished_ranks(setup.dir, model.name, group.size()); });
+    notice.in_case(group.size(), model.name);
     inject_fault_if_asked("case", group.rank());
     run_case(config, setup, base, model, comms, group, bandwidth, started);
+    notice.between_cases();
   }
   watchdog.arm("closing the world-size-" + size_text + " groups");
   shard.close();
@@ -197,6 +201,13 @@ void run_all(const Config& config, const TimedSetup& setup, const World& world) 
   Watchdog watchdog(config.timeout_s, world.rank);
   watchdog.arm("agreeing on the run id (every rank arriving)");
   const RunContext base = timed_context(config, setup, world);
+  const std::optional<std::string> slurm_job =
+      base.slurm ? std::optional<std::string>(base.slurm->job_id) : std::nullopt;
+  // From here until exp_info.json, a SIGTERM (scancel, a time limit) leaves the run marked as interrupted.
+  std::optional<TerminationNotice> notice;
+  notice.emplace(watchdog, world.rank, setup.dir,
+                 Interruption{std::filesystem::path(setup.dir).filename().string(), base.run_id, "", "", "",
+                              std::nullopt, std::nullopt, "", slurm_job});
   if (world.rank == 0) std::cout << console_banner(base, world.size) << std::flush;
   if (world.rank == 0 && base.nccl_transport)
     std::cout << "[zero_bench] --nccl-shared-gpu: NCCL connects the ranks sharing a GPU as separate hosts, "
@@ -218,7 +229,7 @@ void run_all(const Config& config, const TimedSetup& setup, const World& world) 
     watchdog.arm("forming the world-size-" + size_text + " group (every rank arriving)");
     SubWorld group(w);
     if (group.member()) {
-      run_world_size(config, setup, base, group, bandwidth, started, watchdog);
+      run_world_size(config, setup, base, group, bandwidth, started, watchdog, *notice);
       watchdog.arm("the barrier after world size " + size_text + " (every rank arriving)");
       inject_fault_if_asked("between-cases", world.rank);
     } else {
@@ -228,6 +239,7 @@ void run_all(const Config& config, const TimedSetup& setup, const World& world) 
     world_barrier();
   }
   watchdog.arm("writing exp_info.json on rank 0 (every rank arriving after it)");
+  notice.reset();  // a signal from here on ends the rank as it would without zero_bench's word
   if (world.rank == 0) {
     inject_fault_if_asked("final-write", world.rank);
     ExpInfo info{std::filesystem::path(setup.dir).filename().string(),
@@ -236,7 +248,8 @@ void run_all(const Config& config, const TimedSetup& setup, const World& world) 
                  config.world_sizes,
                  {},
                  base.time,
-                 base.run_id};
+                 base.run_id,
+                 slurm_job};
     for (const auto& m : setup.models) info.models.push_back(m.name);
     write_file_atomically(setup.dir + "/exp_info.json", to_json_text(info));
     std::cout << "wrote " << setup.dir << " (exp_info.json last)\n" << std::flush;

@@ -25,9 +25,10 @@ Watchdog::~Watchdog() {
 }
 
 void Watchdog::arm(std::string what, std::function<std::string()> details, double timeouts) {
-  if (timeout_s_ <= 0) return;
   {
     std::lock_guard<std::mutex> lock(mutex_);
+    moment_ = what;
+    if (timeout_s_ <= 0) return;
     armed_ = true;
     // Rank 0 speaks first; the others only if it cannot (frozen, or gone).
     const double grace_s = rank_ == 0 ? 0.0 : 2.0;
@@ -39,6 +40,11 @@ void Watchdog::arm(std::string what, std::function<std::string()> details, doubl
     details_ = std::move(details);
   }
   changed_.notify_all();
+}
+
+std::string Watchdog::moment() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return moment_;
 }
 
 void Watchdog::disarm() {

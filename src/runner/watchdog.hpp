@@ -30,6 +30,9 @@ class Watchdog {
   // aborts every rank (exit 1).
   void arm(std::string what, std::function<std::string()> details = {}, double timeouts = 1.0);
   void disarm();
+  // The moment last armed (whether or not --timeout bounds it), for a message
+  // that says what the rank was doing: "world size 4, model ResNet50".
+  std::string moment() const;
 
  private:
   void watch();
@@ -37,11 +40,11 @@ class Watchdog {
   using Clock = std::chrono::steady_clock;
   const double timeout_s_;
   const int rank_;
-  std::mutex mutex_;
+  mutable std::mutex mutex_;
   std::condition_variable changed_;
   bool armed_ = false, stopping_ = false;
   Clock::time_point deadline_;
-  std::string what_;
+  std::string what_, moment_;
   double limit_s_ = 0;
   std::function<std::string()> details_;
   std::thread thread_;

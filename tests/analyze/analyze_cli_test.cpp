@@ -51,6 +51,17 @@ TEST_CASE("zero_analyze on bad input exits 2 naming the problem") {
   fs::copy(fs::path(ZB_FIXTURES_DIR) / "plan_tiny", incomplete, fs::copy_options::recursive);
   fs::remove(incomplete / "exp_info.json");
   expect_error(quote(incomplete.string()), "incomplete run");
+  // A run cut by a signal says which case, by what (interrupted.json, zero_bench's TerminationNotice).
+  zbtest::write_text(incomplete / "interrupted.json",
+                     R"json({"schema": "zero-bench/2", "run": "incomplete", "signal": "SIGTERM",
+                         "sender": "slurmstepd (pid 42)", "during": "world size 2, model Tiny", "world_size": 2,
+                         "model": "Tiny", "time": "2026-11-26T00:00:00Z", "slurm_job_id": "12"})json");
+  expect_error(quote(incomplete.string()),
+               "incomplete run '" + incomplete.string() +
+                   "': interrupted by SIGTERM from slurmstepd (pid 42) during world size 2, model Tiny (Slurm job 12), "
+                   "at 2026-11-26T00:00:00Z (interrupted.json; no exp_info.json)");
+  zbtest::write_text(incomplete / "interrupted.json", R"({"schema": "zero-bench/2", "run": "x", "signal": 15})");
+  expect_error(quote(incomplete.string()), "interrupted.json': field interrupted.signal has the wrong type");
 
   const fs::path malformed = copy_fixture(tmp, "plan_tiny");
   zbtest::write_text(malformed / "Tiny_2_0.json", "{\"context\": {");

@@ -257,6 +257,36 @@ TEST_CASE("a run across hosts shows a placement line, its interface and its shar
   CHECK_THAT(html, Catch::Contains("placement: the hosts each case") && Catch::Contains("<td>node2</td>"));
 }
 
+TEST_CASE("a run under Slurm names its job in the placement line, on one host too, in text, json and html") {
+  LoadedRun run = load_run(std::string(ZB_FIXTURES_DIR) + "/timed_tiny", "");
+  for (int r = 0; r < 2; ++r) {
+    SlurmFacts job;
+    job.job_id = "12";
+    job.step_id = "0";
+    job.launcher = "srun";
+    job.procid = r;
+    run.cases.at(0).ranks.at(r).context.slurm = job;
+  }
+  RunReport report = report_run(run);
+  const std::string host = report.cases.at(0).context().host;
+  CHECK_THAT(
+      format_text({report}),
+      Catch::Contains("placement      = Slurm job 12 step 0 (srun), 1 node x 2 tasks: " + host + " ranks 0-1\n"));
+  CHECK(format_json({report})["runs"][0]["cases"][0]["slurm"]["job_id"] == "12");
+  const char* hosts[] = {"node1", "node2"};
+  for (int r = 0; r < 2; ++r) {
+    RunContext& ctx = run.cases.at(0).ranks.at(r).context;
+    ctx.host = hosts[r];
+    ctx.slurm->launcher = "mpirun";
+  }
+  report = report_run(run);
+  CHECK_THAT(format_text({report}),
+             Catch::Contains("placement      = Slurm job 12 (mpirun in the allocation), 2 nodes x 1 task: node1 rank "
+                             "0, node2 rank 1\n"));
+  CHECK_THAT(html_report({report}, html_tables({report})),
+             Catch::Contains("<td>Slurm job 12 (mpirun in the allocation)</td>"));
+}
+
 TEST_CASE("a case keeps every rank's context: a recorded fact reaches text and json through no field of its own") {
   LoadedRun run = load_run(std::string(ZB_FIXTURES_DIR) + "/timed_tiny", "");
   RunContext& rank0 = run.cases.at(0).ranks.at(0).context;

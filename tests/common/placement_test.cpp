@@ -9,6 +9,10 @@ TEST_CASE("placement_summary counts hosts and lists each host's ranks in rank or
         "2 hosts x 2 ranks: node1 ranks 0-1, node2 ranks 2-3");
   CHECK(zb::placement_summary({"b", "a", "b"}) == "2 hosts: b ranks 0, 2, a rank 1");
   CHECK(zb::host_count({"a", "b", "a"}) == 2);
+  // Under Slurm: nodes and tasks.
+  CHECK(zb::placement_summary({"node1", "node1", "node2", "node2"}, "node", "task") ==
+        "2 nodes x 2 tasks: node1 ranks 0-1, node2 ranks 2-3");
+  CHECK(zb::placement_summary({"node1"}, "node", "task") == "1 node x 1 task: node1 rank 0");
 }
 
 TEST_CASE("shard_group_placement is silent where each group is one node's, and names spans and shared nodes") {

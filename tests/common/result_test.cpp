@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "src/common/errors.hpp"
+#include "src/common/interruption.hpp"
 #include "src/common/result.hpp"
 #include "src/common/result_schema.hpp"
 
@@ -303,4 +304,54 @@ TEST_CASE("a case file holds the shared context once and every rank's result, an
   short_list["ranks"].erase(1);
   CHECK_THROWS_WITH(case_from_json_text(short_list.dump(), "c.json"),
                     Catch::Contains("c.json") && Catch::Contains("2 for context.world_size, found 1"));
+}
+
+TEST_CASE("a record's Slurm job round-trips, and ids that are not Slurm's are refused naming the field") {
+  RankResult r = sample_result(true);
+  SlurmFacts job;
+  job.job_id = "12";
+  job.step_id = "batch";
+  job.launcher = "mpirun";
+  job.job_nodelist = "node[1-2]";
+  job.job_num_nodes = 2;
+  r.context.slurm = job;
+  const std::string text = to_json_text(r);
+  const RankResult back = rank_result_from_json_text(text, "x.json");
+  REQUIRE(back.context.slurm);
+  CHECK(back.context.slurm->job_id == "12");
+  CHECK(back.context.slurm->step_id == "batch");
+  CHECK(back.context.slurm->job_nodelist == std::optional<std::string>("node[1-2]"));
+  CHECK_FALSE(back.context.slurm->procid);
+  CHECK(to_json_text(back) == text);
+  CHECK(nlohmann::json::parse(to_json_text(sample_result(true)))["context"]["slurm"].is_null());
+
+  const std::pair<const char*, const char*> bad[] = {{"job_id", "12; rm"}, {"step_id", ""}, {"launcher", "ssh"}};
+  for (const auto& [key, value] : bad) {
+    nlohmann::json j = nlohmann::json::parse(text);
+    j["context"]["slurm"][key] = value;
+    INFO(key);
+    CHECK_THROWS_WITH(rank_result_from_json_text(j.dump(), "x.json"),
+                      Catch::Contains("x.json") && Catch::Contains(std::string("context.slurm.") + key));
+  }
+  ExpInfo info{"run", "lpt", "timed", {4}, {"small"}, "t", std::nullopt, std::string("12")};
+  CHECK(exp_info_from_json_text(to_json_text(info), "e.json").slurm_job_id == std::optional<std::string>("12"));
+}
+
+TEST_CASE("interrupted.json round-trips, says what was cut, and refuses a path for a model") {
+  Interruption cut{"run",
+                   std::nullopt,
+                   "SIGTERM",
+                   "slurmstepd (pid 42)",
+                   "world size 4, model small",
+                   4,
+                   std::string("small"),
+                   "2026-11-26T00:00:00Z",
+                   std::string("12")};
+  const Interruption back = interruption_from_json_text(to_json_text(cut), "i.json");
+  CHECK(back.world_size == std::optional<int>(4));
+  CHECK(interruption_text(back) ==
+        "SIGTERM from slurmstepd (pid 42) during world size 4, model small (Slurm job 12), at 2026-11-26T00:00:00Z");
+  nlohmann::json j = nlohmann::json::parse(to_json_text(cut));
+  j["model"] = "../x";
+  CHECK_THROWS_WITH(interruption_from_json_text(j.dump(), "i.json"), Catch::Contains("interrupted.model"));
 }

@@ -4,7 +4,8 @@
 usage: check_promise_table.py DOC TESTS_DIR
 A cell `prefix: name` names the Catch2 TEST_CASE("name"); the prefixes are
 CTest's (unit, cli, trust, mpirun), or cluster for the cases of the program
-zb_cluster_tests (one CTest test, cluster_zero_bench_across_hosts). Exits 1 listing the names not found.
+zb_cluster_tests (one CTest test, cluster_zero_bench_across_hosts), or slurm for those of zb_slurm_tests
+(slurm_zero_bench_under_slurm). Exits 1 listing the names not found.
 """
 import pathlib
 import re
@@ -21,7 +22,7 @@ def test_case_names(tests_dir):
 
 def cited_names(doc):
     cited = []
-    for cell in re.findall(r"`(unit|cli|trust|mpirun|cluster): ([^`]+)`", pathlib.Path(doc).read_text()):
+    for cell in re.findall(r"`(unit|cli|trust|mpirun|cluster|slurm): ([^`]+)`", pathlib.Path(doc).read_text()):
         cited.append(cell[1].replace("\\|", "|"))
     return cited
 

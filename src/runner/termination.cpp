@@ -1,0 +1,162 @@
+#include "termination.hpp"
+
+#include <fcntl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <mutex>
+
+#include "src/comm/world.hpp"
+#include "src/common/atomic_file.hpp"
+#include "src/run/run_context.hpp"
+
+namespace zb {
+namespace {
+
+// What the handler hands the notice's thread (only async-signal-safe work in
+// the handler: a store and a write to a pipe).
+int g_pipe[2] = {-1, -1};
+std::atomic<int> g_signal{0};
+std::atomic<pid_t> g_sender{0};
+constexpr int kSignals[] = {SIGTERM, SIGINT};
+
+// The case under way, read by the notice's thread.
+std::mutex g_case_mutex;
+std::optional<std::pair<int, std::string>> g_case;
+
+std::atomic<long long> g_first_ns{0};  // when the first signal came (CLOCK_MONOTONIC)
+
+long long monotonic_ns() {  // clock_gettime: async-signal-safe
+  timespec t{};
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return static_cast<long long>(t.tv_sec) * 1000000000LL + t.tv_nsec;
+}
+
+void on_signal(int signal, siginfo_t* info, void*) {
+  long long unset = 0;
+  g_first_ns.compare_exchange_strong(unset, monotonic_ns());  // before g_signal: a second one reads it
+  int expected = 0;
+  if (!g_signal.compare_exchange_strong(expected, signal)) {
+    // The same end often comes twice at once (slurmstepd signals every process of the batch step,
+    // mpirun forwards its own SIGTERM): ignored while the notice is under way. A second signal
+    // 2 s later (Ctrl-C again) ends the rank at once.
+    if (monotonic_ns() - g_first_ns.load() < 2000000000LL) return;
+    ::signal(signal, SIG_DFL);
+    ::raise(signal);
+    return;
+  }
+  g_sender.store(info ? info->si_pid : 0);
+  note_termination_signal(signal);  // a lock-free atomic store; a peer's end after it is the signal's doing
+  const char byte = 1;
+  [[maybe_unused]] const ssize_t n = ::write(g_pipe[1], &byte, 1);
+}
+
+// "slurmstepd (pid 4242)": the sending process's name, as the kernel knows it.
+std::string sender_text(pid_t pid) {
+  if (pid <= 0) return "unknown (no sender recorded)";
+  std::ifstream comm("/proc/" + std::to_string(pid) + "/comm");
+  std::string name;
+  std::getline(comm, name);
+  return (name.empty() ? "pid " : name + " (pid ") + std::to_string(pid) + (name.empty() ? "" : ")");
+}
+
+// Ends the process by `signal` (to the process: a thread that has it unblocked takes it), so that
+// the scheduler and the shell see the signal; should it not come within a second, exits 128 + signal.
+[[noreturn]] void end_by(int signal) {
+  ::signal(signal, SIG_DFL);
+  ::kill(::getpid(), signal);
+  std::this_thread::sleep_for(std::chrono::seconds(1));
+  std::_Exit(128 + signal);
+}
+
+}  // namespace
+
+TerminationNotice::TerminationNotice(const Watchdog& watchdog, int rank, std::string dir, Interruption run)
+    : watchdog_(watchdog), rank_(rank), dir_(std::move(dir)), run_(std::move(run)) {
+  if (::pipe2(g_pipe, O_CLOEXEC) != 0) return;  // no notice; the signals keep their default
+  thread_ = std::thread([this] { wait_for_signal(); });
+  struct sigaction action {};
+  action.sa_sigaction = on_signal;
+  action.sa_flags = SA_SIGINFO | SA_RESTART;
+  sigemptyset(&action.sa_mask);
+  for (const int s : kSignals) sigaction(s, &action, nullptr);
+}
+
+TerminationNotice::~TerminationNotice() {
+  for (const int s : kSignals) ::signal(s, SIG_DFL);
+  if (!thread_.joinable()) return;
+  const char stop = 0;
+  [[maybe_unused]] const ssize_t n = ::write(g_pipe[1], &stop, 1);
+  thread_.join();
+  ::close(g_pipe[0]);
+  ::close(g_pipe[1]);
+  g_pipe[0] = g_pipe[1] = -1;
+}
+
+void TerminationNotice::in_case(int world_size, const std::string& model) {
+  std::lock_guard<std::mutex> lock(g_case_mutex);
+  g_case.emplace(world_size, model);
+}
+
+void TerminationNotice::between_cases() {
+  std::lock_guard<std::mutex> lock(g_case_mutex);
+  g_case.reset();
+}
+
+void TerminationNotice::wait_for_signal() {
+  char byte = 0;
+  while (::read(g_pipe[0], &byte, 1) < 0 && errno == EINTR) {
+  }
+  if (byte == 0) return;  // stopping
+  const int signal = g_signal.load();
+  if (rank_ != 0) {
+    // Every rank gets the scheduler's signal; rank 0 says what it cut. The
+    // others stay connected a moment, so that rank 0 is not cut first by a
+    // peer's end and reports that instead.
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+    end_by(signal);
+  }
+  Interruption what = run_;
+  what.signal = sigabbrev_np(signal) ? std::string("SIG") + sigabbrev_np(signal) : std::to_string(signal);
+  what.sender = sender_text(g_sender.load());
+  what.during = watchdog_.moment();
+  {
+    std::lock_guard<std::mutex> lock(g_case_mutex);
+    if (g_case) {
+      what.world_size = g_case->first;
+      what.model = g_case->second;
+    }
+  }
+  what.time = utc_now_iso8601();
+  std::string recorded;
+  try {
+    // A signal after the last write (the run is complete) leaves the run as it is.
+    if (std::ifstream(dir_ + "/exp_info.json").good()) end_by(signal);
+    write_file_atomically(dir_ + "/" + kInterruptionFile, to_json_text(what));
+    recorded = "recorded as interrupted in " + dir_ + "/" + kInterruptionFile + " (no exp_info.json)";
+  } catch (const std::exception& e) {
+    recorded = "not recorded (" + std::string(e.what()) + "); the run has no exp_info.json";
+  }
+  // slurmstepd signals a job's tasks when Slurm ends the job or step; mpirun's daemons when a rank
+  // failed (its message came first) or mpirun itself was signalled.
+  const bool scheduler = what.sender.rfind("slurmstepd", 0) == 0;
+  const std::string why =
+      !what.slurm_job_id ? ""
+      : scheduler        ? " (Slurm ends job " + *what.slurm_job_id + ": scancel, its time limit, or a node's failure)"
+                         : " (in Slurm job " + *what.slurm_job_id + ")";
+  const std::string cut = what.model
+                              ? "the case world size " + std::to_string(*what.world_size) + ", model " + *what.model
+                              : "the run, during " + what.during;
+  std::cerr << "zero_bench: " << what.signal << " from " << what.sender << why << " cut " << cut << "; " << recorded
+            << "; a run into " << dir_ << " again needs --force\n"
+            << std::flush;
+  end_by(signal);
+}
+
+}  // namespace zb
