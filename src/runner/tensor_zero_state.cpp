@@ -22,7 +22,9 @@ TensorZeroState::TensorZeroState(const ZeroSetup& s)
   }
   if (sync_mode_ == SyncMode::kBucket) make_parameters_bucket_views(s.plan.world_size());
   if (s.overlap) {
-    compose(make_reduction(), overlapped_owner_broadcasts(broadcasts(), set_overlapped_chunks(s.optimizer)));
+    // The optimizers first: the reduction's divisor depends on whether their step divides.
+    std::vector<std::size_t> chunk_first = set_overlapped_chunks(s.optimizer);
+    compose(make_reduction(), overlapped_owner_broadcasts(broadcasts(), std::move(chunk_first)));
     return;
   }
   std::vector<at::Tensor> owned;  // in registration order
@@ -106,10 +108,10 @@ void TensorZeroState::attach_gradients() {
   flat_shard_.mutable_grad() = grad_storage_.narrow(0, owned_elements_before(rank_), flat_shard_.numel());
 }
 
-std::vector<at::Tensor> TensorZeroState::rank_tensors(int r, bool gradients) const {
+std::vector<at::Tensor> TensorZeroState::owned_gradients() const {
   std::vector<at::Tensor> out;
-  out.reserve(owned_by_rank_[r].size());
-  for (int p : owned_by_rank_[r]) out.push_back(gradients ? params_[p].grad() : params_[p].detach());
+  out.reserve(owned_by_rank_[rank_].size());
+  for (int p : owned_by_rank_[rank_]) out.push_back(params_[p].grad());
   return out;
 }
 
