@@ -132,7 +132,7 @@ const std::vector<FactLine>& context_lines() {
 
 // "phases         = all-reduce: grad sync 0.324 + step 0.127 + sync 0.205 = 0.656 s (rank 1, the largest total)"
 // (with replicas: "grad sync 0.324 + replicas 0.100 + step ..."; "reduce-scatter (sum, the step divides by W)"
-// where the fused step divided the gradients, grad_average "step").
+// where the native step divided the gradients, grad_average "step").
 std::string phases_text(const CaseReport& c) {
   if (!c.slowest_total_rank || !c.step_mean_per_rank || !c.sync_mean_per_rank) return "";
   const int k = *c.slowest_total_rank;

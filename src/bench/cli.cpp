@@ -111,7 +111,7 @@ void add_timed_options(CLI::App& app, Config& c, std::optional<Dtype>& grad_dtyp
   add_integer(app, "--seed", c.seed, 0, INT64_MAX, "seed of the synthetic parameters and gradients (default 0)")
       ->group(timed);
   add_integer(app, "--threads", c.threads, 1, kMaxThreads,
-              "CPU threads per rank for the optimizer (fused: its parallel loop), the bandwidth probe and "
+              "CPU threads per rank for the optimizer (native: its parallel loop), the bandwidth probe and "
               "libtorch's intra-op pool (default 1)")
       ->group(timed);
   add_choice(app, "--optimizer", c.optimizer, optimizer_choices(),
@@ -123,7 +123,7 @@ void add_timed_options(CLI::App& app, Config& c, std::optional<Dtype>& grad_dtyp
              "foreach on CUDA, torch on the CPU) | PyTorch's own steps: torch (foreach=False), foreach "
              "(foreach=True), fused (fused=True) | native (zero-bench's one-pass CPU loop)")
       ->group(timed);
-  add_renamed(app, "--adam", "is now --optimizer-impl (torch, foreach, fused)");
+  add_renamed(app, "--adam", "is now --optimizer-impl (default, torch, foreach, fused, native)");
   add_choice(app, "--precision", c.precision.params, precision_choices(),
              "fp32 (default: parameters, gradients and state fp32) | bf16 (bf16 parameters and gradients on every "
              "rank, fp32 master weights and optimizer state for the owned shard, bf16 parameter sync)")

@@ -14,7 +14,7 @@
 // the fp32 figure F (Adam 28, SGD 20: every written stream is also read),
 // which counts a 4-byte gradient read; g, p: gradient and parameter bytes.
 //   fp32                         F
-//   bf16, one pass (fused, CPU)  F - 4 + g + 2p        (read the g-byte gradient; write the bf16
+//   bf16, one pass (native, CPU) F - 4 + g + 2p        (read the g-byte gradient; write the bf16
 //                                                       parameter, not read: p + p write-allocate)
 //   bf16, cast path              F + cast + 4 + 2p     (DeepSpeed's: the gradient shard cast to an
 //                                                       fp32 copy, g + 4 + 4 write-allocate, unless

@@ -72,14 +72,14 @@ struct RunContext {
   // Timed runs launched under Slurm: the job, the step, the launcher.
   std::optional<SlurmFacts> slurm;
   std::optional<std::string> backend, device, optimizer;
-  std::optional<std::string> optimizer_impl;  // --optimizer-impl: torch | foreach | fused
+  std::optional<std::string> optimizer_impl;  // --optimizer-impl as resolved: torch | foreach | fused | native
   std::optional<int> threads;
   std::optional<std::string> step_timing;  // concurrent | serial (timed runs)
   std::optional<std::string> grad_sync;    // none | all-reduce | reduce-scatter (timed runs)
   std::optional<double> grad_bucket_mb;    // under a gradient reduction
   // Under a gradient reduction across W > 1 ranks, where the average's division
   // by W happens: "grad_sync" (the reduction divides what it lands) or "step"
-  // (the reduction sums; the fused CPU step divides each gradient as it reads it).
+  // (the reduction sums; the native CPU step divides each gradient as it reads it).
   std::optional<std::string> grad_average;
   std::optional<std::string> precision;   // fp32 | bf16 (absent in older records: fp32)
   std::optional<std::string> grad_dtype;  // fp32 | bf16

@@ -28,7 +28,7 @@ class TensorZeroState : public ZeroState {
 
  protected:
   bool gradients_in_one_allocation() const override { return shard_storage_; }
-  std::vector<at::Tensor> owned_gradients() const override { return rank_tensors(rank_, true); }
+  std::vector<at::Tensor> owned_gradients() const override;  // this rank's gradients, in plan order
   // Owner by owner, plan order: reduce-scatter's order (reduce to owners), and
   // under --param-storage shard the parameters' own, so that a rank's
   // gradients lie back to back as its parameters do.
@@ -60,8 +60,6 @@ class TensorZeroState : public ZeroState {
   std::vector<int> owner_;                       // parameter -> owning rank
   std::vector<std::vector<int>> owned_by_rank_;  // rank -> parameters (plan order)
   std::vector<at::Tensor> buckets_;              // kBucket: one flat bucket per owner rank, its parameters' storage
-  // Rank r's parameters (detached) or their gradients, in plan order.
-  std::vector<at::Tensor> rank_tensors(int r, bool gradients) const;
 };
 
 // Ranges: the optimizer over this rank's slot (one flat buffer); the slots

@@ -84,7 +84,7 @@ class ZeroState {
   const std::vector<at::Tensor>& parameters() const { return params_; }
   double last_collective_seconds() const { return sync_->last_collective_seconds(); }
   // Whether the optimizer's step divides the summed gradients by W as it
-  // reads them (folds_gradient_division: the fused CPU pass), leaving the
+  // reads them (folds_gradient_division: the native CPU pass), leaving the
   // gradient reduction a plain sum; else the reduction divides.
   bool step_divides_gradients() const { return step_divisor_ > 1; }
 
