@@ -10,10 +10,13 @@ ZeroRedundancyOptimizer (its partition: largest tensor first onto the least
 loaded rank; its step ends with one broadcast per parameter from its owner).
 Each rank holds its own synthetic gradients (small integers times 2^-12, as
 zero_bench's --grad-sync), put back before every iteration. Per iteration:
-  all_reduce  DDP's gradient all-reduce done by hand as its Reducer does it:
-              buckets of up to 25 MiB filled in reverse registration order,
-              each a flat tensor made once and kept, one all-reduce each (a
-              larger gradient alone, in place), divided by the world size;
+  all_reduce  a DDP-style gradient all-reduce done by hand: buckets of up to
+              25 MiB filled in reverse registration order, each a flat
+              tensor made once and kept as DDP's Reducer keeps its buckets
+              (copying the gradients in is timed here; DDP does it during
+              backward), one all-reduce each (a larger gradient alone, in
+              place), divided by the world size; zero_bench's reduction
+              packs and unpacks its reused bucket inside its phase too;
   step        time.time() around opt.step(), as the seed does; inside it,
               the local Adam step (opt.optim.step, timed by a wrapper) and
               the rest, its broadcasts ("sync").
@@ -53,10 +56,10 @@ def rank_gradients(params, rank):
 
 
 class GradientBuckets:
-    """DDP's gradient all-reduce, done by hand as its Reducer does it: buckets of up to 25 MiB filled in
-    reverse registration order (a larger gradient alone, reduced in place), each bucket one flat tensor
-    made once and kept (the Reducer's bucket, into which backward copies the gradients), then one
-    all-reduce per bucket, divided by the world size and copied back into the gradients."""
+    """A DDP-style gradient all-reduce by hand: buckets of up to 25 MiB filled in reverse registration
+    order (a larger gradient alone, reduced in place), each one flat tensor made once and kept, as DDP's
+    Reducer keeps its buckets (its first bucket's 1 MiB cap and its closing after the cap are not
+    copied); the gradients copied in, one all-reduce per bucket, divided by the world size, copied back."""
 
     def __init__(self, params):
         self.groups, group, size = [], [], 0
@@ -150,7 +153,7 @@ def main():
     if rank == 0:
         doc = {"peer": "torch.distributed.optim.ZeroRedundancyOptimizer", "torch": torch.__version__,
                "model": args.model, "elements": sum(p.numel() for p in params), "world_size": world,
-               "backend": "gloo", "optimizer": "torch.optim.Adam(lr=0.01)", "threads": 1,
+               "backend": "gloo", "optimizer": "torch.optim.Adam(lr=0.01, " + ", ".join(f"{k}={v}" for k, v in IMPL_FLAGS[args.impl].items()) + ")", "threads": 1,
                "warmup": args.warmup,
                "thp_mem_alloc_enable": os.environ.get("THP_MEM_ALLOC_ENABLE", ""), "ranks": ranks}
         tmp = args.out + ".tmp"

@@ -7,6 +7,7 @@
 // state to OUT/<impl>_<optimizer>/ for the script to compare, bit for bit,
 // with torch.optim's.
 #include <torch/torch.h>
+#include <torch/version.h>
 
 #include <filesystem>
 #include <fstream>
@@ -71,13 +72,15 @@ void run_one(const fs::path& in_dir, const Inputs& in, OptimizerKind kind, Optim
   fs::create_directories(out);
   for (std::size_t i = 0; i < params.size(); ++i)
     write_raw(out / ("param_" + std::to_string(i) + ".bin"), params[i].detach());
-  nlohmann::json keys = nlohmann::json::array();
+  nlohmann::json devices = nlohmann::json::object();  // each state key: the device type of its tensors
   for (const auto& [key, tensors] : optimizer->state_tensors()) {
-    keys.push_back(key);
-    for (std::size_t i = 0; i < tensors.size(); ++i)
+    nlohmann::json& types = devices[key] = nlohmann::json::array();
+    for (std::size_t i = 0; i < tensors.size(); ++i) {
       write_raw(out / (key + "_" + std::to_string(i) + ".bin"), tensors[i]);
+      types.push_back(c10::DeviceTypeName(tensors[i].device().type(), /*lower_case=*/true));
+    }
   }
-  std::ofstream(out / "state_keys.json") << keys.dump();
+  std::ofstream(out / "state_devices.json") << devices.dump();
 }
 
 }  // namespace
@@ -95,6 +98,8 @@ int main(int argc, char** argv) {
   in.settings = manifest.at("settings");
   in.device = at::Device(manifest.value("device", std::string("cpu")));
   at::set_num_threads(manifest.value("threads", 1));
+  fs::create_directories(out_dir);
+  std::ofstream(out_dir / "libtorch_version") << TORCH_VERSION;
   for (const auto& [impl_name, impl] : optimizer_impl_choices().values)
     if (impl == OptimizerImpl::kTorch || impl == OptimizerImpl::kForeach || impl == OptimizerImpl::kFused)
       for (const auto& [kind_name, kind] : optimizer_choices().values)

@@ -84,13 +84,15 @@ def compare(out, kind, impl, params, opt):
     problems = []
     for i, p in enumerate(params):
         problems += differences(f"{impl} {kind} parameter {i} {SHAPES[i]}", read(where / f"param_{i}.bin", p), p)
-    keys = json.loads((where / "state_keys.json").read_text())
+    devices = json.loads((where / "state_devices.json").read_text())
     expected_keys = sorted(opt.state[params[0]].keys())
-    if sorted(keys) != expected_keys:
-        problems.append(f"{impl} {kind}: state keys {sorted(keys)}, torch.optim has {expected_keys}")
-    for key in keys:
+    if sorted(devices) != expected_keys:
+        problems.append(f"{impl} {kind}: state keys {sorted(devices)}, torch.optim has {expected_keys}")
+    for key, types in devices.items():
         for i, p in enumerate(params):
             theirs = opt.state[p][key]
+            if types[i] != theirs.device.type:  # e.g. the step counter: on the CPU unless fused
+                problems.append(f"{impl} {kind} {key} {i}: on {types[i]}, torch.optim's on {theirs.device.type}")
             problems += differences(f"{impl} {kind} {key} {i}", read(where / f"{key}_{i}.bin", theirs), theirs)
     return problems
 
@@ -108,6 +110,10 @@ def main():
         (root / "in").mkdir()
         params0, grads = write_inputs(root / "in", device)
         subprocess.run([args[0], str(root / "in"), str(root / "out")], check=True)
+        linked = (root / "out" / "libtorch_version").read_text().strip()
+        if torch.__version__.split("+")[0] != linked:
+            raise SystemExit(f"zb_optim_fidelity links libtorch {linked}, this Python has torch {torch.__version__}:"
+                             " bits are comparable only within one version")
         problems, checked = [], 0
         for impl, flags in IMPLS.items():
             for kind in ("adam", "adamw", "sgd"):
@@ -115,7 +121,7 @@ def main():
                 problems += compare(root / "out", kind, impl, params, opt)
                 checked += 1
     print(f"torch {torch.__version__} on {device}: {checked} implementation/optimizer pairs, {STEPS} steps, "
-          f"{len(SHAPES)} tensors each")
+          f"{len(SHAPES)} tensors each, libtorch {linked}")
     if problems:
         print("\n".join(problems[:20]))
         raise SystemExit(1)
