@@ -33,6 +33,12 @@ OURS = FIDELITY + FAST + [(name + "-huge", f"{args} {HUGE}", what + " on huge pa
 # against the peer on the same kind of pages, with the same implementation where it runs one of PyTorch's.
 PEERS = [("peer" + SUFFIX[impl], "0", f" ({impl})", impl) for impl in IMPLS] + \
     [("peer-huge", "1", " (THP_MEM_ALLOC_ENABLE=1)", "torch")]
+# W = 4 on the same 2 cores: both sides take turns at the step (zero_bench --step-timing serial; the peer's
+# --step-timing serial makes its ranks take turns inside opt.step()), each implementation against its peer.
+SERIAL_W = 4
+SERIAL = [(f"serial-{name}", f"{args} --step-timing serial", f"{what}, ranks taking turns")
+          for name, args, what in FIDELITY]
+SERIAL_PEERS = [(f"peer-serial{SUFFIX[impl]}", "0", f" ({impl}, serial)", impl) for impl in IMPLS]
 
 
 def on_huge_pages(args):
@@ -66,8 +72,8 @@ def peer_figures(path):
             "huge_bytes": [r["anon_huge_page_bytes"] for r in ranks]}
 
 
-def ours_figures(run_dir, model):
-    files = sorted(Path(run_dir).glob(f"{model}_2_*.json"))
+def ours_figures(run_dir, model, world_size=2):
+    files = sorted(Path(run_dir).glob(f"{model}_{world_size}_*.json"))
     records = [json.loads(f.read_text()) for f in files]
     timings = [r["result"]["timing"] for r in records]
     total = [t["total"]["samples"] for t in timings]
@@ -106,6 +112,47 @@ def huge_page_line(peers, ours):
            + ", ".join(parts)
 
 
+def fidelity_verdicts(base, ours, total, prefix, peer_prefix):
+    """Per implementation: step, sync, step + sync and the whole step against the peer with its flag."""
+    med = statistics.median
+    verdicts = []
+    for impl in IMPLS:
+        seed, whole = prefix + "seed" + SUFFIX[impl], prefix + "whole" + SUFFIX[impl]
+        peer = base[peer_prefix + SUFFIX[impl]]
+        step_ratio = med([f["step"] for f in ours[seed]]) / peer["local_step"]
+        sync_ratio = med([f["sync"] for f in ours[seed]]) / peer["sync"]
+        for what, ratio in (("the step against the peer's local Adam step", step_ratio),
+                            ("the sync against the peer's broadcasts", sync_ratio),
+                            ("step + sync against the peer's opt.step()", total[seed] / peer["step"]),
+                            ("the whole step against the peer's all-reduce + opt.step()", total[whole] / peer["whole"])):
+            verdicts.append(f"- fidelity ({impl}), {what}: {ratio:.3f} "
+                            f"({'within' if abs(ratio - 1) <= 0.10 else 'OUTSIDE'} 10 %)")
+    return verdicts
+
+
+def serial_section(work, rounds, model):
+    """W = 4, ranks taking turns at the step on both sides: PyTorch's implementations against the peer."""
+    med = statistics.median
+    peers = {name: [peer_figures(f"{work}/r{r}_{model}_{name}.json") for r in rounds] for name, *_ in SERIAL_PEERS}
+    ours = {name: [ours_figures(f"{work}/r{r}_{model}_{name}", model, SERIAL_W) for r in rounds]
+            for name, _, _ in SERIAL}
+    base = {name: {k: med([f[k] for f in runs]) for k in ("step", "whole", "local_step", "sync")}
+            for name, runs in peers.items()}
+    total = {name: med([f["total"] for f in ours[name]]) for name, _, _ in SERIAL}
+    lines = [f"## {model}, W = {SERIAL_W}, ranks taking turns at the step", "",
+             "| run | grad sync | step | sync | total (s, median over rounds) |", "|---|---:|---:|---:|---:|"]
+    for name, *_ in SERIAL_PEERS:
+        f = peers[name]
+        lines.append(f"| {name} | {med([p['grad_sync'] for p in f]):.4f} | {med([p['local_step'] for p in f]):.4f} | "
+                     f"{med([p['sync'] for p in f]):.4f} | {base[name]['whole']:.4f} |")
+    for name, _, _ in SERIAL:
+        f = ours[name]
+        gs = f"{med([x['grad_sync'] for x in f]):.4f}" if "grad_sync" in f[0] else "-"
+        lines.append(f"| zero_bench {name} | {gs} | {med([x['step'] for x in f]):.4f} | "
+                     f"{med([x['sync'] for x in f]):.4f} | {total[name]:.4f} |")
+    return lines + [""] + fidelity_verdicts(base, ours, total, "serial-", "peer-serial") + [""]
+
+
 def model_section(work, rounds, model):
     med = statistics.median
     peers = {name: [peer_figures(f"{work}/r{r}_{model}_{name}.json") for r in rounds] for name, *_ in PEERS}
@@ -132,17 +179,7 @@ def model_section(work, rounds, model):
     fast_huge = min((total[n], n) for n in fast if reference[n] == "peer-huge")
     fastest = min(fast_4k, fast_huge)
     worst_overhead = max(f["overhead"] for runs in ours.values() for f in runs)
-    verdicts = []
-    for impl in IMPLS:
-        seed, whole, peer = "seed" + SUFFIX[impl], "whole" + SUFFIX[impl], base["peer" + SUFFIX[impl]]
-        step_ratio = med([f["step"] for f in ours[seed]]) / peer["local_step"]
-        sync_ratio = med([f["sync"] for f in ours[seed]]) / peer["sync"]
-        for what, ratio in (("the step against the peer's local Adam step", step_ratio),
-                            ("the sync against the peer's broadcasts", sync_ratio),
-                            ("step + sync against the peer's opt.step()", total[seed] / peer["step"]),
-                            ("the whole step against the peer's all-reduce + opt.step()", total[whole] / peer["whole"])):
-            verdicts.append(f"- fidelity ({impl}), {what}: {ratio:.3f} "
-                            f"({'within' if abs(ratio - 1) <= 0.10 else 'OUTSIDE'} 10 %)")
+    verdicts = fidelity_verdicts(base, ours, total, "", "peer")
     verdicts += [
         f"- fastest whole step, both on 4 KiB pages: zero_bench {fast_4k[1]}, "
         f"{ratio_verdict(base['peer']['whole'], fast_4k[0])}",
@@ -174,6 +211,9 @@ def main():
            "zero-bench's own one-pass loop, not a step PyTorch users run; torch, foreach and fused are PyTorch's "
            "own, each against the peer with the matching flag):", ""]
     out += [f"- {name}: `{args}`" for name, args, _ in OURS]
+    out += ["", f"At W = {SERIAL_W} (`mpirun -np {SERIAL_W} zero_bench lpt {SERIAL_W} --device cpu --threads 1 ARGS`, "
+            "the peer with `--step-timing serial`):", ""]
+    out += [f"- {name}: `{args}`" for name, args, _ in SERIAL]
     out += ["", "The peer runs with `THP_MEM_ALLOC_ENABLE=0` (peer, peer-foreach, peer-fused: torch's default, 4 KiB"
             " pages, Adam with foreach=False, foreach=True, fused=True) and `=1` (peer-huge, foreach=False:"
             " host tensors of 2 MiB or more on transparent huge pages, as zero_bench's `--huge-pages on`); each"
@@ -181,6 +221,7 @@ def main():
     out.append("")
     for model in models:
         out += model_section(work, rounds, model)
+        out += serial_section(work, rounds, model)
     print("\n".join(out))
 
 

@@ -10,7 +10,8 @@
 #    (peer_table.py lists them), the fast ones also with
 #    --huge-pages on, each compared with the peer on the same pages;
 # The fidelity runs pair each of PyTorch's Adam implementations (torch, foreach,
-# fused) with the peer running the same flag. ResNet50, ResNet152 and BERT at
+# fused) with the peer running the same flag, at W = 2, and at W = 4 with the
+# ranks taking turns at the step on both sides (--step-timing serial). ResNet50, ResNet152 and BERT at
 # W = 2, in interleaved rounds at one binding (ZB_BIND_TO, default none).
 # Installs torchvision and transformers into the project's venv (pinned; they
 # build the peer's real modules). ZB_BENCH_ROUNDS (default 5), ZB_BENCH_ITERS
@@ -32,6 +33,11 @@ mapfile -t configs < <(PYTHONPATH="$here" "$py" -c 'import peer_table
 for name, args, _ in peer_table.OURS: print(name + "|" + args)')
 mapfile -t peers < <(PYTHONPATH="$here" "$py" -c 'import peer_table
 for name, thp, _, impl in peer_table.PEERS: print(name + "|" + thp + "|" + impl)')
+mapfile -t serial_configs < <(PYTHONPATH="$here" "$py" -c 'import peer_table
+for name, args, _ in peer_table.SERIAL: print(name + "|" + args)')
+mapfile -t serial_peers < <(PYTHONPATH="$here" "$py" -c 'import peer_table
+for name, thp, _, impl in peer_table.SERIAL_PEERS: print(name + "|" + thp + "|" + impl)')
+serial_w="$(PYTHONPATH="$here" "$py" -c 'import peer_table; print(peer_table.SERIAL_W)')"
 export MASTER_ADDR=127.0.0.1
 for round in $(seq 1 "$rounds"); do
   for model in $models; do
@@ -48,6 +54,22 @@ for round in $(seq 1 "$rounds"); do
       # shellcheck disable=SC2086  # args is a list of flags
       zb_mpirun 2 "$ZB_BUILD_DIR/zero_bench" lpt 2 --device cpu --threads 1 --models "$model" $args -w 2 -n "$iters" \
         -o "$work/r${round}_${model}_${name}" >"$work/ours.log" 2>&1 || { cat "$work/ours.log" >&2; exit 1; }
+    done
+    for peer in "${serial_peers[@]}"; do  # W = 4: the ranks take turns at the step on both sides
+      IFS='|' read -r peer_name thp impl <<<"$peer"
+      MASTER_PORT="$("$py" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+      export MASTER_PORT
+      THP_MEM_ALLOC_ENABLE="$thp" zb_mpirun "$serial_w" -x MASTER_ADDR -x MASTER_PORT -x THP_MEM_ALLOC_ENABLE "$py" \
+        "$here/zero_redundancy_peer.py" --model "$model" --impl "$impl" --step-timing serial --warmup 2 \
+        --iters "$iters" --out "$work/r${round}_${model}_${peer_name}.json" >"$work/peer.log" 2>&1 ||
+        { cat "$work/peer.log" >&2; exit 1; }
+    done
+    for config in "${serial_configs[@]}"; do
+      name="${config%%|*}" args="${config#*|}"
+      # shellcheck disable=SC2086  # args is a list of flags
+      zb_mpirun "$serial_w" "$ZB_BUILD_DIR/zero_bench" lpt "$serial_w" --device cpu --threads 1 --models "$model" \
+        $args -w 2 -n "$iters" -o "$work/r${round}_${model}_${name}" >"$work/ours.log" 2>&1 ||
+        { cat "$work/ours.log" >&2; exit 1; }
     done
     zb_log "round $round/$rounds: $model done"
   done

@@ -19,7 +19,10 @@ zero_bench's --grad-sync), put back before every iteration. Per iteration:
               packs and unpacks its reused bucket inside its phase too;
   step        time.time() around opt.step(), as the seed does; inside it,
               the local Adam step (opt.optim.step, timed by a wrapper) and
-              the rest, its broadcasts ("sync").
+              the rest, its broadcasts ("sync"). --step-timing serial: the
+              wrapper makes the ranks take turns at the local step (a
+              barrier after each turn); "sync" is then opt.step() less the
+              turns, and "step" the rank's own local step plus that sync.
 Host pages: whatever THP_MEM_ALLOC_ENABLE says (torch's CPU allocator reads
 it at the first tensor); each rank records its memory on huge pages after the
 timed iterations (AnonHugePages, /proc/self/smaps_rollup), so a run on huge
@@ -110,6 +113,9 @@ def main():
     ap.add_argument("--warmup", type=int, default=2)
     ap.add_argument("--iters", type=int, default=10)
     ap.add_argument("--out", required=True)
+    ap.add_argument("--step-timing", choices=["concurrent", "serial"], default="concurrent",
+                    help="serial: the ranks take turns at the local Adam step (barriers between turns), as "
+                         "zero_bench's --step-timing serial, for ranks that share cores")
     ap.add_argument("--impl", choices=sorted(IMPL_FLAGS), default="torch",
                     help="Adam's implementation, as zero_bench's --optimizer-impl names PyTorch's own")
     args = ap.parse_args()
@@ -122,13 +128,24 @@ def main():
         p.grad = g.clone()
     buckets = GradientBuckets(params)
     opt = ZeroRedundancyOptimizer(params, optimizer_class=torch.optim.Adam, lr=0.01, **IMPL_FLAGS[args.impl])
-    local = []
+    local, turns = [], []
     inner_step = opt.optim.step
 
     def timed_inner_step(*a, **k):
-        start = time.time()
-        result = inner_step(*a, **k)
-        local.append(time.time() - start)
+        if args.step_timing == "concurrent":
+            start = time.time()
+            result = inner_step(*a, **k)
+            local.append(time.time() - start)
+            return result
+        # serial: inside opt.step(), before its broadcasts (_sync_params), each rank steps in its turn
+        turns_start, result = time.time(), None
+        for turn in range(world):
+            if turn == rank:
+                start = time.time()
+                result = inner_step(*a, **k)
+                local.append(time.time() - start)
+            dist.barrier()
+        turns.append(time.time() - turns_start)
         return result
 
     opt.optim.step = timed_inner_step
@@ -146,15 +163,20 @@ def main():
             step.append(s)
     owned = sum(p.numel() for g in opt.optim.param_groups for p in g["params"])
     local_step = local[args.warmup:]
+    if args.step_timing == "serial":  # opt.step() less the turns is its broadcasts; the step is the rank's own
+        sync = [s - t for s, t in zip(step, turns[args.warmup:])]
+        step = [l + s for l, s in zip(local_step, sync)]
+    else:
+        sync = [s - l for s, l in zip(step, local_step)]
     mine = {"rank": rank, "owned_elements": owned, "all_reduce": all_reduce, "step": step, "local_step": local_step,
-            "sync": [s - l for s, l in zip(step, local_step)], "anon_huge_page_bytes": anon_huge_page_bytes()}
+            "sync": sync, "anon_huge_page_bytes": anon_huge_page_bytes()}
     ranks = [None] * world
     dist.all_gather_object(ranks, mine)
     if rank == 0:
         doc = {"peer": "torch.distributed.optim.ZeroRedundancyOptimizer", "torch": torch.__version__,
                "model": args.model, "elements": sum(p.numel() for p in params), "world_size": world,
                "backend": "gloo", "optimizer": "torch.optim.Adam(lr=0.01, " + ", ".join(f"{k}={v}" for k, v in IMPL_FLAGS[args.impl].items()) + ")", "threads": 1,
-               "warmup": args.warmup,
+               "warmup": args.warmup, "step_timing": args.step_timing,
                "thp_mem_alloc_enable": os.environ.get("THP_MEM_ALLOC_ENABLE", ""), "ranks": ranks}
         tmp = args.out + ".tmp"
         with open(tmp, "w") as f:
