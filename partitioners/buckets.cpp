@@ -28,7 +28,10 @@ int64_t megatron_bucket_elems(int world_size, bool overlapped) {
 
 Plan partition_buckets(const ModelSpec& model, int world_size, const PlanOptions& options) {
   const int64_t bucket_elems =
-      options.bucket_elems > 0 ? options.bucket_elems : megatron_bucket_elems(world_size, options.overlapped_buckets);
+      options.bucket_elems > 0
+          ? options.bucket_elems
+          : megatron_bucket_elems(options.data_parallel_size > 0 ? options.data_parallel_size : world_size,
+                                  options.overlapped_buckets);
   const int64_t bucket_multiple = std::lcm(int64_t{world_size}, int64_t{128});
   std::vector<ParamSpan> spans;
   std::vector<Bucket> buckets;

@@ -91,8 +91,11 @@ struct PlanOptions {
   // (megatron_bucket_elems), which depends on W and on overlapped_buckets.
   int64_t bucket_elems = 0;
   bool overlapped_buckets = false;  // buckets: the collectives overlap the step (--overlap)
-  double time_limit_s = 10.0;       // optimal (and cost): search budget
-  uint64_t search_nodes = 0;        // optimal: node budget as well (0: none); deterministic, unlike time
+  // buckets: the data-parallel size Megatron's default scales with, all W
+  // ranks even when the plan is for a shard group of G; 0: the plan's.
+  int data_parallel_size = 0;
+  double time_limit_s = 10.0;  // optimal (and cost): search budget
+  uint64_t search_nodes = 0;   // optimal: node budget as well (0: none); deterministic, unlike time
   CostModel cost;
   bool muon = false;              // cost: add the Muon term (--optimizer muon)
   bool shard_list_needed = true;  // false (plan-only, --shard-list none): dim0 may return row_chunks instead

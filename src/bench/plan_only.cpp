@@ -71,7 +71,9 @@ void run_plan_only(const Config& config, std::ostream& log) {
   std::size_t files = 0;
   for (int world_size : config.world_sizes) {
     for (const ModelSpec& model : models) {
-      const Plan plan = make_plan(partitioner, model, plan_world_size(config, world_size), options);
+      PlanOptions case_options = options;
+      case_options.data_parallel_size = world_size;  // Megatron's bucket size scales with W, not G
+      const Plan plan = make_plan(partitioner, model, plan_world_size(config, world_size), case_options);
       const CaseFacts facts = case_facts(model, plan, partitioner.granularity, config, world_size);
       files += write_case(dir, base, model, plan, facts, layout);
       log << balance_line(world_size, model.name, plan) << "\n";

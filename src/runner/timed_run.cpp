@@ -66,7 +66,9 @@ void run_case(const Config& config, const TimedSetup& setup, const RunContext& b
               CaseComms& comms, const SubWorld& group, const Bandwidth& bandwidth, Clock::time_point started) {
   const auto case_start = Clock::now();
   const int shard_group = plan_world_size(config, group.size());
-  const Plan plan = make_plan(*setup.partitioner, model, shard_group, setup.options);
+  PlanOptions options = setup.options;
+  options.data_parallel_size = group.size();  // with shard groups, Megatron's bucket size still scales with W
+  const Plan plan = make_plan(*setup.partitioner, model, shard_group, options);
   reset_peak_memory(setup.device);
   ZeroSetup zero_setup{model,
                        plan,

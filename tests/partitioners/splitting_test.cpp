@@ -68,6 +68,14 @@ TEST_CASE("buckets take Megatron-LM's default size: max(40M, 1M x W) when overla
   PlanOptions forty_million;
   forty_million.bucket_elems = 40000000;  // --bucket-elems wins over the default
   CHECK(plan_of("buckets", gpt2_xl, 64, forty_million).slot_segments().size() == 37);
+  // With shard groups (a plan for G = 64 of W = 512), the size scales with all W ranks, as Megatron's.
+  PlanOptions of_512 = overlapped;
+  of_512.data_parallel_size = 512;
+  PlanOptions explicit_512m;
+  explicit_512m.bucket_elems = 512000000;
+  CHECK(plan_of("buckets", gpt2_xl, 64, of_512).slot_segments().size() ==
+        plan_of("buckets", gpt2_xl, 64, explicit_512m).slot_segments().size());
+  CHECK(plan_of("buckets", gpt2_xl, 64, of_512).slot_segments().size() < 22);
 }
 
 TEST_CASE("buckets lay each bucket out as a slot segment: rank by rank, the segment is the bucket itself") {
