@@ -130,35 +130,43 @@ def fidelity_verdicts(base, ours, total, prefix, peer_prefix):
     return verdicts
 
 
-def serial_section(work, rounds, model):
-    """W = 4, ranks taking turns at the step on both sides: PyTorch's implementations against the peer."""
+def figures(work, rounds, model, peer_runs, our_runs, world_size):
+    """Per run, its figures in every round; the peers' medians over the rounds (base), ours' totals."""
     med = statistics.median
-    peers = {name: [peer_figures(f"{work}/r{r}_{model}_{name}.json") for r in rounds] for name, *_ in SERIAL_PEERS}
-    ours = {name: [ours_figures(f"{work}/r{r}_{model}_{name}", model, SERIAL_W) for r in rounds]
-            for name, _, _ in SERIAL}
+    peers = {name: [peer_figures(f"{work}/r{r}_{model}_{name}.json") for r in rounds] for name, *_ in peer_runs}
+    ours = {name: [ours_figures(f"{work}/r{r}_{model}_{name}", model, world_size) for r in rounds]
+            for name, _, _ in our_runs}
     base = {name: {k: med([f[k] for f in runs]) for k in ("step", "whole", "local_step", "sync")}
             for name, runs in peers.items()}
-    total = {name: med([f["total"] for f in ours[name]]) for name, _, _ in SERIAL}
+    total = {name: med([f["total"] for f in ours[name]]) for name in ours}
+    return peers, ours, base, total
+
+
+def phase_rows(peers, ours, base, total):
+    """One row per run: grad sync, step, sync, total (medians over rounds; the peer's step its local step)."""
+    med = statistics.median
+    rows = []
+    for name, f in peers.items():
+        rows.append(f"| {name} | {med([p['grad_sync'] for p in f]):.4f} | {med([p['local_step'] for p in f]):.4f} | "
+                    f"{med([p['sync'] for p in f]):.4f} | {base[name]['whole']:.4f} |")
+    for name, f in ours.items():
+        gs = f"{med([x['grad_sync'] for x in f]):.4f}" if "grad_sync" in f[0] else "-"
+        rows.append(f"| zero_bench {name} | {gs} | {med([x['step'] for x in f]):.4f} | "
+                    f"{med([x['sync'] for x in f]):.4f} | {total[name]:.4f} |")
+    return rows
+
+
+def serial_section(work, rounds, model):
+    """W = 4, ranks taking turns at the step on both sides: PyTorch's implementations against the peer."""
+    peers, ours, base, total = figures(work, rounds, model, SERIAL_PEERS, SERIAL, SERIAL_W)
     lines = [f"## {model}, W = {SERIAL_W}, ranks taking turns at the step", "",
              "| run | grad sync | step | sync | total (s, median over rounds) |", "|---|---:|---:|---:|---:|"]
-    for name, *_ in SERIAL_PEERS:
-        f = peers[name]
-        lines.append(f"| {name} | {med([p['grad_sync'] for p in f]):.4f} | {med([p['local_step'] for p in f]):.4f} | "
-                     f"{med([p['sync'] for p in f]):.4f} | {base[name]['whole']:.4f} |")
-    for name, _, _ in SERIAL:
-        f = ours[name]
-        gs = f"{med([x['grad_sync'] for x in f]):.4f}" if "grad_sync" in f[0] else "-"
-        lines.append(f"| zero_bench {name} | {gs} | {med([x['step'] for x in f]):.4f} | "
-                     f"{med([x['sync'] for x in f]):.4f} | {total[name]:.4f} |")
+    lines += phase_rows(peers, ours, base, total)
     return lines + [""] + fidelity_verdicts(base, ours, total, "serial-", "peer-serial") + [""]
 
 
 def model_section(work, rounds, model):
-    med = statistics.median
-    peers = {name: [peer_figures(f"{work}/r{r}_{model}_{name}.json") for r in rounds] for name, *_ in PEERS}
-    ours = {name: [ours_figures(f"{work}/r{r}_{model}_{name}", model) for r in rounds] for name, _, _ in OURS}
-    base = {name: {k: med([f[k] for f in runs]) for k in ("step", "whole", "local_step", "sync")}
-            for name, runs in peers.items()}
+    peers, ours, base, total = figures(work, rounds, model, PEERS, OURS, 2)
     lines = [f"## {model}, W = 2", "",
              "| run | what it times | per round (s) | median (s) | vs the peer on the same pages |",
              "|---|---|---|---:|---:|"]
@@ -167,7 +175,6 @@ def model_section(work, rounds, model):
                   f"{cells([f['step'] for f in peers[name]])} | {base[name]['step']:.4f} | 1 |",
                   f"| {name} all-reduce + opt.step(){note} | the whole step | "
                   f"{cells([f['whole'] for f in peers[name]])} | {base[name]['whole']:.4f} | 1 |"]
-    total = {name: med([f["total"] for f in ours[name]]) for name, _, _ in OURS}
     reference = {name: peer_of(args) for name, args, _ in OURS}
     for name, _, what in OURS:
         ref = base[reference[name]]["step" if name.startswith("seed") else "whole"]
@@ -193,15 +200,7 @@ def model_section(work, rounds, model):
     phases = ["", "Phases (median over rounds of the slowest rank's median, s; the peer's step is its local "
               "Adam step, timed inside opt.step(), and its sync the rest of opt.step()):", "",
               "| run | grad sync | step | sync | total |", "|---|---:|---:|---:|---:|"]
-    for name, *_ in PEERS:
-        f = peers[name]
-        phases.append(f"| {name} | {med([p['grad_sync'] for p in f]):.4f} | {med([p['local_step'] for p in f]):.4f} | "
-                      f"{med([p['sync'] for p in f]):.4f} | {base[name]['whole']:.4f} |")
-    for name, _, _ in OURS:
-        f = ours[name]
-        gs = f"{med([x['grad_sync'] for x in f]):.4f}" if "grad_sync" in f[0] else "-"
-        phases.append(f"| zero_bench {name} | {gs} | {med([x['step'] for x in f]):.4f} | "
-                      f"{med([x['sync'] for x in f]):.4f} | {total[name]:.4f} |")
+    phases += phase_rows(peers, ours, base, total)
     return lines + [""] + verdicts + phases + [""]
 
 
