@@ -13,55 +13,40 @@
 namespace zb {
 namespace {
 
-std::vector<at::Tensor> zeros_like_all(const std::vector<at::Tensor>& params) {
-  std::vector<at::Tensor> out;
-  out.reserve(params.size());
-  for (const auto& p : params) out.push_back(at::zeros_like(p, at::MemoryFormat::Preserve));
-  return out;
-}
-
 class MultiTensorAdam : public ShardOptimizer {
  public:
   MultiTensorAdam(const OptimizerSettings& s, std::vector<at::Tensor> params) : s_(s), params_(std::move(params)) {}
   void step() override;
-  int64_t state_bytes() const override { return bytes_of(exp_avg_) + bytes_of(exp_avg_sq_) + bytes_of(steps_); }
-  NamedState state_tensors() const override {
-    return {{"step", steps_}, {"exp_avg", exp_avg_}, {"exp_avg_sq", exp_avg_sq_}};
-  }
+  int64_t state_bytes() const override { return state_.bytes(); }
+  NamedState state_tensors() const override { return state_.named(); }
 
  private:
-  void init_state();
   OptimizerSettings s_;
-  std::vector<at::Tensor> params_, steps_, exp_avg_, exp_avg_sq_;
+  std::vector<at::Tensor> params_;
+  AdamState state_;  // the step counters on the CPU: capturable=False
 };
-
-void MultiTensorAdam::init_state() {  // Adam._init_group: step on the CPU unless capturable or fused
-  for (std::size_t i = 0; i < params_.size(); ++i)
-    steps_.push_back(at::scalar_tensor(0.0, at::TensorOptions().dtype(at::kFloat)));
-  exp_avg_ = zeros_like_all(params_), exp_avg_sq_ = zeros_like_all(params_);
-}
 
 void MultiTensorAdam::step() {
   if (params_.empty()) return;
   c10::NoGradGuard no_grad;
-  if (steps_.empty()) init_state();
+  if (!state_.created()) state_.create(params_, /*steps_on_device=*/false);
   const std::vector<at::Tensor> grads = grads_of(params_);
-  at::_foreach_add_(steps_, at::scalar_tensor(1.0, at::TensorOptions().dtype(at::kFloat)), 1.0);
+  at::_foreach_add_(state_.steps, at::scalar_tensor(1.0, at::TensorOptions().dtype(at::kFloat)), 1.0);
   if (s_.optimizer == OptimizerKind::kAdamW) at::_foreach_mul_(params_, 1 - s_.lr * s_.weight_decay);
-  at::_foreach_lerp_(exp_avg_, grads, 1 - s_.beta1);
-  at::_foreach_mul_(exp_avg_sq_, s_.beta2);
-  at::_foreach_addcmul_(exp_avg_sq_, grads, grads, 1 - s_.beta2);
+  at::_foreach_lerp_(state_.exp_avg, grads, 1 - s_.beta1);
+  at::_foreach_mul_(state_.exp_avg_sq, s_.beta2);
+  at::_foreach_addcmul_(state_.exp_avg_sq, grads, grads, 1 - s_.beta2);
   std::vector<at::Scalar> step_size, bias_correction2_sqrt;
-  step_size.reserve(steps_.size()), bias_correction2_sqrt.reserve(steps_.size());
-  for (const at::Tensor& step_t : steps_) {
+  step_size.reserve(state_.steps.size()), bias_correction2_sqrt.reserve(state_.steps.size());
+  for (const at::Tensor& step_t : state_.steps) {
     const double step = step_t.item<double>();
     step_size.emplace_back((s_.lr / (1 - std::pow(s_.beta1, step))) * -1);
     bias_correction2_sqrt.emplace_back(std::pow(1 - std::pow(s_.beta2, step), 0.5));
   }
-  std::vector<at::Tensor> exp_avg_sq_sqrt = at::_foreach_sqrt(exp_avg_sq_);
+  std::vector<at::Tensor> exp_avg_sq_sqrt = at::_foreach_sqrt(state_.exp_avg_sq);
   at::_foreach_div_(exp_avg_sq_sqrt, bias_correction2_sqrt);
   at::_foreach_add_(exp_avg_sq_sqrt, s_.eps);
-  at::_foreach_addcdiv_(params_, exp_avg_, exp_avg_sq_sqrt, step_size);
+  at::_foreach_addcdiv_(params_, state_.exp_avg, exp_avg_sq_sqrt, step_size);
 }
 
 class MultiTensorSgd : public ShardOptimizer {

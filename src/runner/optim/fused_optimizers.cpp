@@ -23,32 +23,24 @@ class FusedAdam : public ShardOptimizer {
   void step() override {
     if (params_.empty()) return;
     c10::NoGradGuard no_grad;
-    if (steps_.empty()) init_state();
+    if (!state_.created()) state_.create(params_, /*steps_on_device=*/true);  // fused=True: on the device
     std::vector<at::Tensor> grads = grads_of(params_);
-    at::_foreach_add_(steps_, 1);
+    at::_foreach_add_(state_.steps, 1);
     if (s_.optimizer == OptimizerKind::kAdamW)
-      at::_fused_adamw_(params_, grads, exp_avg_, exp_avg_sq_, {}, steps_, s_.lr, s_.beta1, s_.beta2, s_.weight_decay,
-                        s_.eps, /*amsgrad=*/false, /*maximize=*/false);
+      at::_fused_adamw_(params_, grads, state_.exp_avg, state_.exp_avg_sq, {}, state_.steps, s_.lr, s_.beta1, s_.beta2,
+                        s_.weight_decay, s_.eps, /*amsgrad=*/false, /*maximize=*/false);
     else
-      at::_fused_adam_(params_, grads, exp_avg_, exp_avg_sq_, {}, steps_, s_.lr, s_.beta1, s_.beta2, kAdamWeightDecay,
-                       s_.eps, /*amsgrad=*/false, /*maximize=*/false);
+      at::_fused_adam_(params_, grads, state_.exp_avg, state_.exp_avg_sq, {}, state_.steps, s_.lr, s_.beta1, s_.beta2,
+                       kAdamWeightDecay, s_.eps, /*amsgrad=*/false, /*maximize=*/false);
   }
-  int64_t state_bytes() const override { return bytes_of(exp_avg_) + bytes_of(exp_avg_sq_) + bytes_of(steps_); }
-  NamedState state_tensors() const override {
-    return {{"step", steps_}, {"exp_avg", exp_avg_}, {"exp_avg_sq", exp_avg_sq_}};
-  }
+  int64_t state_bytes() const override { return state_.bytes(); }
+  NamedState state_tensors() const override { return state_.named(); }
 
  private:
   static constexpr double kAdamWeightDecay = 0;  // torch.optim.Adam's default
-  void init_state() {                            // Adam._init_group with fused=True: the step on the parameter's device
-    for (const at::Tensor& p : params_) {
-      steps_.push_back(at::zeros({}, p.options().dtype(at::kFloat)));
-      exp_avg_.push_back(at::zeros_like(p, at::MemoryFormat::Preserve));
-      exp_avg_sq_.push_back(at::zeros_like(p, at::MemoryFormat::Preserve));
-    }
-  }
   OptimizerSettings s_;
-  std::vector<at::Tensor> params_, steps_, exp_avg_, exp_avg_sq_;
+  std::vector<at::Tensor> params_;
+  AdamState state_;
 };
 
 class FusedSgd : public ShardOptimizer {

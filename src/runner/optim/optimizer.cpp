@@ -18,6 +18,17 @@ std::vector<at::Tensor> grads_of(const std::vector<at::Tensor>& params) {
   return grads;
 }
 
+void AdamState::create(const std::vector<at::Tensor>& params, bool steps_on_device) {
+  for (const at::Tensor& p : params) {
+    steps.push_back(steps_on_device ? at::zeros({}, p.options().dtype(at::kFloat))
+                                    : at::scalar_tensor(0.0, at::TensorOptions().dtype(at::kFloat)));
+    exp_avg.push_back(at::zeros_like(p, at::MemoryFormat::Preserve));
+    exp_avg_sq.push_back(at::zeros_like(p, at::MemoryFormat::Preserve));
+  }
+}
+
+int64_t AdamState::bytes() const { return bytes_of(exp_avg) + bytes_of(exp_avg_sq) + bytes_of(steps); }
+
 bool folds_gradient_division(const OptimizerSettings& s, const at::Device& device) {
   return resolved_optimizer_impl(s.optimizer_impl, device.is_cuda()) == OptimizerImpl::kNative &&
          s.optimizer != OptimizerKind::kMuon && device.is_cpu();

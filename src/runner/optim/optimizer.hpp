@@ -90,6 +90,20 @@ std::unique_ptr<ShardOptimizer> make_mixed_precision(const OptimizerSettings&, s
 std::unique_ptr<ShardOptimizer> make_native_mixed_cpu(const OptimizerSettings&, std::vector<at::Tensor> masters,
                                                       std::vector<at::Tensor> working);
 
+// The state torch.optim.Adam and AdamW keep per parameter (Adam._init_group),
+// shared by PyTorch's three steps: made on the first step, the step counter a
+// float32 scalar on the CPU (foreach=False or True) or on the parameter's
+// device (fused=True), the moments zeros like the parameter.
+struct AdamState {
+  std::vector<at::Tensor> steps, exp_avg, exp_avg_sq;  // one each per parameter, in order
+  void create(const std::vector<at::Tensor>& params, bool steps_on_device);
+  bool created() const { return !steps.empty(); }
+  int64_t bytes() const;
+  ShardOptimizer::NamedState named() const {
+    return {{"step", steps}, {"exp_avg", exp_avg}, {"exp_avg_sq", exp_avg_sq}};
+  }
+};
+
 inline at::ScalarType scalar_type(Dtype d) { return d == Dtype::kBf16 ? at::kBFloat16 : at::kFloat; }
 int64_t bytes_of(const std::vector<at::Tensor>& tensors);                 // defined tensors only
 std::vector<at::Tensor> grads_of(const std::vector<at::Tensor>& params);  // each .grad(), undefined where none

@@ -18,39 +18,31 @@ class SingleTensorAdam : public ShardOptimizer {
   SingleTensorAdam(const OptimizerSettings& s, std::vector<at::Tensor> params) : s_(s), params_(std::move(params)) {}
   void step() override {
     c10::NoGradGuard no_grad;
-    if (steps_.empty()) init_state();
+    if (!state_.created()) state_.create(params_, /*steps_on_device=*/false);
     for (std::size_t i = 0; i < params_.size(); ++i) step_tensor(i);
   }
-  int64_t state_bytes() const override { return bytes_of(exp_avg_) + bytes_of(exp_avg_sq_) + bytes_of(steps_); }
-  NamedState state_tensors() const override {
-    return {{"step", steps_}, {"exp_avg", exp_avg_}, {"exp_avg_sq", exp_avg_sq_}};
-  }
+  int64_t state_bytes() const override { return state_.bytes(); }
+  NamedState state_tensors() const override { return state_.named(); }
 
  private:
-  void init_state() {  // Adam._init_group: lazily, on the first step
-    for (const at::Tensor& p : params_) {
-      steps_.push_back(at::scalar_tensor(0.0, at::TensorOptions().dtype(at::kFloat)));
-      exp_avg_.push_back(at::zeros_like(p, at::MemoryFormat::Preserve));
-      exp_avg_sq_.push_back(at::zeros_like(p, at::MemoryFormat::Preserve));
-    }
-  }
   void step_tensor(std::size_t i) {
     at::Tensor param = params_[i];
     const at::Tensor grad = param.grad();
-    steps_[i].add_(1);
+    state_.steps[i].add_(1);
     if (s_.optimizer == OptimizerKind::kAdamW) param.mul_(1 - s_.lr * s_.weight_decay);
-    exp_avg_[i].lerp_(grad, 1 - s_.beta1);
-    exp_avg_sq_[i].mul_(s_.beta2).addcmul_(grad, grad, 1 - s_.beta2);
-    const double step = steps_[i].item<double>();
+    state_.exp_avg[i].lerp_(grad, 1 - s_.beta1);
+    state_.exp_avg_sq[i].mul_(s_.beta2).addcmul_(grad, grad, 1 - s_.beta2);
+    const double step = state_.steps[i].item<double>();
     const double bias_correction1 = 1 - std::pow(s_.beta1, step);
     const double bias_correction2 = 1 - std::pow(s_.beta2, step);
     const double step_size = s_.lr / bias_correction1;
     const double bias_correction2_sqrt = std::pow(bias_correction2, 0.5);
-    const at::Tensor denom = (exp_avg_sq_[i].sqrt() / bias_correction2_sqrt).add_(s_.eps);
-    param.addcdiv_(exp_avg_[i], denom, -step_size);
+    const at::Tensor denom = (state_.exp_avg_sq[i].sqrt() / bias_correction2_sqrt).add_(s_.eps);
+    param.addcdiv_(state_.exp_avg[i], denom, -step_size);
   }
   OptimizerSettings s_;
-  std::vector<at::Tensor> params_, steps_, exp_avg_, exp_avg_sq_;
+  std::vector<at::Tensor> params_;
+  AdamState state_;
 };
 
 class SingleTensorSgd : public ShardOptimizer {
