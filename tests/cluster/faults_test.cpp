@@ -17,6 +17,7 @@
 
 namespace fs = std::filesystem;
 using zbtest::quote;
+using zbtest::readable;
 using Clock = std::chrono::steady_clock;
 
 namespace {
@@ -90,20 +91,6 @@ class Job {
   Clock::time_point started_;
   std::future<int> done_;
 };
-
-// The output without c10d's stack frames, for INFO.
-std::string readable(const std::string& text) {
-  std::string kept;
-  std::size_t pos = 0;
-  while (pos < text.size()) {
-    const std::size_t end = std::min(text.find('\n', pos), text.size());
-    const std::string line = text.substr(pos, end - pos);
-    if (line.rfind("frame #", 0) != 0 && line.find("client socket cannot be retrieved") == std::string::npos)
-      kept += line.substr(0, 400) + "\n";
-    pos = end + 1;
-  }
-  return kept;
-}
 
 std::string analyze(const fs::path& dir, int* exit_code = nullptr) {
   const auto r = zbtest::run_command(std::string(ZB_ANALYZE_BIN) + " " + quote(dir.string()));

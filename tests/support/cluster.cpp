@@ -1,9 +1,24 @@
 #include "cluster.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <iostream>
 
 namespace zbtest {
+
+std::string readable(const std::string& text) {
+  std::string kept;
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    const std::size_t end = std::min(text.find('\n', pos), text.size());
+    const std::string line = text.substr(pos, end - pos);
+    if (line.rfind("frame #", 0) != 0 && line.find("client socket cannot be retrieved") == std::string::npos)
+      kept += line.substr(0, 400) + "\n";
+    pos = end + 1;
+  }
+  return kept;
+}
+
 namespace {
 std::string script() { return std::string(ZB_SOURCE_DIR) + "/scripts/cluster/local_cluster.sh"; }
 }  // namespace

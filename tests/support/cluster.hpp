@@ -27,4 +27,7 @@ class Cluster {
   long long sent_bytes(int node) const;
 };
 
+// A ranks' output without c10d's stack frames and connection noise, lines cut at 400 characters, for INFO.
+std::string readable(const std::string& text);
+
 }  // namespace zbtest
