@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Turns the runs of experiments/peer/run.sh into its README.md.
 
-Usage: peer_table.py WORK_DIR ROUNDS MODEL... (files: WORK_DIR/r<round>_<model>_<config>[.json]).
+Usage: peer_table.py WORK_DIR ROUNDS FAST_MODELS MODEL... (files: WORK_DIR/r<round>_<model>_<config>[.json];
+FAST_MODELS: comma-separated models that also ran the faster configurations and the peer on huge pages).
 Every figure is the slowest rank's median over the timed iterations (the
 slowest rank sets the pace), per round; the verdicts use the median of the
 rounds' figures.
@@ -27,18 +28,23 @@ FIDELITY = [
          f"the peer's opt.step() ({impl}): step + per-parameter broadcasts"),
         ("whole" + SUFFIX[impl], f"-b gloo --optimizer-impl {impl} --sync per-param --grad-sync all-reduce",
          f"the peer's all-reduce + opt.step() ({impl})"))]
-OURS = FIDELITY + FAST + [(name + "-huge", f"{args} {HUGE}", what + " on huge pages") for name, args, what in FAST]
-# The peer runs four times a round: each implementation on torch's default 4 KiB pages (peer, peer-foreach,
-# peer-fused), and the for-loop step with THP_MEM_ALLOC_ENABLE=1 (peer-huge); a zero_bench run is measured
-# against the peer on the same kind of pages, with the same implementation where it runs one of PyTorch's.
-PEERS = [("peer" + SUFFIX[impl], "0", f" ({impl})", impl) for impl in IMPLS] + \
-    [("peer-huge", "1", " (THP_MEM_ALLOC_ENABLE=1)", "torch")]
+FAST_OURS = FAST + [(name + "-huge", f"{args} {HUGE}", what + " on huge pages") for name, args, what in FAST]
+OURS = FIDELITY + FAST_OURS
+# The peer runs five times a round: each implementation on torch's default 4 KiB pages (peer, peer-foreach,
+# peer-fused), the for-loop step with its gradients copied into the buckets and back (peer-copies: DDP's default,
+# where the others' gradients are views of the buckets as zero_bench's are), and (with the faster configurations)
+# the for-loop step with THP_MEM_ALLOC_ENABLE=1 (peer-huge); a zero_bench run is measured against the peer on the
+# same kind of pages, with the same implementation where it runs one of PyTorch's.
+# name, THP_MEM_ALLOC_ENABLE, label, --impl, further flags
+PEERS = [("peer" + SUFFIX[impl], "0", f" ({impl})", impl, "") for impl in IMPLS] + \
+    [("peer-copies", "0", " (torch, gradients copied)", "torch", "--grad-copies")]
+FAST_PEERS = [("peer-huge", "1", " (THP_MEM_ALLOC_ENABLE=1)", "torch", "")]
 # W = 4 on the same 2 cores: both sides take turns at the step (zero_bench --step-timing serial; the peer's
 # --step-timing serial makes its ranks take turns inside opt.step()), each implementation against its peer.
 SERIAL_W = 4
 SERIAL = [(f"serial-{name}", f"{args} --step-timing serial", f"{what}, ranks taking turns")
           for name, args, what in FIDELITY]
-SERIAL_PEERS = [(f"peer-serial{SUFFIX[impl]}", "0", f" ({impl}, serial)", impl) for impl in IMPLS]
+SERIAL_PEERS = [(f"peer-serial{SUFFIX[impl]}", "0", f" ({impl}, serial)", impl, "") for impl in IMPLS]
 
 
 def on_huge_pages(args):
@@ -102,7 +108,7 @@ def huge_page_line(peers, ours):
     """The memory each kind of run had on huge pages, so 'huge' is a measured fact, not a request."""
     mib = lambda b: f"{b / 2**20:.1f}"
     parts = []
-    for name, *_ in PEERS:
+    for name in peers:
         sizes = [b for f in peers[name] for b in f["huge_bytes"]]
         parts.append(f"{name} {mib(min(sizes))}-{mib(max(sizes))}")
     for huge in (False, True):
@@ -165,38 +171,50 @@ def serial_section(work, rounds, model):
     return lines + [""] + fidelity_verdicts(base, ours, total, "serial-", "peer-serial") + [""]
 
 
-def model_section(work, rounds, model):
-    peers, ours, base, total = figures(work, rounds, model, PEERS, OURS, 2)
-    lines = [f"## {model}, W = 2", "",
-             "| run | what it times | per round (s) | median (s) | vs the peer on the same pages |",
-             "|---|---|---|---:|---:|"]
-    for name, _, note, _ in PEERS:
-        lines += [f"| {name} opt.step(){note} | ZeroRedundancyOptimizer step, broadcasts included | "
-                  f"{cells([f['step'] for f in peers[name]])} | {base[name]['step']:.4f} | 1 |",
-                  f"| {name} all-reduce + opt.step(){note} | the whole step | "
-                  f"{cells([f['whole'] for f in peers[name]])} | {base[name]['whole']:.4f} | 1 |"]
-    reference = {name: peer_of(args) for name, args, _ in OURS}
-    for name, _, what in OURS:
-        ref = base[reference[name]]["step" if name.startswith("seed") else "whole"]
-        lines.append(f"| zero_bench {name} | {what}: total | {cells([f['total'] for f in ours[name]])} | "
-                     f"{total[name]:.4f} | {total[name] / ref:.3f} |")
-    fidelity = [name for name, _, _ in FIDELITY]
-    fast = [name for name, _, _ in OURS if name not in fidelity]
-    fast_4k = min((total[n], n) for n in fast if reference[n] == "peer")
-    fast_huge = min((total[n], n) for n in fast if reference[n] == "peer-huge")
+def self_spread_line(base):
+    """The peer against itself: the same calls timed in runs that differ elsewhere, the machine's noise floor."""
+    syncs = [base[name]["sync"] for name in base if name != "peer-huge"]
+    return (f"- the peer against itself (the same calls, in runs that differ elsewhere): its broadcasts, slowest / "
+            f"fastest over {', '.join(n for n in base if n != 'peer-huge')}: {max(syncs) / min(syncs):.3f}; its "
+            f"for-loop step, peer-copies / peer: {base['peer-copies']['local_step'] / base['peer']['local_step']:.3f}")
+
+
+def fast_verdicts(base, total, fast_runs):
+    """The faster configurations against the peer, on 4 KiB pages and on huge pages."""
+    reference = {name: peer_of(args) for name, args, _ in fast_runs}
+    fast_4k = min((total[n], n) for n in reference if reference[n] == "peer")
+    fast_huge = min((total[n], n) for n in reference if reference[n] == "peer-huge")
     fastest = min(fast_4k, fast_huge)
-    worst_overhead = max(f["overhead"] for runs in ours.values() for f in runs)
-    verdicts = fidelity_verdicts(base, ours, total, "", "peer")
-    verdicts += [
+    return [
         f"- fastest whole step, both on 4 KiB pages: zero_bench {fast_4k[1]}, "
         f"{ratio_verdict(base['peer']['whole'], fast_4k[0])}",
         f"- fastest whole step, both on huge pages: zero_bench {fast_huge[1]}, "
         f"{ratio_verdict(base['peer-huge']['whole'], fast_huge[0])}",
         f"- fastest whole step of all against the peer as torch ships it (4 KiB pages): zero_bench {fastest[1]}, "
-        f"{ratio_verdict(base['peer']['whole'], fastest[0])}",
-        huge_page_line(peers, ours),
-        f"- harness overhead inside the timed step and sync (largest rank median / total median, over "
-        f"every run above): {100 * worst_overhead:.4f} % ({'under' if worst_overhead < 0.01 else 'OVER'} 1 %)"]
+        f"{ratio_verdict(base['peer']['whole'], fastest[0])}"]
+
+
+def model_section(work, rounds, model, fast):
+    peer_runs, our_runs = (PEERS + FAST_PEERS, OURS) if fast else (PEERS, FIDELITY)
+    peers, ours, base, total = figures(work, rounds, model, peer_runs, our_runs, 2)
+    lines = [f"## {model}, W = 2", "",
+             "| run | what it times | per round (s) | median (s) | vs the peer on the same pages |",
+             "|---|---|---|---:|---:|"]
+    for name, _, note, *_ in peer_runs:
+        lines += [f"| {name} opt.step(){note} | ZeroRedundancyOptimizer step, broadcasts included | "
+                  f"{cells([f['step'] for f in peers[name]])} | {base[name]['step']:.4f} | 1 |",
+                  f"| {name} all-reduce + opt.step(){note} | the whole step | "
+                  f"{cells([f['whole'] for f in peers[name]])} | {base[name]['whole']:.4f} | 1 |"]
+    for name, args, what in our_runs:
+        ref = base[peer_of(args)]["step" if name.startswith("seed") else "whole"]
+        lines.append(f"| zero_bench {name} | {what}: total | {cells([f['total'] for f in ours[name]])} | "
+                     f"{total[name]:.4f} | {total[name] / ref:.3f} |")
+    worst_overhead = max(f["overhead"] for runs in ours.values() for f in runs)
+    verdicts = fidelity_verdicts(base, ours, total, "", "peer") + [self_spread_line(base)]
+    if fast:
+        verdicts += fast_verdicts(base, total, FAST_OURS) + [huge_page_line(peers, ours)]
+    verdicts.append(f"- harness overhead inside the timed step and sync (largest rank median / total median, over "
+                    f"every run above): {100 * worst_overhead:.4f} % ({'under' if worst_overhead < 0.01 else 'OVER'} 1 %)")
     phases = ["", "Phases (median over rounds of the slowest rank's median, s; the peer's step is its local "
               "Adam step, timed inside opt.step(), and its sync the rest of opt.step()):", "",
               "| run | grad sync | step | sync | total |", "|---|---:|---:|---:|---:|"]
@@ -205,21 +223,26 @@ def model_section(work, rounds, model):
 
 
 def main():
-    work, rounds, models = sys.argv[1], range(1, int(sys.argv[2]) + 1), sys.argv[3:]
+    work, rounds, fast_models, models = sys.argv[1], range(1, int(sys.argv[2]) + 1), sys.argv[3].split(","), sys.argv[4:]
     out = ["zero_bench runs (each: `mpirun -np 2 zero_bench lpt 2 --device cpu --threads 1 ARGS`; `native` is "
            "zero-bench's own one-pass loop, not a step PyTorch users run; torch, foreach and fused are PyTorch's "
            "own, each against the peer with the matching flag):", ""]
-    out += [f"- {name}: `{args}`" for name, args, _ in OURS]
+    out += [f"- {name}: `{args}`" for name, args, _ in FIDELITY]
+    out += ["", f"and, for {', '.join(m for m in models if m in fast_models)}, faster configurations:", ""]
+    out += [f"- {name}: `{args}`" for name, args, _ in FAST_OURS]
     out += ["", f"At W = {SERIAL_W} (`mpirun -np {SERIAL_W} zero_bench lpt {SERIAL_W} --device cpu --threads 1 ARGS`, "
             "the peer with `--step-timing serial`):", ""]
     out += [f"- {name}: `{args}`" for name, args, _ in SERIAL]
     out += ["", "The peer runs with `THP_MEM_ALLOC_ENABLE=0` (peer, peer-foreach, peer-fused: torch's default, 4 KiB"
-            " pages, Adam with foreach=False, foreach=True, fused=True) and `=1` (peer-huge, foreach=False:"
+            " pages, Adam with foreach=False, foreach=True, fused=True; its gradients views of its all-reduce"
+            " buckets, as DDP's gradient_as_bucket_view=True and as zero_bench lays them out; peer-copies:"
+            " foreach=False with gradients of their own, copied into the buckets and back inside the all-reduce"
+            " phase, DDP's default) and, with the faster configurations, `=1` (peer-huge, foreach=False:"
             " host tensors of 2 MiB or more on transparent huge pages, as zero_bench's `--huge-pages on`); each"
             " zero_bench run is compared with the peer on the same kind of pages."]
     out.append("")
     for model in models:
-        out += model_section(work, rounds, model)
+        out += model_section(work, rounds, model, model in fast_models)
         out += serial_section(work, rounds, model)
     print("\n".join(out))
 

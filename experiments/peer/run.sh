@@ -16,7 +16,10 @@
 # Installs torchvision and transformers into the project's venv (pinned; they
 # build the peer's real modules). ZB_BENCH_ROUNDS (default 5), ZB_BENCH_ITERS
 # (default 10) after 2 warm-up, ZB_PEER_MODELS (default "ResNet50 ResNet152
-# BERT"), ZB_BENCH_OUT (default README.md beside it).
+# BERT"), ZB_PEER_FAST_MODELS (default "ResNet50": the models that also run the
+# faster configurations and the peer on huge pages; the others run the fidelity
+# pairs only, BERT's cost 20 minutes a round else), ZB_BENCH_OUT (default
+# README.md beside it).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 source "$here/../common/bench_env.sh"  # works from the checkout's root
@@ -26,41 +29,48 @@ if ! "$py" -c 'import torchvision, transformers' 2>/dev/null; then
   "$py" -m pip install -q --disable-pip-version-check "torch==$ZB_TORCH_VERSION" torchvision==0.29.2 transformers==5.23.0
 fi
 rounds="${ZB_BENCH_ROUNDS:-5}" iters="${ZB_BENCH_ITERS:-10}" models="${ZB_PEER_MODELS:-ResNet50 ResNet152 BERT}"
+fast_models="${ZB_PEER_FAST_MODELS:-ResNet50}"
+is_fast() { [[ " $fast_models " == *" $1 "* ]]; }
 out="${ZB_BENCH_OUT:-$here/README.md}"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-mapfile -t configs < <(PYTHONPATH="$here" "$py" -c 'import peer_table
-for name, args, _ in peer_table.OURS: print(name + "|" + args)')
-mapfile -t peers < <(PYTHONPATH="$here" "$py" -c 'import peer_table
-for name, thp, _, impl in peer_table.PEERS: print(name + "|" + thp + "|" + impl)')
+# Each line: fast (1: only for ZB_PEER_FAST_MODELS)|name|...
+mapfile -t configs < <(PYTHONPATH="$here" "$py" -c 'import peer_table as t
+for name, args, _ in t.OURS: print(str(int((name, args, _) in t.FAST_OURS)) + "|" + name + "|" + args)')
+mapfile -t peers < <(PYTHONPATH="$here" "$py" -c 'import peer_table as t
+for run in t.PEERS + t.FAST_PEERS: print(str(int(run in t.FAST_PEERS)) + "|" + "|".join([run[0], run[1], run[3], run[4]]))')
 mapfile -t serial_configs < <(PYTHONPATH="$here" "$py" -c 'import peer_table
 for name, args, _ in peer_table.SERIAL: print(name + "|" + args)')
 mapfile -t serial_peers < <(PYTHONPATH="$here" "$py" -c 'import peer_table
-for name, thp, _, impl in peer_table.SERIAL_PEERS: print(name + "|" + thp + "|" + impl)')
+for name, thp, _, impl, extra in peer_table.SERIAL_PEERS: print(name + "|" + thp + "|" + impl + "|" + extra)')
 serial_w="$(PYTHONPATH="$here" "$py" -c 'import peer_table; print(peer_table.SERIAL_W)')"
 export MASTER_ADDR=127.0.0.1
 for round in $(seq 1 "$rounds"); do
   for model in $models; do
     for peer in "${peers[@]}"; do
+      IFS='|' read -r fast peer_name thp impl extra <<<"$peer"
+      if [ "$fast" = 1 ] && ! is_fast "$model"; then continue; fi
       MASTER_PORT="$("$py" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
       export MASTER_PORT
-      IFS='|' read -r peer_name thp impl <<<"$peer"
+      # shellcheck disable=SC2086  # extra is a list of flags
       THP_MEM_ALLOC_ENABLE="$thp" zb_mpirun 2 -x MASTER_ADDR -x MASTER_PORT -x THP_MEM_ALLOC_ENABLE "$py" \
-        "$here/zero_redundancy_peer.py" --model "$model" --impl "$impl" --warmup 2 --iters "$iters" \
+        "$here/zero_redundancy_peer.py" --model "$model" --impl "$impl" $extra --warmup 2 --iters "$iters" \
         --out "$work/r${round}_${model}_${peer_name}.json" >"$work/peer.log" 2>&1 || { cat "$work/peer.log" >&2; exit 1; }
     done
     for config in "${configs[@]}"; do
-      name="${config%%|*}" args="${config#*|}"
+      IFS='|' read -r fast name args <<<"$config"
+      if [ "$fast" = 1 ] && ! is_fast "$model"; then continue; fi
       # shellcheck disable=SC2086  # args is a list of flags
       zb_mpirun 2 "$ZB_BUILD_DIR/zero_bench" lpt 2 --device cpu --threads 1 --models "$model" $args -w 2 -n "$iters" \
         -o "$work/r${round}_${model}_${name}" >"$work/ours.log" 2>&1 || { cat "$work/ours.log" >&2; exit 1; }
     done
     for peer in "${serial_peers[@]}"; do  # W = 4: the ranks take turns at the step on both sides
-      IFS='|' read -r peer_name thp impl <<<"$peer"
+      IFS='|' read -r peer_name thp impl extra <<<"$peer"
       MASTER_PORT="$("$py" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
       export MASTER_PORT
+      # shellcheck disable=SC2086  # extra is a list of flags
       THP_MEM_ALLOC_ENABLE="$thp" zb_mpirun "$serial_w" -x MASTER_ADDR -x MASTER_PORT -x THP_MEM_ALLOC_ENABLE "$py" \
-        "$here/zero_redundancy_peer.py" --model "$model" --impl "$impl" --step-timing serial --warmup 2 \
+        "$here/zero_redundancy_peer.py" --model "$model" --impl "$impl" $extra --step-timing serial --warmup 2 \
         --iters "$iters" --out "$work/r${round}_${model}_${peer_name}.json" >"$work/peer.log" 2>&1 ||
         { cat "$work/peer.log" >&2; exit 1; }
     done
@@ -85,7 +95,7 @@ tmp="$out.tmp.$$"
   echo "\`--bind-to ${ZB_BIND_TO:-none}\`, $rounds interleaved rounds of 2 warm-up + $iters timed iterations; each round"
   echo "runs the peer, then every zero_bench configuration, per model. Each figure: the slowest rank's median."
   echo
-  "$py" "$here/peer_table.py" "$work" "$rounds" $models
+  "$py" "$here/peer_table.py" "$work" "$rounds" "${fast_models// /,}" $models
 } >"$tmp"
 mv "$tmp" "$out"
 cat "$out"

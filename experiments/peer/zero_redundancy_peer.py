@@ -12,11 +12,14 @@ Each rank holds its own synthetic gradients (small integers times 2^-12, as
 zero_bench's --grad-sync), put back before every iteration. Per iteration:
   all_reduce  a DDP-style gradient all-reduce done by hand: buckets of up to
               25 MiB filled in reverse registration order, each a flat
-              tensor made once and kept as DDP's Reducer keeps its buckets
-              (copying the gradients in is timed here; DDP does it during
-              backward), one all-reduce each (a larger gradient alone, in
-              place), divided by the world size; zero_bench's reduction
-              packs and unpacks its reused bucket inside its phase too;
+              tensor made once and kept as DDP's Reducer keeps its buckets,
+              the gradients views of them as with DDP's
+              gradient_as_bucket_view=True (zero_bench's gradients are laid
+              out the same way, so neither side copies), one all-reduce each
+              (a larger gradient alone, in place), divided by the world size;
+              --grad-copies: the gradients are tensors of their own, copied
+              into the buckets and back inside the phase (DDP's default copies
+              in during backward and out after the reduction);
   step        time.time() around opt.step(), as the seed does; inside it,
               the local Adam step (opt.optim.step, timed by a wrapper) and
               the rest, its broadcasts ("sync"). --step-timing serial: the
@@ -62,9 +65,11 @@ class GradientBuckets:
     """A DDP-style gradient all-reduce by hand: buckets of up to 25 MiB filled in reverse registration
     order (a larger gradient alone, reduced in place), each one flat tensor made once and kept, as DDP's
     Reducer keeps its buckets (its first bucket's 1 MiB cap and its closing after the cap are not
-    copied); the gradients copied in, one all-reduce per bucket, divided by the world size, copied back."""
+    copied); one all-reduce per bucket, divided by the world size. As bucket views (DDP's
+    gradient_as_bucket_view=True) each gradient becomes a view of its bucket and nothing is copied;
+    else the gradients are copied in before and back after each bucket's reduction."""
 
-    def __init__(self, params):
+    def __init__(self, params, as_bucket_views):
         self.groups, group, size = [], [], 0
         for p in reversed(params):
             nbytes = p.grad.numel() * p.grad.element_size()
@@ -76,21 +81,25 @@ class GradientBuckets:
         if group:
             self.groups.append(group)
         self.flats = [None if len(g) == 1 else torch.empty(sum(p.numel() for p in g)) for g in self.groups]
+        self.copies = not as_bucket_views
+        if as_bucket_views:
+            for group, flat in zip(self.groups, self.flats):
+                if flat is not None:
+                    for p, view in zip(group, flat.split([p.numel() for p in group])):
+                        p.grad = view.view_as(p.grad).copy_(p.grad)
 
     def all_reduce(self, world):
         for group, flat in zip(self.groups, self.flats):
-            if flat is None:
-                dist.all_reduce(group[0].grad)
-                group[0].grad.div_(world)
-                continue
-            grads = [p.grad for p in group]
-            views = flat.split([g.numel() for g in grads])
-            for g, view in zip(grads, views):
-                view.copy_(g.view(-1))
+            if flat is None:  # a larger gradient alone: in place
+                flat = group[0].grad
+            elif self.copies:
+                for p, view in zip(group, flat.split([p.numel() for p in group])):
+                    view.copy_(p.grad.view(-1))
             dist.all_reduce(flat)
             flat.div_(world)
-            for g, view in zip(grads, views):
-                g.view(-1).copy_(view)
+            if self.copies and len(group) > 1:
+                for p, view in zip(group, flat.split([p.numel() for p in group])):
+                    p.grad.view(-1).copy_(view)
 
 
 def anon_huge_page_bytes():
@@ -118,6 +127,9 @@ def main():
                          "zero_bench's --step-timing serial, for ranks that share cores")
     ap.add_argument("--impl", choices=sorted(IMPL_FLAGS), default="torch",
                     help="Adam's implementation, as zero_bench's --optimizer-impl names PyTorch's own")
+    ap.add_argument("--grad-copies", action="store_true",
+                    help="gradients of their own, copied into the buckets and back inside the all-reduce phase "
+                         "(DDP's default), instead of views of the buckets (gradient_as_bucket_view=True)")
     args = ap.parse_args()
     rank, world = int(os.environ["OMPI_COMM_WORLD_RANK"]), int(os.environ["OMPI_COMM_WORLD_SIZE"])
     torch.set_num_threads(1)
@@ -126,7 +138,7 @@ def main():
     own = rank_gradients(params, rank)
     for p, g in zip(params, own):
         p.grad = g.clone()
-    buckets = GradientBuckets(params)
+    buckets = GradientBuckets(params, as_bucket_views=not args.grad_copies)
     opt = ZeroRedundancyOptimizer(params, optimizer_class=torch.optim.Adam, lr=0.01, **IMPL_FLAGS[args.impl])
     local, turns = [], []
     inner_step = opt.optim.step
@@ -177,6 +189,7 @@ def main():
                "model": args.model, "elements": sum(p.numel() for p in params), "world_size": world,
                "backend": "gloo", "optimizer": "torch.optim.Adam(lr=0.01, " + ", ".join(f"{k}={v}" for k, v in IMPL_FLAGS[args.impl].items()) + ")", "threads": 1,
                "warmup": args.warmup, "step_timing": args.step_timing,
+               "gradient_as_bucket_view": not args.grad_copies,
                "thp_mem_alloc_enable": os.environ.get("THP_MEM_ALLOC_ENABLE", ""), "ranks": ranks}
         tmp = args.out + ".tmp"
         with open(tmp, "w") as f:
