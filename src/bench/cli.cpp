@@ -193,6 +193,39 @@ void add_partitioner_options(CLI::App& app, Config& c) {
       ->group(knobs);
 }
 
+// "1K", "64M", "1G", "4096": a byte count, K, M and G powers of 1024 as in nccl-tests' -b and -e.
+int64_t parse_table_bytes(const std::string& text, const std::string& whole) {
+  const char unit = text.empty() ? '\0' : text.back();
+  const int shift = unit == 'K' ? 10 : unit == 'M' ? 20 : unit == 'G' ? 30 : 0;
+  const DecimalInteger read = read_decimal_integer(shift ? text.substr(0, text.size() - 1) : text);
+  if (read.kind != DecimalInteger::Kind::kInteger || read.value < 1 || read.value > (kMaxTableBytes >> shift) ||
+      (read.value << shift) < 4)
+    throw UsageError("--table-bytes '" + whole + "': '" + text + "' is not a size from 4 to 16G bytes (an integer, " +
+                     "optionally with K, M or G: e.g. 1K:1G)");
+  return read.value << shift;
+}
+
+void add_table_options(CLI::App& app, Config& c, std::string& table_bytes) {
+  auto* group = "collective tables (under mpirun)";
+  add_text(app, "--collectives-table", c.collectives_table, "the path of the table to write",
+           "sweep all-reduce, reduce-scatter, all-gather, broadcast and reduce over --table-bytes on the launched "
+           "ranks (the backend and device of -b and --device; -n timed and -w warm-up calls per size) and write "
+           "FILE in nccl-tests' output format, one table per collective, for zero_analyze --predict")
+      ->group(group);
+  add_text(app, "--table-bytes", table_bytes, "MIN:MAX, e.g. 1K:1G",
+           "--collectives-table: message sizes from MIN to MAX, doubling (K, M, G: powers of 1024; default 1K:1G)")
+      ->group(group);
+}
+
+void set_table_bytes(Config& c, const std::string& text) {
+  const std::size_t colon = text.find(':');
+  if (colon == std::string::npos) throw UsageError("--table-bytes '" + text + "': give MIN:MAX, e.g. 1K:1G");
+  c.table_min_bytes = parse_table_bytes(text.substr(0, colon), text);
+  c.table_max_bytes = parse_table_bytes(text.substr(colon + 1), text);
+  if (c.table_min_bytes > c.table_max_bytes)
+    throw UsageError("--table-bytes '" + text + "': MIN is above MAX; e.g. 1K:1G");
+}
+
 void check_unique(const std::vector<std::string>& names, const char* what) {
   std::set<std::string> seen;
   for (const auto& n : names)
@@ -232,6 +265,8 @@ Config parse_command_line(int argc, char** argv, bool& help_shown) {
   add_options(app, c, world_sizes, models);
   add_timed_options(app, c, grad_dtype);
   add_partitioner_options(app, c);
+  std::string table_bytes;
+  add_table_options(app, c, table_bytes);
   help_shown = false;
   try {
     app.parse(argc, argv);
@@ -244,11 +279,15 @@ Config parse_command_line(int argc, char** argv, bool& help_shown) {
   }
   if (app.count("--models")) c.model_names = model_list(models);
   set_grad_dtype(c, grad_dtype);
+  if (app.count("--table-bytes")) set_table_bytes(c, table_bytes);
   check_unique(c.model_names, "model");
   if (app.count("--list-partitioners")) c.action = Action::kListPartitioners;
   else if (app.count("--list-models")) c.action = Action::kListModels;
   else if (!c.print_model.empty()) c.action = Action::kPrintModel;
-  else if (c.calibrate) c.action = Action::kCalibrate;
+  else if (!c.collectives_table.empty() && !c.calibrate) {
+    c.action = Action::kCollectivesTable;
+    for (const auto& w : world_sizes) c.world_sizes.push_back(parse_world_size(w));  // refused by the table
+  } else if (c.calibrate) c.action = Action::kCalibrate;
   else finish_run_config(c, world_sizes);
   // Each value was read and range-checked above; how the options relate is the table's.
   enforce(Stage::kCommandLine, Facts{c});

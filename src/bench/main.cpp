@@ -56,6 +56,8 @@ int run(int argc, char** argv) {
       break;
     case zb::Action::kCalibrate:
       return zb::run_calibration(config);
+    case zb::Action::kCollectivesTable:
+      return zb::run_collectives_table(config);
     case zb::Action::kRun:
       if (config.plan_only) {
         zb::run_plan_only(config, std::cout);

@@ -17,7 +17,7 @@ namespace zb {
 inline constexpr int kMaxThreads = 1024;    // libgomp fails well before absurd counts
 inline constexpr double kMaxSeconds = 1e6;  // --timeout, --time-limit: about 11 days
 
-enum class Action { kRun, kListPartitioners, kListModels, kPrintModel, kCalibrate };
+enum class Action { kRun, kListPartitioners, kListModels, kPrintModel, kCalibrate, kCollectivesTable };
 
 struct Config {
   Action action = Action::kRun;
@@ -64,7 +64,14 @@ struct Config {
   uint64_t search_nodes = 0;   // optimal: node budget (0: none)
   std::string cost_model;      // cost: coefficients file (--calibrate writes it)
   bool calibrate = false;
+
+  // --collectives-table FILE: each collective swept over --table-bytes MIN:MAX (doubling), in nccl-tests' format.
+  std::string collectives_table;
+  int64_t table_min_bytes = 1024, table_max_bytes = int64_t{1} << 30;
 };
+
+// nccl-tests' sizes: a byte count with an optional K, M or G (powers of 1024): "1K" = 1024.
+inline constexpr int64_t kMaxTableBytes = int64_t{1} << 34;  // 16 GiB: above any single collective of a step
 
 // Parses argv; throws UsageError for anything invalid. A --help request
 // prints the help and returns std::nullopt-like false via `help_shown`.

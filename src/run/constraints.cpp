@@ -151,6 +151,23 @@ std::vector<Constraint> make_table() {
       {"calibrate-without-cost-model", S::kCommandLine,
        [](const Facts& f) { return cfg(f).action == Action::kCalibrate && cfg(f).cost_model.empty(); },
        [](const Facts&) -> std::string { return "--calibrate needs --cost-model FILE, the file to write"; }, kBadInput},
+      {"collectives-table-with-another-action", S::kCommandLine,
+       [](const Facts& f) { return !cfg(f).collectives_table.empty() && (cfg(f).calibrate || cfg(f).plan_only); },
+       [](const Facts& f) -> std::string {
+         return std::string("--collectives-table times the collectives alone, under mpirun; leave out ") +
+                (cfg(f).calibrate ? "--calibrate" : "--plan-only") + " or run it apart";
+       },
+       kBadInput},
+      {"collectives-table-with-a-partitioner", S::kCommandLine,
+       [](const Facts& f) {
+         return cfg(f).action == Action::kCollectivesTable &&
+                (!cfg(f).partitioner.empty() || !cfg(f).world_sizes.empty());
+       },
+       [](const Facts&) -> std::string {
+         return "--collectives-table sweeps the collectives on every launched rank and takes no partitioner or "
+                "world sizes; e.g. 'mpirun -np 4 zero_bench --collectives-table table.txt'";
+       },
+       kBadInput},
       {"shard-group-not-dividing-world-size", S::kCommandLine,
        [](const Facts& f) { return indivisible_world_size(f) != 0; },
        [](const Facts& f) {
@@ -182,10 +199,10 @@ std::vector<Constraint> make_table() {
          return "--nccl-shared-gpu is for -b nccl, not -b " + backend_choices().name(*cfg(f).backend) +
                 "; leave one of them out";
        },
-       kBadInput},
+       kBadInput, false, true},
       {"nccl-shared-gpu-without-a-shared-gpu", S::kLaunch,
        [](const Facts& f) { return cfg(f).nccl_shared_gpu && at_launch(f).gpu_sharing.empty(); },
-       nccl_shared_gpu_needless_message, kBadInput},
+       nccl_shared_gpu_needless_message, kBadInput, false, true},
       {"nccl-with-ranks-sharing-a-gpu", S::kLaunch,
        [](const Facts& f) {
          return cfg(f).backend == Backend::kNccl && !cfg(f).nccl_shared_gpu && !at_launch(f).gpu_sharing.empty();
@@ -195,18 +212,18 @@ std::vector<Constraint> make_table() {
                 ", and NCCL refuses two ranks on one GPU; add --nccl-shared-gpu (NCCL between them through its "
                 "socket transport), use -b gloo or -b mpi, or launch at most one rank per GPU on each node";
        },
-       kBadInput},
+       kBadInput, false, true},
       {"gpu-backend-on-the-cpu", S::kLaunch,
        [](const Facts& f) { return at_launch(f).backend_needs_cuda && !at_launch(f).cuda; },
        [](const Facts& f) {
          return "backend '" + at_launch(f).backend +
                 "' moves GPU tensors only and the device is the CPU; use -b gloo or -b mpi, or --device cuda";
        },
-       kBadInput},
+       kBadInput, false, true},
       {"backend-unavailable-in-this-build", S::kLaunch,
        [](const Facts& f) { return !at_launch(f).backend_unavailable.empty(); },
-       [](const Facts& f) { return "-b " + at_launch(f).backend + ": " + at_launch(f).backend_unavailable; },
-       kBadInput},
+       [](const Facts& f) { return "-b " + at_launch(f).backend + ": " + at_launch(f).backend_unavailable; }, kBadInput,
+       false, true},
       {"muon-with-a-range-plan", S::kLaunch, [](const Facts& f) { return muon(f) && ranges(f); },
        [](const Facts& f) {
          return "--optimizer muon orthogonalises whole matrices, which '" + cfg(f).partitioner +
@@ -318,6 +335,11 @@ void enforce(Stage stage, const Facts& facts) {
 void enforce_optimizer_rows(const Facts& facts) {
   for (const Constraint& c : constraints())
     if (c.stage == Stage::kLaunch && c.about_the_optimizer && c.broken(facts)) throw_row(c, facts);
+}
+
+void enforce_backend_rows(const Facts& facts) {
+  for (const Constraint& c : constraints())
+    if (c.stage == Stage::kLaunch && c.about_the_backend && c.broken(facts)) throw_row(c, facts);
 }
 
 int64_t grad_bucket_elems(const Config& config) {

@@ -59,6 +59,7 @@ struct Constraint {
   std::string (*message)(const Facts&);  // asked only when broken
   int exit_code;                         // 2: bad input (UsageError); 1: a fault (RunError)
   bool about_the_optimizer = false;      // looks at the optimizer and the device alone
+  bool about_the_backend = false;        // looks at the backend and the device alone
 };
 
 // The table, in the order it is checked.
@@ -71,6 +72,9 @@ void enforce(Stage stage, const Facts& facts);
 // The launch rows about the optimizer alone, for --calibrate (which steps
 // an optimizer on a device and nothing else of a timed run).
 void enforce_optimizer_rows(const Facts& facts);
+// The launch rows about the backend and the device alone, for
+// --collectives-table (which runs collectives and nothing else).
+void enforce_backend_rows(const Facts& facts);
 
 // --grad-bucket-mb as fp32 elements, at least one (also --overlap's bucket).
 int64_t grad_bucket_elems(const Config& config);

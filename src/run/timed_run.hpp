@@ -11,6 +11,8 @@ namespace zb {
 int run_timed(const Config& config);
 // --calibrate: times Adam steps and writes the cost model file.
 int run_calibration(const Config& config);
+// --collectives-table: sweeps the collectives and writes their table.
+int run_collectives_table(const Config& config);
 
 // The module's symbols. zb_runner_interface returns the ZB_RUNNER_INTERFACE the
 // module was compiled with (generated/runner_interface.hpp: the tool version and
@@ -19,5 +21,6 @@ int run_calibration(const Config& config);
 inline constexpr const char* kRunnerInterfaceSymbol = "zb_runner_interface";
 inline constexpr const char* kRunTimedSymbol = "zb_runner_run_timed";
 inline constexpr const char* kRunCalibrationSymbol = "zb_runner_run_calibration";
+inline constexpr const char* kRunCollectivesTableSymbol = "zb_runner_run_collectives_table";
 
 }  // namespace zb

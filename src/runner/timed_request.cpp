@@ -30,40 +30,48 @@ const BackendEntry& choose_backend(const Config& config, const at::Device& devic
 }
 
 // What the constraints look at, from what this rank found.
-LaunchFacts launch_facts(const TimedSetup& s, const World& world, int gpus) {
+LaunchFacts launch_facts(const LaunchResolution& r, const World& world, int gpus) {
   LaunchFacts f;
   f.ranks = world.size;
-  f.granularity = s.partitioner->granularity;
-  f.cuda = s.device.is_cuda();
-  f.device_name = device_name(s.device);
+  f.cuda = r.device.is_cuda();
+  f.device_name = device_name(r.device);
   f.local_ranks = world.local_size;
   f.gpus = gpus;
-  f.gpu_sharing = s.gpu_sharing;
-  f.backend = s.backend->name;
-  f.backend_needs_cuda = s.backend->needs_cuda;
-  f.backend_unavailable = s.backend->unavailable_reason();
+  f.gpu_sharing = r.gpu_sharing;
+  f.backend = r.backend->name;
+  f.backend_needs_cuda = r.backend->needs_cuda;
+  f.backend_unavailable = r.backend->unavailable_reason();
   f.fused_kernels = fused_kernels_available();
-  f.available_bytes_per_rank = static_cast<double>(available_bytes_per_rank(s.device, world.local_size));
+  f.available_bytes_per_rank = static_cast<double>(available_bytes_per_rank(r.device, world.local_size));
   return f;
 }
 
 }  // namespace
+
+LaunchResolution resolve_launch(const Config& config, const World& world) {
+  LaunchResolution r;
+  // -b nccl moves GPU tensors only: it (and --nccl-shared-gpu) implies --device cuda.
+  const bool nccl_implies_cuda =
+      (config.backend == Backend::kNccl || config.nccl_shared_gpu) && config.device == DeviceChoice::kAuto;
+  r.device = choose_device(nccl_implies_cuda ? DeviceChoice::kCuda : config.device, world.local_rank);
+  const int gpus = r.device.is_cuda() ? visible_gpu_count() : 0;
+  if (r.device.is_cuda() && world.local_size > gpus)
+    r.gpu_sharing = std::to_string(world.local_size) + " ranks on this node share " + std::to_string(gpus) +
+                    (gpus == 1 ? " GPU" : " GPUs");
+  r.backend = &choose_backend(config, r.device, world, r.gpu_sharing);
+  r.facts = launch_facts(r, world, gpus);
+  return r;
+}
 
 TimedSetup check_request(const Config& config, const World& world) {
   inject_fault_if_asked("checks", world.rank);
   TimedSetup s;
   s.partitioner = &find_partitioner(config.partitioner);
   s.models = selected_models(config);
-  // -b nccl moves GPU tensors only: it (and --nccl-shared-gpu) implies --device cuda.
-  const bool nccl_implies_cuda =
-      (config.backend == Backend::kNccl || config.nccl_shared_gpu) && config.device == DeviceChoice::kAuto;
-  s.device = choose_device(nccl_implies_cuda ? DeviceChoice::kCuda : config.device, world.local_rank);
-  const int gpus = s.device.is_cuda() ? visible_gpu_count() : 0;
-  if (s.device.is_cuda() && world.local_size > gpus)
-    s.gpu_sharing = std::to_string(world.local_size) + " ranks on this node share " + std::to_string(gpus) +
-                    (gpus == 1 ? " GPU" : " GPUs");
-  s.backend = &choose_backend(config, s.device, world, s.gpu_sharing);
-  const LaunchFacts launch = launch_facts(s, world, gpus);
+  LaunchResolution resolved = resolve_launch(config, world);
+  s.device = resolved.device, s.backend = resolved.backend, s.gpu_sharing = resolved.gpu_sharing;
+  LaunchFacts& launch = resolved.facts;
+  launch.granularity = s.partitioner->granularity;
   enforce(Stage::kLaunch, Facts{config, &launch});
   s.optimizer = OptimizerSettings{.optimizer = config.optimizer,
                                   .optimizer_impl = resolved_optimizer_impl(config.optimizer_impl, s.device.is_cuda()),

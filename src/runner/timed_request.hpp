@@ -35,6 +35,16 @@ struct TimedSetup {
   std::string gpu_sharing;                    // e.g. "4 ranks on this node share 1 GPU", where they do
 };
 
+// The device and the backend this rank resolved for the launch, and what the
+// constraints' launch rows read (granularity left at its default).
+struct LaunchResolution {
+  at::Device device{at::kCPU};
+  const BackendEntry* backend = nullptr;
+  std::string gpu_sharing;  // e.g. "4 ranks on this node share 1 GPU", where they do
+  LaunchFacts facts;
+};
+LaunchResolution resolve_launch(const Config& config, const World& world);
+
 // Resolves the launch (device, backend) and checks the request against the
 // run spec's constraints (src/run/constraints.hpp) at launch and for every
 // case, identically on every rank (UsageError); the setup the run then uses.

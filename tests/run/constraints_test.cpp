@@ -61,6 +61,20 @@ const std::map<std::string, Example>& examples() {
       {"calibrate-without-cost-model",
        {[](Config& c, LaunchFacts&) { c.action = Action::kCalibrate; },
         [](Config& c, LaunchFacts&) { c.action = Action::kCalibrate, c.cost_model = "model.json"; }}},
+      {"collectives-table-with-another-action",
+       {[](Config& c, LaunchFacts&) {
+          c.action = Action::kCalibrate, c.calibrate = true, c.cost_model = "m.json", c.collectives_table = "t.txt";
+        },
+        [](Config& c, LaunchFacts&) {
+          c.action = Action::kCollectivesTable, c.collectives_table = "t.txt", c.partitioner.clear(),
+          c.world_sizes.clear();
+        }}},
+      {"collectives-table-with-a-partitioner",
+       {[](Config& c, LaunchFacts&) { c.action = Action::kCollectivesTable, c.collectives_table = "t.txt"; },
+        [](Config& c, LaunchFacts&) {
+          c.action = Action::kCollectivesTable, c.collectives_table = "t.txt", c.partitioner.clear(),
+          c.world_sizes.clear();
+        }}},
       {"shard-group-not-dividing-world-size",
        {[](Config& c, LaunchFacts&) {
           c.shard_group = 2, c.world_sizes = {2, 3};

@@ -1,0 +1,277 @@
+// zero_bench --collectives-table FILE: each collective the phases use, swept
+// over message sizes on the launched ranks through the backend the phases use,
+// written in nccl-tests' format (src/common/nccl_tests_table.hpp), so that a
+// CPU backend or a rehearsal cluster gets the table nccl-tests gives a GPU
+// cluster, and zero_analyze --predict reads both alike.
+//
+// Per collective and size, as nccl-tests' TimeTest: -w warm-up calls, then -n
+// timed calls back to back after a barrier, each rank's time the mean per call
+// (steady_clock on the CPU; CUDA events on the current stream, which the
+// backend's work joins before a call returns), the row's time the mean over the
+// ranks (nccl-tests' default -a 1). Each collective is made as the phases make
+// it: all-reduce, broadcast and reduce in place, all-gather and reduce-scatter
+// out of place; the other placement reads N/A. After the timed calls one more
+// call on known values is checked element by element (#wrong, summed over the
+// ranks). fp32 throughout ("float").
+#include <ATen/ATen.h>
+#include <ATen/Parallel.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <sstream>
+
+#include "device.hpp"
+#include "host_pages.hpp"
+#include "src/comm/backend_factories.hpp"
+#include "src/comm/communicator.hpp"
+#include "src/comm/world.hpp"
+#include "src/common/atomic_file.hpp"
+#include "src/common/errors.hpp"
+#include "src/common/nccl_tests_table.hpp"
+#include "src/run/constraints.hpp"
+#include "src/run/run_context.hpp"
+#include "src/run/timed_run.hpp"
+#include "timed_request.hpp"
+#include "watchdog.hpp"
+
+namespace zb {
+namespace {
+
+constexpr Collective kSwept[] = {Collective::kAllReduce, Collective::kReduceScatter, Collective::kAllGather,
+                                 Collective::kBroadcast, Collective::kReduce};
+constexpr int64_t kWordBytes = 4;  // float
+
+bool made_in_place(Collective c) { return c != Collective::kAllGather && c != Collective::kReduceScatter; }
+
+// nccl-tests' size and count columns of collective `c` asked for `bytes` on `ranks` ranks (setupArgs and each
+// collective's GetCollByteCount): all-gather and reduce-scatter move S / W elements per rank, rounded down to a
+// multiple of 16 bytes, and their size is every rank's part together.
+struct CallShape {
+  int64_t count = 0, size_bytes = 0;
+};
+CallShape call_shape(Collective c, int64_t bytes, int ranks) {
+  const int64_t count = bytes / kWordBytes;
+  if (made_in_place(c)) return {count, count * kWordBytes};
+  const int64_t per_rank = (count / ranks) & ~int64_t{16 / kWordBytes - 1};
+  return {per_rank, per_rank * ranks * kWordBytes};
+}
+
+// One collective at one size S (nccl-tests' size column): its tensors, the
+// call as the phases make it, and the check on known values.
+class SizedCall {
+ public:
+  SizedCall(Collective c, const CallShape& shape, int ranks, const at::Device& device)
+      : c_(c), ranks_(ranks), count_(shape.count) {
+    const auto options = at::TensorOptions().dtype(at::kFloat).device(device);
+    if (made_in_place(c)) {
+      data_ = at::zeros({count_}, options);
+      return;
+    }
+    const int64_t whole = count_ * ranks;
+    data_ = at::zeros({c == Collective::kAllGather ? count_ : whole}, options);
+    result_ = at::zeros({c == Collective::kAllGather ? whole : count_}, options);
+  }
+
+  void run(Communicator& comm) {
+    switch (c_) {
+      case Collective::kAllReduce:
+        return comm.all_reduce_sum(data_);
+      case Collective::kReduceScatter:
+        return comm.reduce_scatter_sum(result_, data_);
+      case Collective::kAllGather:
+        return comm.all_gather(result_, data_);
+      case Collective::kBroadcast: {
+        std::vector<at::Tensor> one{data_};
+        return comm.broadcast_all(one, {nccl_tests_root(c_)});
+      }
+      case Collective::kReduce:
+        return comm.reduce_sum(data_, nccl_tests_root(c_));
+    }
+  }
+
+  // One call on known values (rank r contributes r + 1; broadcast's root 1, the others 0); the elements of
+  // this rank's result that differ from what the collective must give.
+  int64_t wrong_after_checked_call(Communicator& comm) {
+    const int r = comm.rank();
+    const double n = ranks_;
+    data_.fill_(c_ == Collective::kBroadcast ? (r == nccl_tests_root(c_) ? 1 : 0) : r + 1);
+    run(comm);
+    const at::Tensor& out = made_in_place(c_) ? data_ : result_;
+    at::Tensor expected;
+    if (c_ == Collective::kAllGather) expected = at::arange(1, ranks_ + 1, out.options()).repeat_interleave(count_);
+    else if (c_ == Collective::kBroadcast) expected = at::ones_like(out);
+    else expected = at::full_like(out, n * (n + 1) / 2);
+    if (c_ == Collective::kReduce && r != nccl_tests_root(c_)) return 0;  // only the root's result is defined
+    // ZB_FAULT_TABLE=wrong-result:<rank>: one element of that rank's result spoiled, as a broken link would.
+    if (fault_asked("ZB_FAULT_TABLE", "wrong-result", r)) out.view({-1})[0].add_(1);
+    return out.ne(expected).sum().item<int64_t>();
+  }
+
+ private:
+  Collective c_;
+  int ranks_;
+  int64_t count_;
+  at::Tensor data_, result_;
+};
+
+struct Measured {
+  double seconds_per_call = 0;
+  int64_t wrong = 0;
+};
+
+Measured measure(SizedCall& call, Communicator& comm, const at::Device& device, int warmup, int iters) {
+  for (int i = 0; i < warmup; ++i) call.run(comm);
+  comm.barrier();
+  const auto stopwatch = make_stopwatch(device);
+  stopwatch->start();
+  for (int i = 0; i < iters; ++i) call.run(comm);
+  stopwatch->stop();
+  Measured m{stopwatch->total_seconds() / iters, 0};
+  m.wrong = call.wrong_after_checked_call(comm);
+  comm.barrier();
+  return m;
+}
+
+std::vector<int64_t> swept_sizes(const Config& config) {
+  std::vector<int64_t> sizes;
+  for (int64_t s = config.table_min_bytes; s <= config.table_max_bytes; s *= 2) sizes.push_back(s);
+  return sizes;
+}
+
+std::string host_name() {
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  return host;
+}
+
+// "#  Rank  0 Group  0 Pid  1234 on      node1 device  cpu [gloo]", as nccl-tests prints its devices.
+std::string rank_line(int rank, const std::string& backend, const at::Device& device) {
+  char buf[512];
+  const std::string where = device.is_cuda() ? std::to_string(device.index()) : "cpu";
+  std::snprintf(buf, sizeof buf, "#  Rank %2d Group  0 Pid %6d on %10s device %4s [%s] %s", rank,
+                static_cast<int>(getpid()), host_name().c_str(), where.c_str(), backend.c_str(),
+                device_name(device).c_str());
+  return buf;
+}
+
+// Every rank's figures for one collective, one row per size: time and wrong, space-separated.
+std::string figures_text(const std::vector<Measured>& rows) {
+  std::ostringstream out;
+  out.precision(17);
+  for (const Measured& m : rows) out << m.seconds_per_call << " " << m.wrong << " ";
+  return out.str();
+}
+
+// Row `index` of every rank's figures_text: the time (the mean over the ranks) and #wrong (their sum) of `row`.
+void fill_row(TableRow& row, Collective c, const std::vector<std::string>& per_rank, std::size_t index) {
+  double seconds = 0;
+  int64_t wrong = 0;
+  for (const std::string& text : per_rank) {
+    std::istringstream in(text);
+    double s = 0;
+    int64_t w = 0;
+    for (std::size_t i = 0; i <= index; ++i) in >> s >> w;
+    seconds += s, wrong += w;
+  }
+  seconds /= static_cast<double>(per_rank.size());
+  const PhaseBandwidth bw = phase_bandwidth(row.bytes, seconds, c, static_cast<int>(per_rank.size()));
+  const TableTiming timing{seconds * 1e6, bw.algbw_bytes_per_s / 1e9, bw.busbw_bytes_per_s / 1e9, wrong};
+  (made_in_place(c) ? row.in_place : row.out_of_place) = timing;
+}
+
+struct Sweep {
+  const Config& config;
+  const BackendEntry& backend;
+  at::Device device;
+};
+
+void sweep(const Sweep& s, const World& world) {
+  Watchdog watchdog(s.config.timeout_s, world.rank);
+  SubWorld group(world.size);
+  auto comm = connect(s.backend, group, s.device);
+  const std::vector<std::string> ranks = group.gather_strings(rank_line(world.rank, s.backend.name, s.device));
+  const TableHeader header{"zero-bench " + base_context(s.config).tool_version + " --collectives-table: -b " +
+                               s.backend.name + " on the " + (s.device.is_cuda() ? "GPU" : "CPU") + ", " +
+                               std::to_string(world.size) + " ranks on " + std::to_string(world.nodes) +
+                               (world.nodes == 1 ? " host" : " hosts"),
+                           s.config.table_min_bytes,
+                           s.config.table_max_bytes,
+                           s.config.warmup,
+                           s.config.iters,
+                           {"all-reduce, broadcast and reduce timed in place, all-gather and reduce-scatter out of "
+                            "place, as zero-bench's phases make them; the other placement reads N/A",
+                            "time: the mean over the ranks of each rank's mean per call; #wrong: one checked call "
+                            "after the timed ones, summed over the ranks"}};
+  std::string file;
+  for (Collective c : kSwept) {
+    CollectiveTable table{nccl_tests_program(c), c, ranks, {}};
+    std::vector<Measured> mine;
+    for (int64_t bytes : swept_sizes(s.config)) {
+      const CallShape shape = call_shape(c, bytes, world.size);
+      if (shape.count == 0) continue;  // fewer elements than ranks: nccl-tests' count would be 0
+      watchdog.arm("--collectives-table, " + collective_choices().name(c) + " of " + std::to_string(bytes) + " B");
+      SizedCall call(c, shape, world.size, s.device);
+      mine.push_back(measure(call, *comm, s.device, s.config.warmup, s.config.iters));
+      table.rows.push_back(TableRow{shape.size_bytes, shape.count, "float", nccl_tests_redop(c), nccl_tests_root(c),
+                                    std::nullopt, std::nullopt});
+    }
+    watchdog.arm("--collectives-table, gathering the " + collective_choices().name(c) + " figures on rank 0");
+    const std::vector<std::string> per_rank = group.gather_strings(figures_text(mine));
+    if (world.rank != 0) continue;
+    for (std::size_t i = 0; i < table.rows.size(); ++i) fill_row(table.rows[i], c, per_rank, i);
+    file += format_nccl_tests_table(table, header);
+  }
+  watchdog.arm("--collectives-table, writing the table on rank 0 (every rank arriving after it)");
+  if (world.rank == 0) {
+    write_file_atomically(s.config.collectives_table, file);
+    std::cout << "wrote " << s.config.collectives_table << " (" << std::size(kSwept) << " collectives on " << world.size
+              << " ranks)\n"
+              << std::flush;
+  }
+  comm->close();
+  world_barrier();
+  watchdog.disarm();
+}
+
+// Says, before the sweep, whether the table could be written.
+void check_table_path(const Config& config) {
+  namespace fs = std::filesystem;
+  const fs::path target(config.collectives_table);
+  std::error_code ec;
+  const auto status = fs::symlink_status(target, ec);
+  if (!ec && fs::exists(status) && !fs::is_regular_file(status))
+    throw UsageError("collectives table '" + config.collectives_table +
+                     "' is not a regular file (a link, a directory or a device); zero-bench writes regular files only");
+  if (!ec && fs::exists(status) && !config.force)
+    throw UsageError("collectives table '" + config.collectives_table + "' exists; pass --force to replace it");
+  check_directory_writable(target.has_parent_path() ? target.parent_path().string() : ".");
+}
+
+}  // namespace
+
+int run_collectives_table(const Config& config) {
+  MpiSession mpi(nullptr, nullptr);
+  const World& world = mpi.world();
+  const auto differing = differing_launch(config.argv);
+  at::Device device(at::kCPU);
+  const BackendEntry* backend = nullptr;
+  const auto failure = agree_on_failure([&] {
+    if (differing) throw UsageError(*differing);
+    apply_huge_pages(config.huge_pages);
+    at::set_num_threads(config.threads);
+    const LaunchResolution launch = resolve_launch(config, world);
+    device = launch.device, backend = launch.backend;
+    enforce_backend_rows(Facts{config, &launch.facts});
+    if (world.rank == 0) check_table_path(config);
+    if (config.nccl_shared_gpu)  // before the first NCCL communicator
+      separate_nccl_hosts(world.rank, world.nodes > 1 ? choose_net_interface().name : "lo");
+  });
+  if (failure) return report_failure("zero_bench", *failure);
+  abort_job_on_failure("zero_bench", [&] { sweep(Sweep{config, *backend, device}, world); });
+  return kExitOk;
+}
+
+}  // namespace zb

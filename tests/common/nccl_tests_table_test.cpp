@@ -1,0 +1,135 @@
+// nccl-tests' text format: read as nccl-tests prints it (several versions),
+// written as it prints it, and bad rows refused with the line and the field.
+#include "src/common/nccl_tests_table.hpp"
+
+#include "support/catch.hpp"
+
+#include "src/common/errors.hpp"
+
+namespace {
+
+// The shape of an all_reduce_perf run of nccl-tests 2.14 or later on two 4-GPU hosts (figures made up).
+const char* kNcclTests = R"(# nccl-tests version 2.17.1 nccl-headers=22703 nccl-library=22703
+# Collective test starting: all_reduce_perf
+# nThread 1 nGpus 1 minBytes 1024 maxBytes 4096 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0
+#
+# Using devices
+#  Rank  0 Group  0 Pid   4101 on      host0 device  0 [0000:18:00] NVIDIA H100 80GB HBM3
+#  Rank  1 Group  0 Pid   4102 on      host0 device  1 [0000:2a:00] NVIDIA H100 80GB HBM3
+#  Rank  2 Group  0 Pid   4103 on      host0 device  2 [0000:3a:00] NVIDIA H100 80GB HBM3
+#  Rank  3 Group  0 Pid   4104 on      host0 device  3 [0000:5d:00] NVIDIA H100 80GB HBM3
+#  Rank  4 Group  0 Pid   5201 on      host1 device  0 [0000:18:00] NVIDIA H100 80GB HBM3
+#  Rank  5 Group  0 Pid   5202 on      host1 device  1 [0000:2a:00] NVIDIA H100 80GB HBM3
+#  Rank  6 Group  0 Pid   5203 on      host1 device  2 [0000:3a:00] NVIDIA H100 80GB HBM3
+#  Rank  7 Group  0 Pid   5204 on      host1 device  3 [0000:5d:00] NVIDIA H100 80GB HBM3
+#
+#                                                              out-of-place                       in-place
+#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong
+#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)
+        1024           256     float     sum      -1    40.10    0.03    0.04      0    39.50    0.03    0.05      0
+        2048           512     float     sum      -1    41.00    0.05    0.09      0    40.20    0.05    0.09      0
+        4096          1024     float     sum      -1    42.30    0.10    0.17      0    41.80    0.10    0.17    N/A
+# Out of bounds values : 0 OK
+# Avg bus bandwidth    : 0.1
+#
+# Collective test concluded: all_reduce_perf
+)";
+
+// Before the program line and the Group column (nccl-tests 2.0 to 2.13): one table of an unnamed program.
+const char* kOldNcclTests =
+    R"(# nThread 1 nGpus 2 minBytes 8 maxBytes 16 step: 2(factor) warmup iters: 5 iters: 20 validation: 1
+#
+# Using devices
+#   Rank  0 Pid  31337 on   oldhost device  0 [0x07] Tesla V100-SXM2-32GB
+#   Rank  1 Pid  31337 on   oldhost device  1 [0x0a] Tesla V100-SXM2-32GB
+#
+#                                                       out-of-place                       in-place
+#       size         count      type   redop     time   algbw   busbw  error     time   algbw   busbw  error
+           8             2     float     sum    12.34    0.00    0.00  0e+00    12.01    0.00    0.00  0e+00
+          16             4     float     sum    12.50    0.00    0.00  0e+00    12.40    0.00    0.00  0e+00
+)";
+
+}  // namespace
+
+TEST_CASE("nccl-tests' output is read as it prints it: program, ranks, and both placements per row") {
+  const auto tables = zb::parse_nccl_tests_output(kNcclTests, "ar.txt");
+  REQUIRE(tables.size() == 1);
+  const zb::CollectiveTable& t = tables[0];
+  CHECK(t.program == "all_reduce_perf");
+  CHECK(t.collective == zb::Collective::kAllReduce);
+  CHECK(t.ranks() == 8);
+  REQUIRE(t.rows.size() == 3);
+  CHECK(t.rows[0].bytes == 1024);
+  CHECK(t.rows[0].count == 256);
+  CHECK(t.rows[0].type == "float");
+  CHECK(t.rows[0].redop == "sum");
+  CHECK(t.rows[0].root == -1);
+  REQUIRE(t.rows[0].out_of_place.has_value());
+  CHECK(t.rows[0].out_of_place->time_us == 40.10);
+  CHECK(t.rows[0].out_of_place->busbw_gb_per_s == 0.04);
+  CHECK(t.rows[0].in_place->time_us == 39.50);
+  CHECK(t.rows[2].in_place->wrong == std::nullopt);  // N/A: not checked
+  CHECK(t.rows[2].out_of_place->wrong == 0);
+}
+
+TEST_CASE("a file from before the program line is one table whose collective the reader cannot tell") {
+  // Its rows have no root column: 12 fields are refused with what a row must hold.
+  CHECK_THROWS_WITH(zb::parse_nccl_tests_output(kOldNcclTests, "old.txt"),
+                    Catch::Contains("old.txt: line 9") && Catch::Contains("a row has 12 fields"));
+  std::string with_root = R"(#   Rank  0 Pid  31337 on   oldhost device  0 [0x07] Tesla V100-SXM2-32GB
+           8             2     float    none       0    12.34    0.00    0.00  0e+00    12.01    0.00    0.00  0e+00
+)";
+  const auto tables = zb::parse_nccl_tests_output(with_root, "old.txt");
+  REQUIRE(tables.size() == 1);
+  CHECK(tables[0].program.empty());
+  CHECK(tables[0].collective == std::nullopt);
+  CHECK(tables[0].ranks() == 1);
+  CHECK(tables[0].rows[0].root == 0);
+  CHECK(tables[0].rows[0].in_place->wrong == 0);
+}
+
+TEST_CASE("what zero_bench writes reads back as written, one table per collective, N/A where not timed") {
+  zb::CollectiveTable ar{
+      "all_reduce_perf", zb::Collective::kAllReduce, {"#  Rank  0 Group  0 Pid 1 on h device cpu [gloo] cpu"}, {}};
+  ar.rows.push_back({1024, 256, "float", "sum", -1, std::nullopt, zb::TableTiming{12.5, 0.08, 0.08, 0}});
+  ar.rows.push_back({2048, 512, "float", "sum", -1, std::nullopt, zb::TableTiming{12345678.0, 0.001, 0.002, 3}});
+  zb::CollectiveTable ag{"all_gather_perf", zb::Collective::kAllGather, ar.rank_lines, {}};
+  ag.rows.push_back({1024, 256, "float", "none", -1, zb::TableTiming{20.0, 0.05, 0.0, 0}, std::nullopt});
+  const zb::TableHeader header{"zero-bench test", 1024, 2048, 1, 5, {"a note"}};
+  const std::string text = zb::format_nccl_tests_table(ar, header) + zb::format_nccl_tests_table(ag, header);
+  CHECK_THAT(text, Catch::Contains("# Out of bounds values : 3 FAILED"));
+  CHECK_THAT(text, Catch::Contains("# a note"));
+  CHECK_THAT(text, Catch::Contains("     N/A     N/A     N/A     N/A"));
+  CHECK_THAT(text, Catch::Contains("1.2e+07"));  // a time too wide for 7 columns, as nccl-tests writes it
+  const auto back = zb::parse_nccl_tests_output(text, "mine.txt");
+  REQUIRE(back.size() == 2);
+  CHECK(back[0].collective == zb::Collective::kAllReduce);
+  CHECK(back[1].collective == zb::Collective::kAllGather);
+  REQUIRE(back[0].rows.size() == 2);
+  CHECK(back[0].rows[0].out_of_place == std::nullopt);
+  CHECK(back[0].rows[0].in_place->time_us == 12.5);
+  CHECK(back[0].rows[1].in_place->wrong == 3);
+  CHECK(back[1].rows[0].in_place == std::nullopt);
+  CHECK(back[1].rows[0].out_of_place->time_us == 20.0);
+  CHECK(back[1].ranks() == 1);
+}
+
+TEST_CASE("a bad row is refused naming the file, the line and the field, and so is a file without rows") {
+  const std::string head = "# Collective test starting: broadcast_perf\n";
+  CHECK_THROWS_WITH(zb::parse_nccl_tests_output(head + "1024 256 float none 0 abc 0.1 0.1 0\n", "b.txt"),
+                    Catch::Contains("b.txt: line 2") && Catch::Contains("time 'abc' is not a non-negative number"));
+  CHECK_THROWS_WITH(zb::parse_nccl_tests_output(head + "1024 x float none 0 1 0.1 0.1 0\n", "b.txt"),
+                    Catch::Contains("count 'x' is not an integer"));
+  CHECK_THROWS_WITH(zb::parse_nccl_tests_output(head + "1024 256 float none 0 N/A N/A N/A N/A\n", "b.txt"),
+                    Catch::Contains("neither placement has a time"));
+  CHECK_THROWS_WITH(zb::parse_nccl_tests_output(head + "# nothing measured\n", "b.txt"),
+                    Catch::Contains("b.txt: no nccl-tests row"));
+  CHECK_THROWS_AS(zb::parse_nccl_tests_output("", "e.txt"), zb::UsageError);
+}
+
+TEST_CASE("nccl-tests' number cells narrow their decimals, then turn to exponents") {
+  CHECK(zb::nccl_tests_number(12.345, 7) == "  12.35");
+  CHECK(zb::nccl_tests_number(123456.7, 7) == " 123457");
+  CHECK(zb::nccl_tests_number(1234567.0, 7) == "1234567");
+  CHECK(zb::nccl_tests_number(12345678.0, 7) == "1.2e+07");
+}
