@@ -6,6 +6,7 @@
 #include <functional>
 
 #include "flat_buffer.hpp"
+#include "src/run/phase_calls.hpp"
 
 namespace zb {
 namespace {
@@ -68,15 +69,12 @@ void reduce_in_buckets(const std::vector<at::Tensor>& grads, int64_t cap, at::Te
 
 }  // namespace
 
-// Closes a bucket before the tensor that would take it past `cap` elements.
+// The tensors' elements cut as the planned calls cut them (src/run/phase_calls.hpp).
 std::vector<std::size_t> bucket_starts(const std::vector<at::Tensor>& tensors, int64_t cap) {
-  std::vector<std::size_t> starts;
-  int64_t filled = 0;
-  for (std::size_t i = 0; i < tensors.size(); ++i) {
-    if (starts.empty() || (i > starts.back() && filled + tensors[i].numel() > cap)) starts.push_back(i), filled = 0;
-    filled += tensors[i].numel();
-  }
-  return starts;
+  std::vector<int64_t> numels;
+  numels.reserve(tensors.size());
+  for (const at::Tensor& t : tensors) numels.push_back(t.numel());
+  return bucket_starts(numels, cap);
 }
 
 void all_reduce_average(const std::vector<at::Tensor>& grads, Communicator& comm, at::Tensor& bucket,

@@ -29,6 +29,7 @@
 #include "device.hpp"
 #include "host_pages.hpp"
 #include "phase_traffic.hpp"
+#include "planned_calls_check.hpp"
 #include "record_context.hpp"
 #include "reference_check.hpp"
 #include "termination.hpp"
@@ -102,6 +103,13 @@ void run_case(const Config& config, const TimedSetup& setup, const RunContext& b
   const bool in_place = schedule.probes == ProbePlacement::kInPlace;
   PhaseReplays replays(setup.device, probe_placement_name(schedule.probes));
   record.timing = time_iterations(*zero, comms, group, schedule, setup.device, traffic, calls, replays);
+  const std::string unplanned = planned_calls_mismatch(
+      planned_phases(model, plan, call_settings(config, setup.partitioner->granularity, group.size(), shard_group),
+                     group.rank() % shard_group),
+      calls, shard_group, group.size() / shard_group);
+  if (!unplanned.empty())
+    throw RunError("rank " + std::to_string(group.rank()) + "'s phases made other calls than their plan lists (" +
+                   unplanned + "); zero_analyze --predict would price the wrong ones");
   record.timing->schedule = schedule_record(schedule);
   record.traffic = traffic.records(*record.timing);
   record.memory.push_back(memory_point("after_step", *zero, setup.device));
