@@ -1,5 +1,6 @@
 #include "plan_only.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 
@@ -7,6 +8,7 @@
 #include "src/common/atomic_file.hpp"
 #include "src/common/stats.hpp"
 #include "src/run/model_selection.hpp"
+#include "src/run/phase_calls.hpp"
 #include "src/run/plan_options.hpp"
 #include "src/run/rank_record.hpp"
 #include "src/run/run_context.hpp"
@@ -27,19 +29,37 @@ std::string balance_line(int world_size, const std::string& model, const Plan& p
   return out;
 }
 
+// The calls rank `rank`'s phases would make; with `replicas_only`, its
+// grad_replicas phase alone (a case file writes the shard group's calls once).
+std::vector<PlannedPhase> phase_calls_of(const ModelSpec& model, const Plan& plan, const CallSettings& settings,
+                                         int rank, bool replicas_only) {
+  std::vector<PlannedPhase> phases = planned_phases(model, plan, settings, rank % plan.world_size());
+  if (replicas_only)
+    phases.erase(
+        std::remove_if(phases.begin(), phases.end(), [](const PlannedPhase& p) { return p.phase != "grad_replicas"; }),
+        phases.end());
+  return phases;
+}
+
 // Writes every rank's record of one case; returns the number of files written.
 std::size_t write_case(const std::string& dir, const RunContext& base, const ModelSpec& model, const Plan& plan,
-                       const CaseFacts& facts, PlanFiles layout) {
+                       const CaseFacts& facts, PlanFiles layout, const CallSettings& settings) {
   const int world_size = facts.world_size;
   if (layout == PlanFiles::kRank) {
-    for (int rank = 0; rank < world_size; ++rank)
-      write_file_atomically(dir + "/" + rank_file_name(model.name, world_size, rank),
-                            to_json_text(rank_record(base, model, plan, rank, facts)));
+    for (int rank = 0; rank < world_size; ++rank) {
+      RankResult record = rank_record(base, model, plan, rank, facts);
+      record.phase_calls = phase_calls_of(model, plan, settings, rank, false);
+      write_file_atomically(dir + "/" + rank_file_name(model.name, world_size, rank), to_json_text(record));
+    }
     return static_cast<std::size_t>(world_size);
   }
   std::vector<RankResult> ranks;
   ranks.reserve(world_size);
-  for (int rank = 0; rank < world_size; ++rank) ranks.push_back(rank_record(base, model, plan, rank, facts));
+  for (int rank = 0; rank < world_size; ++rank) {
+    ranks.push_back(rank_record(base, model, plan, rank, facts));
+    if (rank == 0 || (rank < plan.world_size() && settings.replicas > 1))
+      ranks.back().phase_calls = phase_calls_of(model, plan, settings, rank, rank > 0);
+  }
   write_file_atomically(dir + "/" + case_file_name(model.name, world_size), case_to_json_text(ranks));
   return 1;
 }
@@ -75,7 +95,9 @@ void run_plan_only(const Config& config, std::ostream& log) {
       case_options.data_parallel_size = world_size;  // Megatron's bucket size scales with W, not G
       const Plan plan = make_plan(partitioner, model, plan_world_size(config, world_size), case_options);
       const CaseFacts facts = case_facts(model, plan, partitioner.granularity, config, world_size);
-      files += write_case(dir, base, model, plan, facts, layout);
+      const CallSettings settings =
+          call_settings(config, partitioner.granularity, world_size, plan_world_size(config, world_size));
+      files += write_case(dir, base, model, plan, facts, layout, settings);
       log << balance_line(world_size, model.name, plan) << "\n";
     }
   }

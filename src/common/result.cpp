@@ -217,6 +217,56 @@ struct Schema<PhaseTraffic> {
   }
 };
 
+// A phase's calls as [collective, elements, root] triples: a plan-only case at
+// W = 16,384 lists hundreds of broadcasts, and this keeps each to one line.
+Field<PlannedPhase> planned_call_list() {
+  Field<PlannedPhase> f;
+  f.key = "calls";
+  f.need = Need::kRequired;
+  f.write = [](const PlannedPhase& p) {
+    ordered_json calls = ordered_json::array();
+    for (const PlannedCall& c : p.calls)
+      calls.push_back(ordered_json::array({collective_choices().name(c.collective), c.elements, c.root}));
+    return calls;
+  };
+  f.read = [](const json& j, PlannedPhase& p, const JsonSource& src, const std::string& where) {
+    if (!j.is_array()) src.fail("field " + where + " is not a list of [collective, elements, root]");
+    p.calls.clear();
+    for (std::size_t i = 0; i < j.size(); ++i) {
+      const std::string at = where + "[" + std::to_string(i) + "]";
+      if (!j[i].is_array() || j[i].size() != 3) src.fail("field " + at + " is not [collective, elements, root]");
+      std::string name;
+      PlannedCall call;
+      from_json_value(j[i][0], name, src, at + "[0]");
+      try {
+        call.collective = collective_choices().parse(name);
+      } catch (const UsageError& e) {
+        src.fail("field " + at + "[0]: " + e.what());
+      }
+      from_json_value(j[i][1], call.elements, src, at + "[1]");
+      from_json_value(j[i][2], call.root, src, at + "[2]");
+      if (call.elements < 0 || call.root < -1) src.fail("field " + at + " holds a negative size or root");
+      p.calls.push_back(call);
+    }
+  };
+  return f;
+}
+
+template <>
+struct Schema<PlannedPhase> {
+  using P = PlannedPhase;
+  static const std::vector<Field<P>>& fields() {
+    static const std::vector<Field<P>> f = {member("phase", &P::phase, Need::kRequired),
+                                            member("element_bytes", &P::element_bytes, Need::kRequired),
+                                            member("across_replicas", &P::across_replicas), planned_call_list()};
+    return f;
+  }
+  static void after_read(P& p, const JsonSource& src, const std::string& where) {
+    check_phase_name(p.phase, src, where);
+    check_one_of(std::to_string(p.element_bytes), {"2", "4"}, src, where + ".element_bytes");
+  }
+};
+
 // "memory" is null when a record has no memory points (plan-only).
 Field<RankResult> memory_points() {
   Field<RankResult> f = member("memory", &RankResult::memory);
@@ -268,6 +318,7 @@ struct Schema<RankResult> {
                                             member("roofline", &R::roofline),
                                             member("traffic", &R::traffic),
                                             member("comm_roofline", &R::comm_roofline),
+                                            member("phase_calls", &R::phase_calls),
                                             derived<R>("shard_count", [](const R& r) { return r.param_count; }),
                                             shard_list()};
     return f;
@@ -386,14 +437,55 @@ RankResult rank_result_from_json_text(const std::string& text, const std::string
   return out;
 }
 
+// A case's phase calls: the shard group's phases once ("phase_calls", as
+// every rank makes them), and with replicas each shard rank's own all-reduce
+// across them ("grad_replicas_calls", one list per shard-group rank).
+void write_case_phase_calls(ordered_json& doc, const std::vector<RankResult>& ranks) {
+  const int group = ranks.front().context.shard_group.value_or(static_cast<int>(ranks.size()));
+  ordered_json shared = ordered_json::array(), replicas = ordered_json::array();
+  for (const PlannedPhase& p : *ranks.front().phase_calls)
+    if (p.phase != "grad_replicas") shared.push_back(write_object(p));
+  for (int r = 0; r < group && r < static_cast<int>(ranks.size()); ++r)
+    for (const PlannedPhase& p : ranks[r].phase_calls.value_or(std::vector<PlannedPhase>{}))
+      if (p.phase == "grad_replicas") replicas.push_back(write_object(p));
+  doc["phase_calls"] = std::move(shared);
+  if (!replicas.empty()) doc["grad_replicas_calls"] = std::move(replicas);
+}
+
+// Each rank's phase calls from a case file's (write_case_phase_calls).
+void read_case_phase_calls(const json& doc, std::vector<RankResult>& out, const JsonSource& src) {
+  const auto shared_at = doc.find("phase_calls");
+  if (shared_at == doc.end() || shared_at->is_null()) return;
+  std::vector<PlannedPhase> shared, replicas;
+  from_json_value(*shared_at, shared, src, "phase_calls");
+  if (const auto it = doc.find("grad_replicas_calls"); it != doc.end() && !it->is_null())
+    from_json_value(*it, replicas, src, "grad_replicas_calls");
+  if (!replicas.empty() && out.size() % replicas.size() != 0)
+    src.fail("grad_replicas_calls lists " + std::to_string(replicas.size()) + " shard ranks, which do not divide " +
+             std::to_string(out.size()) + " ranks");
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    std::vector<PlannedPhase> mine = shared;
+    if (!replicas.empty()) {
+      const auto after =
+          std::find_if(mine.begin(), mine.end(), [](const PlannedPhase& p) { return p.phase != "grad_sync"; });
+      mine.insert(after, replicas[i % replicas.size()]);
+    }
+    out[i].phase_calls = std::move(mine);
+  }
+}
+
 std::string case_to_json_text(const std::vector<RankResult>& ranks) {
   if (ranks.empty()) throw RunError("case_to_json_text: a case has at least one rank");
   ordered_json doc;
   doc["context"] = write_object(ranks.front().context);
   doc["context"].erase("rank");
   ordered_json results = ordered_json::array();
-  for (const RankResult& r : ranks) results.push_back(write_object(r));
+  for (const RankResult& r : ranks) {
+    results.push_back(write_object(r));
+    results.back().erase("phase_calls");  // written once below
+  }
   doc["ranks"] = std::move(results);
+  if (ranks.front().phase_calls) write_case_phase_calls(doc, ranks);
   return doc.dump(1) + "\n";
 }
 
@@ -416,6 +508,7 @@ std::vector<RankResult> case_from_json_text(const std::string& text, const std::
     read_object(ranks[i], out[i], src, "ranks[" + std::to_string(i) + "]");
     check_rank_record(out[i], src);
   }
+  read_case_phase_calls(doc, out, src);
   return out;
 }
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "collective.hpp"
+#include "planned_call.hpp"
 #include "granularity.hpp"
 #include "stats.hpp"
 
@@ -215,6 +216,9 @@ struct RankResult {
   std::optional<Roofline> roofline;                        // timed runs
   std::optional<std::vector<PhaseTraffic>> traffic;        // timed runs: each phase's collectives
   std::optional<std::vector<CommRoofline>> comm_roofline;  // timed runs: each phase against its raw collectives
+  // The calls each communication phase hands the backend (src/run/phase_calls.hpp), for --predict; a case
+  // file writes the shard group's once and each shard rank's grad_replicas once.
+  std::optional<std::vector<PlannedPhase>> phase_calls;
 };
 
 struct ExpInfo {

@@ -28,6 +28,7 @@
 #include "partitioners/plan.hpp"
 #include "src/common/collective.hpp"
 #include "src/common/granularity.hpp"
+#include "src/common/planned_call.hpp"
 #include "src/common/precision.hpp"
 
 namespace zb {
@@ -36,22 +37,6 @@ namespace zb {
 // index of each bucket's first tensor (DDP's and Megatron's rule; a tensor
 // larger than the cap is a bucket of its own).
 std::vector<std::size_t> bucket_starts(const std::vector<int64_t>& numels, int64_t cap);
-
-struct PlannedCall {
-  Collective collective = Collective::kAllReduce;
-  int64_t elements = 0;  // nccl-tests' size, in elements
-  int root = -1;         // broadcast and reduce: the root's rank in the group
-  bool operator==(const PlannedCall& o) const {
-    return collective == o.collective && elements == o.elements && root == o.root;
-  }
-};
-
-struct PlannedPhase {
-  std::string phase;  // grad_sync, grad_replicas, sync
-  int element_bytes = 4;
-  bool across_replicas = false;  // grad_replicas: among the W/G ranks holding one shard; else the shard group
-  std::vector<PlannedCall> calls;
-};
 
 // What decides the calls, besides the plan.
 struct CallSettings {

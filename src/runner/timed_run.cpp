@@ -103,10 +103,11 @@ void run_case(const Config& config, const TimedSetup& setup, const RunContext& b
   const bool in_place = schedule.probes == ProbePlacement::kInPlace;
   PhaseReplays replays(setup.device, probe_placement_name(schedule.probes));
   record.timing = time_iterations(*zero, comms, group, schedule, setup.device, traffic, calls, replays);
-  const std::string unplanned = planned_calls_mismatch(
+  record.phase_calls =
       planned_phases(model, plan, call_settings(config, setup.partitioner->granularity, group.size(), shard_group),
-                     group.rank() % shard_group),
-      calls, shard_group, group.size() / shard_group);
+                     group.rank() % shard_group);
+  const std::string unplanned =
+      planned_calls_mismatch(*record.phase_calls, calls, shard_group, group.size() / shard_group);
   if (!unplanned.empty())
     throw RunError("rank " + std::to_string(group.rank()) + "'s phases made other calls than their plan lists (" +
                    unplanned + "); zero_analyze --predict would price the wrong ones");

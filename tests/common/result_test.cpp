@@ -355,3 +355,36 @@ TEST_CASE("interrupted.json round-trips, says what was cut, and refuses a path f
   j["model"] = "../x";
   CHECK_THROWS_WITH(interruption_from_json_text(j.dump(), "i.json"), Catch::Contains("interrupted.model"));
 }
+
+TEST_CASE("a case file writes the shard group's phase calls once and each shard rank's replica calls once") {
+  std::vector<RankResult> ranks(4, sample_result(false));
+  for (int r = 0; r < 4; ++r) ranks[r].context.world_size = 4, ranks[r].context.rank = r;
+  for (RankResult& r : ranks) r.context.shard_group = 2, r.context.replicas = 2;
+  const PlannedPhase grad{"grad_sync", 4, false, {{Collective::kReduce, 12, 0}, {Collective::kReduce, 9, 1}}};
+  const PlannedPhase sync{"sync", 2, false, {{Collective::kBroadcast, 8, 0}, {Collective::kBroadcast, 4, 1}}};
+  const PlannedPhase replicas0{"grad_replicas", 4, true, {{Collective::kAllReduce, 12, -1}}};
+  const PlannedPhase replicas1{"grad_replicas", 4, true, {{Collective::kAllReduce, 9, -1}}};
+  ranks[0].phase_calls = std::vector<PlannedPhase>{grad, replicas0, sync};
+  ranks[1].phase_calls = std::vector<PlannedPhase>{replicas1};  // the shard group's phases come from rank 0
+  const std::string text = case_to_json_text(ranks);
+  const auto doc = nlohmann::json::parse(text);
+  CHECK(doc["phase_calls"].size() == 2);
+  CHECK(doc["phase_calls"][0]["calls"][1] == nlohmann::json::array({"reduce", 9, 1}));
+  CHECK(doc["grad_replicas_calls"].size() == 2);
+  CHECK_FALSE(doc["ranks"][0].contains("phase_calls"));
+  const auto back = case_from_json_text(text, "c.json");
+  for (int r = 0; r < 4; ++r) {
+    INFO("rank " << r);
+    REQUIRE(back[r].phase_calls.has_value());
+    CHECK(*back[r].phase_calls == std::vector<PlannedPhase>{grad, r % 2 ? replicas1 : replicas0, sync});
+  }
+  auto bad = doc;
+  bad["phase_calls"][1]["calls"][0] = nlohmann::json::array({"scatter", 8, 0});
+  CHECK_THROWS_WITH(case_from_json_text(bad.dump(), "c.json"),
+                    Catch::Contains("phase_calls[1].calls[0][0]") && Catch::Contains("unknown collective 'scatter'"));
+  bad = doc;
+  bad["grad_replicas_calls"].erase(1);
+  bad["grad_replicas_calls"].push_back(doc["grad_replicas_calls"][0]);
+  bad["grad_replicas_calls"].push_back(doc["grad_replicas_calls"][0]);
+  CHECK_THROWS_WITH(case_from_json_text(bad.dump(), "c.json"), Catch::Contains("do not divide 4 ranks"));
+}
