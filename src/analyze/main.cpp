@@ -16,6 +16,7 @@
 #include "compare.hpp"
 #include "html_report.hpp"
 #include "phase_comm.hpp"
+#include "predict.hpp"
 #include "report.hpp"
 #include "svg_plot.hpp"
 
@@ -24,7 +25,7 @@ namespace {
 struct Options {
   std::vector<std::string> runs;
   zb::Format format = zb::Format::kText;
-  std::string results_root = "results", plot, html, write_baseline, gate_baseline;
+  std::string results_root = "results", plot, html, write_baseline, gate_baseline, predict;
   bool compare = false, memory = false, comm = false, fp32_grads = false, force = false;
 };
 
@@ -101,6 +102,28 @@ void print_tables(const std::vector<zb::RunReport>& reports, const Options& o, z
   if (o.comm && zb::any_comm_roofline(reports)) std::cout << "\n" << render(zb::comm_roofline_table(reports), format);
 }
 
+// --predict: the runs' cases on the described cluster (alone: the other analyses read measurements).
+int print_prediction(const Options& o, zb::Format format) {
+  if (o.compare || o.memory || o.comm || !o.plot.empty() || !o.html.empty() || !o.gate_baseline.empty() ||
+      !o.write_baseline.empty())
+    throw zb::UsageError(
+        "--predict prints the prediction alone; run --compare, --memory, --comm, --plot, --html, "
+        "--gate or --write-baseline apart");
+  if (format == zb::Format::kSeed)
+    throw zb::UsageError("--predict has no seed format; valid: text, json, markdown, csv");
+  const zb::ClusterDescription cluster = zb::load_cluster_description(o.predict);
+  std::vector<zb::LoadedRun> runs;
+  for (const auto& r : o.runs) runs.push_back(zb::load_run(r, o.results_root));
+  const auto cases = zb::predict_runs(runs, cluster);
+  if (format == zb::Format::kJson) {
+    std::cout << zb::prediction_json(cases, cluster).dump(2) << "\n";
+    return zb::kExitOk;
+  }
+  if (format == zb::Format::kText) std::cout << zb::prediction_preamble(cluster);
+  std::cout << render(zb::prediction_table(cases, format == zb::Format::kCsv), format);
+  return zb::kExitOk;
+}
+
 void check_outputs(const Options& o) {
   refuse_same_file(o.plot, o.html);
   if (!o.write_baseline.empty()) check_output_path("--write-baseline", o.write_baseline, o.force);
@@ -139,6 +162,10 @@ int run(int argc, char** argv) {
                "exit 1 listing each (partitioner, model, W) whose largest rank grew against this baseline, "
                "or has no entry in it (the CI gate on partition balance)");
   zb::add_renamed(app, "--check", "is zero_bench's bitwise check; zero_analyze's baseline gate is --gate BASELINE");
+  zb::add_text(app, "--predict", o.predict, "a cluster description file (docs/predict.md)",
+               "each rank's grad_sync, grad_replicas, step, sync and total predicted on the described cluster from "
+               "the calls the runs' records carry (plan-only runs suffice), the step from its step model, and what "
+               "the plan's imbalance costs per step (text, markdown, csv or json)");
   app.add_flag("--force", o.force, "replace an existing --write-baseline, --plot or --html file");
   try {
     app.parse(argc, argv);
@@ -154,6 +181,7 @@ int run(int argc, char** argv) {
         "--gate and --write-baseline together: --gate only reads the baseline, so the write "
         "would be skipped; run them one at a time");
   check_outputs(o);
+  if (!o.predict.empty()) return print_prediction(o, format);
   std::vector<zb::RunReport> reports;
   for (const auto& r : o.runs) reports.push_back(zb::report_run(zb::load_run(r, o.results_root)));
   if (!o.gate_baseline.empty()) {

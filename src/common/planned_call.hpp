@@ -24,9 +24,10 @@ struct PlannedPhase {
   int element_bytes = 4;
   bool across_replicas = false;  // grad_replicas: among the W/G ranks holding one shard; else the shard group
   std::vector<PlannedCall> calls;
+  bool overlapped = false;  // sync under --overlap: each call started as its part is stepped
   bool operator==(const PlannedPhase& o) const {
     return phase == o.phase && element_bytes == o.element_bytes && across_replicas == o.across_replicas &&
-           calls == o.calls;
+           calls == o.calls && overlapped == o.overlapped;
   }
 };
 

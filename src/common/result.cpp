@@ -256,9 +256,9 @@ template <>
 struct Schema<PlannedPhase> {
   using P = PlannedPhase;
   static const std::vector<Field<P>>& fields() {
-    static const std::vector<Field<P>> f = {member("phase", &P::phase, Need::kRequired),
-                                            member("element_bytes", &P::element_bytes, Need::kRequired),
-                                            member("across_replicas", &P::across_replicas), planned_call_list()};
+    static const std::vector<Field<P>> f = {
+        member("phase", &P::phase, Need::kRequired), member("element_bytes", &P::element_bytes, Need::kRequired),
+        member("across_replicas", &P::across_replicas), planned_call_list(), member("overlapped", &P::overlapped)};
     return f;
   }
   static void after_read(P& p, const JsonSource& src, const std::string& where) {

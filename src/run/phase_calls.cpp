@@ -122,7 +122,7 @@ std::vector<PlannedPhase> planned_phases(const ModelSpec& model, const Plan& pla
   const int param_bytes = static_cast<int>(dtype_bytes(s.precision.params));
   std::vector<PlannedPhase> phases{{"grad_sync", grad_bytes, false, gradient_calls(model, plan, s)},
                                    {"grad_replicas", grad_bytes, true, replica_calls(model, plan, s, rank)},
-                                   {"sync", param_bytes, false, sync_calls(model, plan, s)}};
+                                   {"sync", param_bytes, false, sync_calls(model, plan, s), s.overlap}};
   phases.erase(std::remove_if(phases.begin(), phases.end(), [](const PlannedPhase& p) { return p.calls.empty(); }),
                phases.end());
   return phases;

@@ -2,6 +2,7 @@
 #include "support/catch.hpp"
 #include <algorithm>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 
 #include "support/process.hpp"
 #include "support/temp_dir.hpp"
@@ -204,4 +205,33 @@ TEST_CASE("zero_analyze checks every output path before writing any, so a bad on
   }
   CHECK(fs::is_directory(tmp.path() / "adir"));
   CHECK(zbtest::read_text(tmp.path() / "afile") == "x");
+}
+
+TEST_CASE("zero_analyze --predict prices a plan-only run on the committed example cluster, in text and json") {
+  zbtest::TempDir tmp;
+  const std::string run = (tmp.path() / "lpt").string();
+  const auto planned = run_command(std::string(ZB_BENCH_BIN) + " --plan-only lpt 8 64 --models BERT --grad-sync " +
+                                   "reduce-scatter --shard-group 8 -o " + quote(run));
+  REQUIRE(planned.exit_code == 0);
+  const std::string cluster = quote(std::string(ZB_SOURCE_DIR) + "/docs/clusters/h100x8-ndr400.json");
+  const auto text = analyze(quote(run) + " --predict " + cluster);
+  INFO(text.err);
+  REQUIRE(text.exit_code == 0);
+  CHECK_THAT(text.out, Catch::Contains("--predict on H100 SXM5 nodes of 8 GPUs") &&
+                           Catch::Contains("predicted step per case (ms; the slowest rank sets the pace)"));
+  const auto json = analyze(quote(run) + " --predict " + cluster + " --format json");
+  REQUIRE(json.exit_code == 0);
+  const auto doc = nlohmann::json::parse(json.out);
+  REQUIRE(doc["cases"].size() == 2);
+  const auto& w64 = doc["cases"][1];
+  CHECK(w64["world_size"] == 64);
+  CHECK(w64["shard_group_tier"] == "within a node");  // groups of 8 on nodes of 8
+  CHECK(w64["replica_tier"] == "across nodes");
+  CHECK(w64["ranks"]["total"].size() == 64);
+  CHECK(w64["ranks"]["grad_replicas"][0].get<double>() > 0);
+  CHECK(doc["cases"][0]["replica_tier"].is_null());  // W = 8: one group, no replicas
+  expect_error(quote(run) + " --predict " + cluster + " --compare", "--predict prints the prediction alone");
+  expect_error(quote(std::string(ZB_FIXTURES_DIR) + "/plan_tiny") + " --predict " + cluster,
+               "carries no planned calls");
+  expect_error(quote(run) + " --predict " + quote((tmp.path() / "none.json").string()), "none.json");
 }

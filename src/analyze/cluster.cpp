@@ -1,0 +1,208 @@
+#include "cluster.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "partitioners/cost_model_file.hpp"
+#include "src/common/atomic_file.hpp"
+#include "src/common/errors.hpp"
+#include "src/common/json_input.hpp"
+#include "src/common/nccl_tests_table.hpp"
+
+namespace zb {
+namespace {
+
+using nlohmann::json;
+constexpr const char* kClusterSchema = "zero-bench-cluster/1";
+
+class Reader {
+ public:
+  explicit Reader(std::string path) : path_(std::move(path)) {}
+  [[noreturn]] void fail(const std::string& what) const { throw UsageError(path_ + ": " + what); }
+  const json& field(const json& j, const std::string& key, const std::string& where) const {
+    const auto it = j.find(key);
+    if (it == j.end() || it->is_null()) fail("missing " + where + key);
+    return *it;
+  }
+  double positive(const json& j, const std::string& key, const std::string& where) const {
+    const json& v = field(j, key, where);
+    if (!v.is_number() || !(v.get<double>() > 0) || !std::isfinite(v.get<double>()))
+      fail(where + key + " must be a positive number, not " + excerpt_for_message(v.dump()));
+    return v.get<double>();
+  }
+  double not_negative(const json& j, const std::string& key, const std::string& where, double absent) const {
+    const auto it = j.find(key);
+    if (it == j.end() || it->is_null()) return absent;
+    if (!it->is_number() || !(it->get<double>() >= 0) || !std::isfinite(it->get<double>()))
+      fail(where + key + " must be a number of at least 0, not " + excerpt_for_message(it->dump()));
+    return it->get<double>();
+  }
+  std::string text(const json& j, const std::string& key, const std::string& where) const {
+    const json& v = field(j, key, where);
+    if (!v.is_string() || v.get<std::string>().empty()) fail(where + key + " must be a non-empty string");
+    return escape_control_characters(v.get<std::string>());
+  }
+  // A path given in the description, relative to the description's directory.
+  std::string beside(const std::string& relative) const {
+    const std::filesystem::path p(relative);
+    if (p.is_absolute()) return relative;
+    return (std::filesystem::path(path_).parent_path() / p).lexically_normal().string();
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+// The rows of `table` at the placement zero-bench's phases make the call.
+std::vector<std::pair<double, double>> table_rows(Collective c, const CollectiveTable& table) {
+  const bool in_place = c != Collective::kAllGather && c != Collective::kReduceScatter;
+  std::vector<std::pair<double, double>> rows;
+  for (const TableRow& row : table.rows) {
+    const auto& preferred = in_place ? row.in_place : row.out_of_place;
+    const auto& other = in_place ? row.out_of_place : row.in_place;
+    const auto& timing = preferred ? preferred : other;
+    if (timing && timing->time_us > 0) rows.emplace_back(static_cast<double>(row.bytes), timing->time_us * 1e-6);
+  }
+  std::sort(rows.begin(), rows.end());
+  return rows;
+}
+
+CollectivePrice table_price(const Reader& r, Collective c, const json& entry, const std::string& where) {
+  const std::string file = r.beside(r.text(entry, "table", where));
+  const std::vector<CollectiveTable> tables = parse_nccl_tests_output(read_file(file), file);
+  const CollectiveTable* chosen = nullptr;
+  for (const CollectiveTable& t : tables)
+    if (t.collective == c || (tables.size() == 1 && !t.collective && t.program.empty())) chosen = &t;
+  if (!chosen)
+    r.fail(where + "table: '" + file + "' has no " + nccl_tests_program(c) + " table (it holds " +
+           std::to_string(tables.size()) + ")");
+  int ranks = chosen->ranks();
+  if (entry.contains("ranks")) ranks = static_cast<int>(r.positive(entry, "ranks", where));
+  if (ranks < 2)
+    r.fail(where + "table: '" + file + "' names " + std::to_string(ranks) +
+           " ranks; a table of fewer than 2 says nothing of a collective (give \"ranks\" if its rank lines are cut)");
+  std::vector<std::pair<double, double>> rows = table_rows(c, *chosen);
+  if (rows.empty()) r.fail(where + "table: '" + file + "' has no timed row for " + nccl_tests_program(c));
+  return CollectivePrice::from_table(c, ranks, std::move(rows),
+                                     file + " (" + nccl_tests_program(c) + ", " + std::to_string(ranks) + " ranks)");
+}
+
+std::map<Collective, CollectivePrice> tier_prices(const Reader& r, const json& tier, const std::string& name) {
+  if (!tier.is_object()) r.fail(name + " must be an object of collectives (all-reduce, reduce-scatter, ...)");
+  std::map<Collective, CollectivePrice> prices;
+  for (const auto& [key, entry] : tier.items()) {
+    const std::string where = name + "." + key + ".";
+    Collective c{};
+    try {
+      c = collective_choices().parse(key);
+    } catch (const UsageError& e) {
+      r.fail(name + ": " + e.what());
+    }
+    if (!entry.is_object())
+      r.fail(where + " must be an object: {\"table\": FILE} or {\"latency_us\", \"busbw_gb_per_s\"}");
+    if (entry.contains("table")) {
+      prices.emplace(c, table_price(r, c, entry, where));
+      continue;
+    }
+    prices.emplace(c, CollectivePrice::from_latency_and_busbw(c, r.not_negative(entry, "latency_us", where, 0) * 1e-6,
+                                                              r.positive(entry, "busbw_gb_per_s", where) * 1e9));
+  }
+  return prices;
+}
+
+void read_step(const Reader& r, const json& step, ClusterDescription& d) {
+  if (!step.is_object())
+    r.fail("step must be an object: {\"cost_model\": FILE} or {\"memory_bandwidth_gb_per_s\", ...}");
+  if (step.contains("cost_model")) {
+    const std::string file = r.beside(r.text(step, "cost_model", "step."));
+    d.step = load_cost_model(file);
+    d.step_source = "cost model " + file;
+    return;
+  }
+  const double bandwidth = r.positive(step, "memory_bandwidth_gb_per_s", "step.") * 1e9;
+  const double bytes = r.positive(step, "bytes_per_element", "step.");
+  d.step.seconds_per_element = bytes / bandwidth;
+  d.step.seconds_per_tensor = r.not_negative(step, "seconds_per_tensor", "step.", 0);
+  d.step.seconds_per_step = r.not_negative(step, "seconds_per_step", "step.", 0);
+  d.step_source = "memory bandwidth";
+}
+
+}  // namespace
+
+CollectivePrice CollectivePrice::from_table(Collective c, int ranks, std::vector<std::pair<double, double>> rows,
+                                            std::string source) {
+  CollectivePrice p;
+  p.collective_ = c, p.table_ranks_ = ranks, p.rows_ = std::move(rows), p.source_ = std::move(source);
+  return p;
+}
+
+CollectivePrice CollectivePrice::from_latency_and_busbw(Collective c, double latency_s, double busbw_bytes_per_s) {
+  CollectivePrice p;
+  p.collective_ = c, p.latency_s_ = latency_s, p.busbw_ = busbw_bytes_per_s;
+  char text[96];
+  std::snprintf(text, sizeof text, "latency %g us + bus bandwidth %g GB/s", latency_s * 1e6, busbw_bytes_per_s / 1e9);
+  p.source_ = text;
+  return p;
+}
+
+double CollectivePrice::seconds(double bytes, int ranks) const {
+  if (ranks <= 1 || bytes <= 0) return 0;
+  if (rows_.empty()) return latency_s_ + bytes * bus_factor(collective_, ranks) / busbw_;
+  double at_table;  // the table's time at this size, on its own rank count
+  if (bytes <= rows_.front().first) {
+    at_table = rows_.front().second;
+  } else if (bytes >= rows_.back().first) {
+    at_table = rows_.back().second * bytes / rows_.back().first;
+  } else {
+    const auto hi = std::lower_bound(rows_.begin(), rows_.end(), std::make_pair(bytes, 0.0));
+    const auto lo = hi - 1;
+    const double f = std::log(bytes / lo->first) / std::log(hi->first / lo->first);
+    at_table = std::exp(std::log(lo->second) + f * (std::log(hi->second) - std::log(lo->second)));
+  }
+  if (ranks == table_ranks_) return at_table;
+  // The same bus bandwidth at this size: time scales with the collective's bus factor.
+  return at_table * bus_factor(collective_, ranks) / bus_factor(collective_, table_ranks_);
+}
+
+const CollectivePrice& ClusterDescription::price(Collective c, Tier tier) const {
+  const auto& prices = tier == Tier::kIntraNode ? intra_node : inter_node;
+  const auto it = prices.find(c);
+  if (it == prices.end())
+    throw UsageError(path + ": the plan makes a " + collective_choices().name(c) + " " +
+                     (tier == Tier::kIntraNode ? "within a node" : "across nodes") + ", and " +
+                     (tier == Tier::kIntraNode ? "intra_node" : "inter_node") + " has no \"" +
+                     collective_choices().name(c) + "\"; add a table or a latency and bus bandwidth for it");
+  return it->second;
+}
+
+ClusterDescription cluster_description_from_json_text(const std::string& text, const std::string& path) {
+  const Reader r(path);
+  const json doc = parse_json_input(text, path);
+  if (!doc.is_object()) r.fail("a cluster description is a JSON object (docs/predict.md)");
+  const std::string schema = doc.value("schema", std::string());
+  if (schema != kClusterSchema)
+    r.fail("schema '" + escape_control_characters(schema) + "' is not " + kClusterSchema + " (docs/predict.md)");
+  ClusterDescription d;
+  d.path = path;
+  d.name = r.text(doc, "name", "");
+  const double per_node = r.positive(doc, "ranks_per_node", "");
+  if (per_node != std::floor(per_node) || per_node > 1e6) r.fail("ranks_per_node must be a whole number of ranks");
+  d.ranks_per_node = static_cast<int>(per_node);
+  if (const auto it = doc.find("sources"); it != doc.end() && it->is_array())
+    for (const json& s : *it)
+      if (s.is_string()) d.sources.push_back(escape_control_characters(s.get<std::string>()));
+  read_step(r, r.field(doc, "step", ""), d);
+  d.intra_node = tier_prices(r, r.field(doc, "intra_node", ""), "intra_node");
+  d.inter_node = tier_prices(r, r.field(doc, "inter_node", ""), "inter_node");
+  return d;
+}
+
+ClusterDescription load_cluster_description(const std::string& path) {
+  return cluster_description_from_json_text(read_file(path), path);
+}
+
+}  // namespace zb

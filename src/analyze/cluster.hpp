@@ -1,0 +1,60 @@
+// A described cluster, for zero_analyze --predict (docs/predict.md): how many
+// ranks share a node, what a rank's optimizer step costs, and what each
+// collective costs within a node and across nodes, from nccl-tests tables
+// (zero_bench --collectives-table writes the same format) or from a latency
+// and a bus bandwidth. Paths in the description are relative to its file.
+#pragma once
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "partitioners/plan.hpp"  // CostModel
+#include "src/common/collective.hpp"
+
+namespace zb {
+
+// One collective's time against its size, on one tier.
+class CollectivePrice {
+ public:
+  // From an nccl-tests table measured on `ranks` ranks: (size in bytes, time in seconds) rows, ascending.
+  static CollectivePrice from_table(Collective c, int ranks, std::vector<std::pair<double, double>> rows,
+                                    std::string source);
+  // time = latency + size x bus factor(ranks) / bus bandwidth.
+  static CollectivePrice from_latency_and_busbw(Collective c, double latency_s, double busbw_bytes_per_s);
+
+  // Seconds for one call of `bytes` (nccl-tests' size) among `ranks` ranks: read
+  // from the table at that size, interpolated in log-log (below its first row:
+  // the first row's time; above its last: at the last row's bus bandwidth);
+  // at another rank count, the same bus bandwidth at that size. 0 for one rank.
+  double seconds(double bytes, int ranks) const;
+  const std::string& source() const { return source_; }
+
+ private:
+  Collective collective_ = Collective::kAllReduce;
+  int table_ranks_ = 0;
+  std::vector<std::pair<double, double>> rows_;  // empty: latency + busbw
+  double latency_s_ = 0, busbw_ = 0;
+  std::string source_;
+};
+
+enum class Tier { kIntraNode, kInterNode };
+
+struct ClusterDescription {
+  std::string name, path;
+  int ranks_per_node = 1;
+  std::vector<std::string> sources;  // where the figures come from
+  // The step: a --calibrate cost model, or memory bandwidth x bytes per element + per tensor + per step.
+  CostModel step;
+  std::string step_source;
+  std::map<Collective, CollectivePrice> intra_node, inter_node;
+
+  const CollectivePrice& price(Collective c, Tier tier) const;
+};
+
+// Reads and checks a description; UsageError naming the file and the field (or
+// the table file and its line) for anything missing or wrong.
+ClusterDescription load_cluster_description(const std::string& path);
+ClusterDescription cluster_description_from_json_text(const std::string& text, const std::string& path);
+
+}  // namespace zb

@@ -1,0 +1,196 @@
+#include "predict.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <tuple>
+#include <map>
+#include <numeric>
+
+#include "src/common/errors.hpp"
+
+namespace zb {
+namespace {
+
+// Where ranks lie: rank i on node i / ranks_per_node (mpirun's and Slurm's block placement).
+struct Placement {
+  int ranks_per_node = 1, world_size = 1, group = 1;
+  int node(int rank) const { return rank / ranks_per_node; }
+  // Rank r's shard group: the G consecutive ranks from (r / G) * G.
+  Tier group_tier(int rank) const {
+    const int first = rank / group * group;
+    return node(first) == node(first + group - 1) ? Tier::kIntraNode : Tier::kInterNode;
+  }
+  // Rank r's replicas: r % G, r % G + G, ... (W / G ranks).
+  Tier replica_tier(int rank) const {
+    const int first = rank % group, last = first + (world_size / group - 1) * group;
+    return node(first) == node(last) ? Tier::kIntraNode : Tier::kInterNode;
+  }
+};
+
+const char* tier_words(Tier t) { return t == Tier::kIntraNode ? "within a node" : "across nodes"; }
+
+double phase_seconds(const PlannedPhase& phase, Tier tier, int ranks, const ClusterDescription& cluster) {
+  double seconds = 0;
+  for (const PlannedCall& call : phase.calls)
+    seconds +=
+        cluster.price(call.collective, tier).seconds(static_cast<double>(call.elements) * phase.element_bytes, ranks);
+  return seconds;
+}
+
+// The phases of a rank priced on its tiers, memoised: at W = 16,384 most ranks share a tier and a list.
+class PhasePricer {
+ public:
+  PhasePricer(const ClusterDescription& cluster, const Placement& placement) : cluster_(cluster), at_(placement) {}
+  double seconds(const PlannedPhase& phase, int rank) {
+    const bool replicas = phase.phase == "grad_replicas";
+    const Tier tier = replicas ? at_.replica_tier(rank) : at_.group_tier(rank);
+    const int ranks = replicas ? at_.world_size / at_.group : at_.group;
+    const auto key = std::make_tuple(phase.phase, replicas ? rank % at_.group : 0, tier);
+    const auto it = cache_.find(key);
+    if (it != cache_.end()) return it->second;
+    return cache_[key] = phase_seconds(phase, tier, ranks, cluster_);
+  }
+
+ private:
+  const ClusterDescription& cluster_;
+  Placement at_;
+  std::map<std::tuple<std::string, int, Tier>, double> cache_;
+};
+
+// The sync a rank's step leaves exposed under --overlap: its calls start one
+// after another as their parts are stepped, so the step hides all but the
+// last call's share, and whatever outlasts the step.
+double exposed_sync(double sync, std::size_t calls, double step) {
+  if (calls == 0) return 0;
+  const double k = static_cast<double>(calls);
+  return std::max(sync / k, sync - step * (k - 1) / k);
+}
+
+CasePrediction predict_case(const LoadedRun& run, const LoadedCase& c, const ClusterDescription& cluster) {
+  CasePrediction p;
+  p.run = run.name, p.partitioner = run.info.partitioner, p.model = c.model, p.world_size = c.world_size;
+  const RunContext& context = c.ranks.front().context;
+  p.shard_group = context.shard_group.value_or(c.world_size);
+  const Placement at{cluster.ranks_per_node, c.world_size, p.shard_group};
+  p.group_tier = tier_words(at.group_tier(0));
+  if (p.shard_group < c.world_size) p.replica_tier = tier_words(at.replica_tier(0));
+  PhasePricer pricer(cluster, at);
+  std::vector<double> before_sync(c.ranks.size());
+  std::vector<double> sync_calls(c.ranks.size());
+  std::vector<std::size_t> sync_count(c.ranks.size());
+  bool overlapped = false;
+  p.ranks.resize(c.ranks.size());
+  for (std::size_t r = 0; r < c.ranks.size(); ++r) {
+    const RankResult& rank = c.ranks[r];
+    if (!rank.phase_calls)
+      throw UsageError("--predict: run '" + run.name + "' (" + c.model + ", W = " + std::to_string(c.world_size) +
+                       ") carries no planned calls: its records predate them; run zero_bench again (--plan-only "
+                       "suffices) with the flags of the step to predict");
+    RankPrediction& out = p.ranks[r];
+    out.step = cluster.step.predict(rank.numel, rank.param_count);
+    for (const PlannedPhase& phase : *rank.phase_calls) {
+      const double s = pricer.seconds(phase, static_cast<int>(r));
+      if (phase.phase == "grad_sync") out.grad_sync = s;
+      if (phase.phase == "grad_replicas") out.grad_replicas = s;
+      if (phase.phase == "sync") sync_calls[r] = s, sync_count[r] = phase.calls.size(), overlapped = phase.overlapped;
+    }
+    before_sync[r] = out.grad_sync + out.grad_replicas + out.step;
+  }
+  const auto slowest = std::max_element(before_sync.begin(), before_sync.end());
+  const auto slowest_step = std::max_element(
+      p.ranks.begin(), p.ranks.end(), [](const RankPrediction& a, const RankPrediction& b) { return a.step < b.step; });
+  p.slowest_step_rank = static_cast<int>(slowest_step - p.ranks.begin());
+  const std::size_t s = static_cast<std::size_t>(slowest - before_sync.begin());
+  const double sync = overlapped ? exposed_sync(sync_calls[s], sync_count[s], p.ranks[s].step) : sync_calls[s];
+  const double total = *slowest + sync;
+  for (std::size_t r = 0; r < p.ranks.size(); ++r) {
+    p.ranks[r].total = total;
+    p.ranks[r].sync = total - before_sync[r];  // its own calls and its wait for the slowest rank
+  }
+  const double tensors = static_cast<double>(context.model_tensors) / static_cast<double>(p.shard_group);
+  p.balanced_step = cluster.step.predict(context.model_numel / p.shard_group, static_cast<int64_t>(std::ceil(tensors)));
+  p.imbalance = std::max(0.0, slowest_step->step - p.balanced_step);
+  return p;
+}
+
+std::string ms(double seconds) { return fixed(seconds * 1e3, 3); }
+
+}  // namespace
+
+std::vector<CasePrediction> predict_runs(const std::vector<LoadedRun>& runs, const ClusterDescription& cluster) {
+  std::vector<CasePrediction> out;
+  for (const LoadedRun& run : runs)
+    for (const LoadedCase& c : run.cases) out.push_back(predict_case(run, c, cluster));
+  return out;
+}
+
+Table prediction_table(const std::vector<CasePrediction>& cases, bool csv) {
+  Table t;
+  t.title = "predicted step per case (ms; the slowest rank sets the pace)";
+  t.header = {"run",    "model",     "W",    "G",     "grad_sync", "grad_replicas", "step max",
+              "(rank)", "step mean", "sync", "total", "imbalance", "of total"};
+  t.label_columns = 2;
+  for (const CasePrediction& c : cases) {
+    double mean = 0;
+    for (const RankPrediction& r : c.ranks) mean += r.step;
+    mean /= static_cast<double>(c.ranks.size());
+    const RankPrediction& slow = c.ranks[c.slowest_step_rank];
+    const double sync = c.total() - slow.grad_sync - slow.grad_replicas - slow.step;
+    t.rows.push_back({c.run, c.model, std::to_string(c.world_size), std::to_string(c.shard_group), ms(slow.grad_sync),
+                      c.replica_tier.empty() ? "-" : ms(slow.grad_replicas), ms(slow.step),
+                      std::to_string(c.slowest_step_rank), ms(mean), ms(sync), ms(c.total()), ms(c.imbalance),
+                      csv ? fixed(100 * c.imbalance / c.total(), 2) : percent(100 * c.imbalance / c.total(), 2)});
+  }
+  return t;
+}
+
+std::string prediction_preamble(const ClusterDescription& cluster) {
+  std::string out = "--predict on " + cluster.name + " (" + cluster.path +
+                    "): " + std::to_string(cluster.ranks_per_node) + " ranks per node; step: " + cluster.step_source +
+                    "\n";
+  for (const auto& [tier, prices] :
+       {std::make_pair("intra_node", &cluster.intra_node), std::make_pair("inter_node", &cluster.inter_node)})
+    for (const auto& [c, price] : *prices)
+      out += "  " + std::string(tier) + " " + collective_choices().name(c) + ": " + price.source() + "\n";
+  return out;
+}
+
+nlohmann::ordered_json prediction_json(const std::vector<CasePrediction>& cases, const ClusterDescription& cluster) {
+  nlohmann::ordered_json doc;
+  doc["cluster"] = {{"name", cluster.name},
+                    {"path", cluster.path},
+                    {"ranks_per_node", cluster.ranks_per_node},
+                    {"step", cluster.step_source}};
+  doc["cases"] = nlohmann::ordered_json::array();
+  for (const CasePrediction& c : cases) {
+    nlohmann::ordered_json j = {{"run", c.run},
+                                {"partitioner", c.partitioner},
+                                {"model", c.model},
+                                {"world_size", c.world_size},
+                                {"shard_group", c.shard_group},
+                                {"shard_group_tier", c.group_tier},
+                                {"replica_tier", c.replica_tier.empty() ? nlohmann::ordered_json(nullptr)
+                                                                        : nlohmann::ordered_json(c.replica_tier)},
+                                {"total_seconds", c.total()},
+                                {"slowest_step_rank", c.slowest_step_rank},
+                                {"balanced_step_seconds", c.balanced_step},
+                                {"imbalance_seconds", c.imbalance},
+                                {"imbalance_fraction_of_total", c.imbalance / c.total()}};
+    for (const char* phase : {"grad_sync", "grad_replicas", "step", "sync", "total"}) {
+      nlohmann::ordered_json per_rank = nlohmann::ordered_json::array();
+      for (const RankPrediction& r : c.ranks) {
+        const std::string name(phase);
+        per_rank.push_back(name == "grad_sync"       ? r.grad_sync
+                           : name == "grad_replicas" ? r.grad_replicas
+                           : name == "step"          ? r.step
+                           : name == "sync"          ? r.sync
+                                                     : r.total);
+      }
+      j["ranks"][phase] = std::move(per_rank);
+    }
+    doc["cases"].push_back(std::move(j));
+  }
+  return doc;
+}
+
+}  // namespace zb

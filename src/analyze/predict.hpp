@@ -1,0 +1,53 @@
+// zero_analyze --predict CLUSTER.json: each rank's phases of a run's cases
+// (plan-only runs suffice) on a described cluster (cluster.hpp), from the
+// calls the records carry (result.phase_calls: the calls the runner makes,
+// planned by src/run/phase_calls and checked by every timed run):
+//   grad_sync, grad_replicas, sync collectives: each call priced by its
+//     collective's table at its size, on the tier its group spans (a group
+//     inside one node: intra_node; across nodes: inter_node; ranks fill
+//     nodes in order, ranks_per_node to a node);
+//   step: the cluster's step model over the rank's shard (elements, tensors);
+//   the slowest rank sets the pace: every rank's total is the slowest rank's
+//     reductions and step, then the sync; a rank's sync holds its wait for
+//     the slowest step, as a timed run's does. Under --overlap each sync call
+//     starts as its part is stepped: what is exposed is the sync beyond the
+//     step it overlaps (and at least its last call's share).
+// Assumptions (docs/predict.md): no contention between concurrent
+// collectives or between replica groups, the tables' algorithms at every
+// rank count (the same bus bandwidth at a size), no stragglers or jitter.
+#pragma once
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "cluster.hpp"
+#include "run_loader.hpp"
+#include "table.hpp"
+
+namespace zb {
+
+struct RankPrediction {
+  double grad_sync = 0, grad_replicas = 0, step = 0, sync = 0, total = 0;  // seconds
+};
+
+struct CasePrediction {
+  std::string run, partitioner, model;
+  int world_size = 0, shard_group = 0;
+  std::string group_tier, replica_tier;  // "within a node", "across nodes", or "" (no replicas)
+  std::vector<RankPrediction> ranks;
+  int slowest_step_rank = 0;
+  double balanced_step = 0;  // the step of a rank holding exactly 1/G of the model (and of its tensors)
+  double imbalance = 0;      // slowest step - balanced step: what the plan's imbalance costs per step
+  double total() const { return ranks.empty() ? 0 : ranks.front().total; }
+};
+
+std::vector<CasePrediction> predict_runs(const std::vector<LoadedRun>& runs, const ClusterDescription& cluster);
+
+// One row per case: phases of the slowest rank, the mean step, and the imbalance's cost.
+Table prediction_table(const std::vector<CasePrediction>& cases, bool csv);
+nlohmann::ordered_json prediction_json(const std::vector<CasePrediction>& cases, const ClusterDescription& cluster);
+// What the prediction rests on: the cluster, its step model and its tables.
+std::string prediction_preamble(const ClusterDescription& cluster);
+
+}  // namespace zb

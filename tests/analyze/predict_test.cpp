@@ -1,0 +1,129 @@
+// --predict: collective prices from tables and from latency + bus bandwidth,
+// the cluster description's checks, and each rank's phases worked by hand.
+#include "src/analyze/predict.hpp"
+
+#include <cmath>
+
+#include "support/catch.hpp"
+#include "support/temp_dir.hpp"
+
+#include "src/common/errors.hpp"
+#include "src/common/nccl_tests_table.hpp"
+
+namespace zb {
+namespace {
+
+const char* kDescription = R"({"schema": "zero-bench-cluster/1", "name": "two by two", "ranks_per_node": 2,
+  "step": {"memory_bandwidth_gb_per_s": 1, "bytes_per_element": 4, "seconds_per_tensor": 0.001},
+  "intra_node": {"all-reduce": {"table": "ar.txt"}, "broadcast": {"latency_us": 100, "busbw_gb_per_s": 1}},
+  "inter_node": {"all-reduce": {"latency_us": 1000, "busbw_gb_per_s": 0.5}}})";
+
+// An all-reduce table on 2 ranks: 1000 B in 10 us, 4000 B in 20 us (in place, as zero_bench writes it).
+std::string all_reduce_table() {
+  CollectiveTable t{"all_reduce_perf", Collective::kAllReduce, {"#  Rank  0 Group 0", "#  Rank  1 Group 0"}, {}};
+  t.rows.push_back({1000, 250, "float", "sum", -1, std::nullopt, TableTiming{10, 0.1, 0.1, 0}});
+  t.rows.push_back({4000, 1000, "float", "sum", -1, std::nullopt, TableTiming{20, 0.2, 0.2, 0}});
+  return format_nccl_tests_table(t, TableHeader{"test", 1000, 4000, 1, 5, {}});
+}
+
+ClusterDescription cluster_in(const zbtest::TempDir& tmp, const std::string& description = kDescription) {
+  zbtest::write_text(tmp.path() / "ar.txt", all_reduce_table());
+  zbtest::write_text(tmp.path() / "cluster.json", description);
+  return load_cluster_description((tmp.path() / "cluster.json").string());
+}
+
+}  // namespace
+
+TEST_CASE("a latency and bus bandwidth price a call as latency + size x bus factor / bandwidth, one rank as nothing") {
+  const auto p = CollectivePrice::from_latency_and_busbw(Collective::kAllReduce, 1e-5, 1e9);
+  CHECK(p.seconds(1e6, 4) == Approx(1e-5 + 1e6 * 1.5 / 1e9));
+  CHECK(p.seconds(1e6, 1) == 0);
+  const auto b = CollectivePrice::from_latency_and_busbw(Collective::kBroadcast, 0, 2e9);
+  CHECK(b.seconds(4e6, 8) == Approx(2e-3));
+}
+
+TEST_CASE("a table prices a size in log-log between its rows, flat below, at its last bandwidth above, by bus factor") {
+  const auto p = CollectivePrice::from_table(Collective::kAllReduce, 4, {{1000, 10e-6}, {4000, 20e-6}}, "t");
+  CHECK(p.seconds(1000, 4) == Approx(10e-6));
+  CHECK(p.seconds(2000, 4) == Approx(10e-6 * std::sqrt(2.0)));  // halfway in log size: halfway in log time
+  CHECK(p.seconds(100, 4) == Approx(10e-6));
+  CHECK(p.seconds(8000, 4) == Approx(40e-6));
+  // 8 ranks: all-reduce's bus factor 2 x 7/8 against the table's 2 x 3/4
+  CHECK(p.seconds(4000, 8) == Approx(20e-6 * 1.75 / 1.5));
+}
+
+TEST_CASE("a cluster description reads its tables beside it and names what is wrong with it") {
+  zbtest::TempDir tmp;
+  const ClusterDescription c = cluster_in(tmp);
+  CHECK(c.name == "two by two");
+  CHECK(c.ranks_per_node == 2);
+  CHECK(c.step.seconds_per_element == Approx(4e-9));
+  CHECK(c.price(Collective::kAllReduce, Tier::kIntraNode).seconds(4000, 2) == Approx(20e-6));
+  CHECK_THROWS_WITH(c.price(Collective::kReduce, Tier::kInterNode),
+                    Catch::Contains("makes a reduce across nodes, and inter_node has no \"reduce\""));
+  const struct {
+    std::string from, to, says;
+  } broken[] = {
+      {"zero-bench-cluster/1", "zero-bench-cluster/9", "schema 'zero-bench-cluster/9' is not zero-bench-cluster/1"},
+      {"\"ranks_per_node\": 2", "\"ranks_per_node\": 0", "ranks_per_node must be a positive number"},
+      {"\"all-reduce\": {\"latency_us\": 1000", "\"allreduce\": {\"latency_us\": 1000",
+       "unknown collective 'allreduce'"},
+      {"\"broadcast\": {\"latency_us\": 100, \"busbw_gb_per_s\": 1}", "\"broadcast\": {\"table\": \"ar.txt\"}",
+       "has no broadcast_perf table"},
+      {"\"memory_bandwidth_gb_per_s\": 1, ", "", "missing step.memory_bandwidth_gb_per_s"},
+      {"\"table\": \"ar.txt\"", "\"table\": \"none.txt\"", "none.txt"},
+  };
+  for (const auto& b : broken) {
+    std::string text = kDescription;
+    text.replace(text.find(b.from), b.from.size(), b.to);
+    INFO(b.says);
+    CHECK_THROWS_WITH(cluster_in(tmp, text), Catch::Contains(b.says));
+  }
+}
+
+TEST_CASE("each rank's phases: calls priced on its groups' tiers, the slowest rank's step and the imbalance") {
+  zbtest::TempDir tmp;
+  const ClusterDescription c = cluster_in(tmp);
+  // W = 4 on nodes of 2, shard groups of 2 (within a node), replicas across nodes.
+  LoadedRun run;
+  run.name = "r";
+  run.info.partitioner = "lpt";
+  LoadedCase one{4, "m", {}};
+  for (int r = 0; r < 4; ++r) {
+    RankResult rank;
+    rank.context.world_size = 4, rank.context.rank = r, rank.context.shard_group = 2, rank.context.replicas = 2;
+    rank.context.model_numel = 3000, rank.context.model_tensors = 4;
+    rank.numel = r % 2 ? 1000 : 2000, rank.param_count = 2;
+    rank.phase_calls = std::vector<PlannedPhase>{
+        {"grad_sync", 4, false, {{Collective::kAllReduce, 1000, -1}}},  // 4000 B: 20 us within the node
+        {"grad_replicas", 4, true, {{Collective::kAllReduce, r % 2 ? 250 : 500, -1}}},
+        {"sync", 4, false, {{Collective::kBroadcast, 500, 0}, {Collective::kBroadcast, 250, 1}}}};
+    one.ranks.push_back(rank);
+  }
+  run.cases.push_back(one);
+  const auto predicted = predict_runs({run}, c);
+  REQUIRE(predicted.size() == 1);
+  const CasePrediction& p = predicted[0];
+  CHECK(p.group_tier == "within a node");
+  CHECK(p.replica_tier == "across nodes");
+  const double grad = 20e-6;
+  const double replicas0 = 1e-3 + 2000 * 1.0 / 0.5e9, replicas1 = 1e-3 + 1000 * 1.0 / 0.5e9;
+  const double step0 = 2000 * 4e-9 + 2 * 1e-3, step1 = 1000 * 4e-9 + 2 * 1e-3;
+  const double sync = (100e-6 + 2000 / 1e9) + (100e-6 + 1000 / 1e9);
+  CHECK(p.ranks[0].grad_replicas == Approx(replicas0));
+  CHECK(p.ranks[1].grad_replicas == Approx(replicas1));
+  CHECK(p.ranks[0].step == Approx(step0));
+  CHECK(p.ranks[3].step == Approx(step1));
+  const double total = grad + replicas0 + step0 + sync;
+  for (const RankPrediction& r : p.ranks) CHECK(r.total == Approx(total));
+  CHECK(p.ranks[0].sync == Approx(sync));
+  CHECK(p.ranks[1].sync == Approx(sync + (replicas0 + step0) - (replicas1 + step1)));  // waits for rank 0
+  CHECK(p.slowest_step_rank == 0);
+  CHECK(p.balanced_step == Approx(1500 * 4e-9 + 2 * 1e-3));
+  CHECK(p.imbalance == Approx(step0 - p.balanced_step));
+  one.ranks[2].phase_calls.reset();
+  run.cases = {one};
+  CHECK_THROWS_WITH(predict_runs({run}, c), Catch::Contains("carries no planned calls"));
+}
+
+}  // namespace zb
