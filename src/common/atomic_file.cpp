@@ -100,6 +100,22 @@ void check_directory_writable(const std::string& dir) {
   ::unlink(probe.c_str());
 }
 
+void check_output_file(const std::string& what, const std::string& path, bool force) {
+  namespace fs = std::filesystem;
+  const fs::path target(path);
+  std::error_code ec;
+  const auto status = fs::symlink_status(target, ec);  // a link is refused as the write would refuse it
+  if (!ec && fs::exists(status) && !fs::is_regular_file(status))
+    throw UsageError(what + " '" + path +
+                     "' is not a regular file (a link, a directory or a device); zero-bench writes regular files only");
+  if (!ec && fs::exists(status) && !force)
+    throw UsageError(what + " '" + path + "' exists; pass --force to replace it");
+  const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  if (!fs::is_directory(dir) || ::access(dir.c_str(), W_OK) != 0)
+    throw UsageError("cannot write the " + what + " '" + path + "': '" + dir.string() +
+                     "' is not a writable directory");
+}
+
 std::string read_file(const std::string& path) {
   const std::string shown = excerpt_for_message(path, 4096);  // a path may hold control characters
   // Regular files only (a FIFO would block, /dev/zero would never end), and

@@ -27,6 +27,11 @@ void write_file_atomically(const std::string& path, const std::string& contents)
 // Throws UsageError if `dir` is not a directory this process can create files in.
 void check_directory_writable(const std::string& dir);
 
+// Says, before a long measurement, whether the `what` ("cost model") file
+// `path` could be written: nothing there, or a regular file and `force`, in a
+// directory this process can write; else UsageError saying which.
+void check_output_file(const std::string& what, const std::string& path, bool force);
+
 // Throws UsageError if unreadable, not a regular file, or over kMaxReadBytes.
 std::string read_file(const std::string& path);
 

@@ -8,7 +8,6 @@
 #include <array>
 #include <chrono>
 #include <cmath>
-#include <filesystem>
 #include <optional>
 #include <unistd.h>
 #include <iostream>
@@ -224,24 +223,6 @@ nlohmann::ordered_json cost_file(const Config& config, const Bench& bench, const
   return doc;
 }
 
-// Says, before 30 s of measuring, whether the cost model could be written.
-void check_cost_model_path(const Config& config) {
-  namespace fs = std::filesystem;
-  const fs::path target(config.cost_model);
-  std::error_code ec;
-  const auto status = fs::symlink_status(target, ec);  // a link is refused as the write would refuse it
-  if (!ec && fs::exists(status) && !fs::is_regular_file(status))
-    throw UsageError("cost model file '" + config.cost_model +
-                     "' is not a regular file (a link, a directory or "
-                     "a device); zero-bench writes regular files only");
-  if (!ec && fs::exists(status) && !config.force)
-    throw UsageError("cost model file '" + config.cost_model + "' exists; pass --force to replace it");
-  const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
-  if (!fs::is_directory(dir) || access(dir.c_str(), W_OK) != 0)
-    throw UsageError("cannot write the cost model '" + config.cost_model + "': '" + dir.string() +
-                     "' is not a writable directory");
-}
-
 void write_cost_model(const Config& config, const Bench& bench, const std::vector<Sample>& samples, std::size_t fitted,
                       const std::array<double, 3>& coef, const std::optional<double>& muon_unit,
                       const nlohmann::ordered_json& muon_samples) {
@@ -297,7 +278,7 @@ int run_calibration(const Config& config) {
     launch.cuda = device.is_cuda(), launch.device_name = device_name(device);
     launch.fused_kernels = fused_kernels_available();
     enforce_optimizer_rows(Facts{config, &launch});
-    check_cost_model_path(config);
+    check_output_file("cost model", config.cost_model, config.force);  // before 30 s of measuring
   });
   if (failure) return report_failure("zero_bench", *failure);
   abort_job_on_failure("zero_bench", [&] { calibrate(config, device, world); });

@@ -19,7 +19,6 @@
 
 #include <chrono>
 #include <cstdio>
-#include <filesystem>
 #include <iostream>
 #include <sstream>
 
@@ -236,20 +235,6 @@ void sweep(const Sweep& s, const World& world) {
   watchdog.disarm();
 }
 
-// Says, before the sweep, whether the table could be written.
-void check_table_path(const Config& config) {
-  namespace fs = std::filesystem;
-  const fs::path target(config.collectives_table);
-  std::error_code ec;
-  const auto status = fs::symlink_status(target, ec);
-  if (!ec && fs::exists(status) && !fs::is_regular_file(status))
-    throw UsageError("collectives table '" + config.collectives_table +
-                     "' is not a regular file (a link, a directory or a device); zero-bench writes regular files only");
-  if (!ec && fs::exists(status) && !config.force)
-    throw UsageError("collectives table '" + config.collectives_table + "' exists; pass --force to replace it");
-  check_directory_writable(target.has_parent_path() ? target.parent_path().string() : ".");
-}
-
 }  // namespace
 
 int run_collectives_table(const Config& config) {
@@ -265,7 +250,7 @@ int run_collectives_table(const Config& config) {
     const LaunchResolution launch = resolve_launch(config, world);
     device = launch.device, backend = launch.backend;
     enforce_backend_rows(Facts{config, &launch.facts});
-    if (world.rank == 0) check_table_path(config);
+    if (world.rank == 0) check_output_file("collectives table", config.collectives_table, config.force);
     if (config.nccl_shared_gpu)  // before the first NCCL communicator
       separate_nccl_hosts(world.rank, world.nodes > 1 ? choose_net_interface().name : "lo");
   });
