@@ -112,9 +112,11 @@ int print_prediction(const Options& o, zb::Format format) {
   if (format == zb::Format::kSeed)
     throw zb::UsageError("--predict has no seed format; valid: text, json, markdown, csv");
   const zb::ClusterDescription cluster = zb::load_cluster_description(o.predict);
-  std::vector<zb::LoadedRun> runs;
-  for (const auto& r : o.runs) runs.push_back(zb::load_run(r, o.results_root));
-  const auto cases = zb::predict_runs(runs, cluster);
+  std::vector<zb::CasePrediction> cases;
+  for (const auto& r : o.runs) {  // one run in memory at a time: a sweep to W = 16,384 holds millions of ranks
+    const auto predicted = zb::predict_run(zb::load_run(r, o.results_root), cluster);
+    cases.insert(cases.end(), predicted.begin(), predicted.end());
+  }
   if (format == zb::Format::kJson) {
     std::cout << zb::prediction_json(cases, cluster).dump(2) << "\n";
     return zb::kExitOk;

@@ -117,10 +117,9 @@ std::string ms(double seconds) { return fixed(seconds * 1e3, 3); }
 
 }  // namespace
 
-std::vector<CasePrediction> predict_runs(const std::vector<LoadedRun>& runs, const ClusterDescription& cluster) {
+std::vector<CasePrediction> predict_run(const LoadedRun& run, const ClusterDescription& cluster) {
   std::vector<CasePrediction> out;
-  for (const LoadedRun& run : runs)
-    for (const LoadedCase& c : run.cases) out.push_back(predict_case(run, c, cluster));
+  for (const LoadedCase& c : run.cases) out.push_back(predict_case(run, c, cluster));
   return out;
 }
 

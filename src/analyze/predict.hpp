@@ -42,7 +42,7 @@ struct CasePrediction {
   double total() const { return ranks.empty() ? 0 : ranks.front().total; }
 };
 
-std::vector<CasePrediction> predict_runs(const std::vector<LoadedRun>& runs, const ClusterDescription& cluster);
+std::vector<CasePrediction> predict_run(const LoadedRun& run, const ClusterDescription& cluster);
 
 // One row per case: phases of the slowest rank, the mean step, and the imbalance's cost.
 Table prediction_table(const std::vector<CasePrediction>& cases, bool csv);

@@ -7,6 +7,7 @@
 #include "partitioners/registry.hpp"
 #include "src/common/atomic_file.hpp"
 #include "src/common/stats.hpp"
+#include "src/run/constraints.hpp"
 #include "src/run/model_selection.hpp"
 #include "src/run/phase_calls.hpp"
 #include "src/run/plan_options.hpp"
@@ -64,10 +65,24 @@ std::size_t write_case(const std::string& dir, const RunContext& base, const Mod
   return 1;
 }
 
+// The launch rows a plan-only run must pass as a CPU launch of the largest W
+// would: its records carry the calls the runner would make, and a request the
+// runner refuses (a reduce-scatter of replicated tensors, --overlap with
+// bucket sync...) has none to predict.
+void enforce_as_a_cpu_launch(const Config& config, Granularity granularity) {
+  LaunchFacts cpu;
+  cpu.ranks = *std::max_element(config.world_sizes.begin(), config.world_sizes.end());
+  cpu.granularity = granularity;
+  cpu.fused_kernels = true;              // a plan has no device: what the device lacks is the launch's to say
+  cpu.available_bytes_per_rank = 1e300;  // likewise its memory
+  enforce(Stage::kLaunch, Facts{config, &cpu});
+}
+
 }  // namespace
 
 void run_plan_only(const Config& config, std::ostream& log) {
   const PartitionerEntry& partitioner = find_partitioner(config.partitioner);
+  enforce_as_a_cpu_launch(config, partitioner.granularity);
   const std::vector<ModelSpec> models = selected_models(config);
   const PlanOptions options = plan_options(config);
   const std::string dir = run_directory(config);

@@ -101,7 +101,7 @@ TEST_CASE("each rank's phases: calls priced on its groups' tiers, the slowest ra
     one.ranks.push_back(rank);
   }
   run.cases.push_back(one);
-  const auto predicted = predict_runs({run}, c);
+  const auto predicted = predict_run(run, c);
   REQUIRE(predicted.size() == 1);
   const CasePrediction& p = predicted[0];
   CHECK(p.group_tier == "within a node");
@@ -123,7 +123,7 @@ TEST_CASE("each rank's phases: calls priced on its groups' tiers, the slowest ra
   CHECK(p.imbalance == Approx(step0 - p.balanced_step));
   one.ranks[2].phase_calls.reset();
   run.cases = {one};
-  CHECK_THROWS_WITH(predict_runs({run}, c), Catch::Contains("carries no planned calls"));
+  CHECK_THROWS_WITH(predict_run(run, c), Catch::Contains("carries no planned calls"));
 }
 
 }  // namespace zb

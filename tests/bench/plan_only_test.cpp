@@ -157,3 +157,18 @@ TEST_CASE("both layouts read the same, and a directory holding both for one case
   CHECK(timed.exit_code == 2);
   CHECK_THAT(timed.err, Catch::Contains("--plan-files applies to --plan-only runs"));
 }
+
+TEST_CASE("a plan-only run refuses what a timed run of it would refuse, and records the calls of what it accepts") {
+  zbtest::TempDir tmp;
+  const std::string dir = (tmp.path() / "run").string();
+  const auto refused = bench("--plan-only none 4 --models ResNet50 --grad-sync reduce-scatter -o " + quote(dir));
+  CHECK(refused.exit_code == 2);
+  CHECK_THAT(refused.err, Catch::Contains("use --grad-sync all-reduce (plain DDP)"));
+  CHECK(!fs::exists(dir));
+  const auto accepted = bench("--plan-only none 4 --models ResNet50 --grad-sync all-reduce -o " + quote(dir));
+  REQUIRE(accepted.exit_code == 0);
+  const auto doc = nlohmann::json::parse(zbtest::read_text(fs::path(dir) / "ResNet50_4.json"));
+  REQUIRE(doc["phase_calls"].size() == 1);  // DDP: the all-reduce, no sync
+  CHECK(doc["phase_calls"][0]["phase"] == "grad_sync");
+  CHECK(doc["phase_calls"][0]["calls"][0][0] == "all-reduce");
+}
