@@ -1,5 +1,7 @@
 #include "html_report.hpp"
 
+#include <algorithm>
+
 #include "accounting.hpp"
 #include "compare.hpp"
 #include "figure.hpp"
@@ -82,6 +84,58 @@ std::optional<Table> placement_table(const std::vector<RunReport>& runs) {
   return t;
 }
 
+// Beyond kMostRanksListed ranks, a case's rows in a per-rank table are its
+// ranks at the least, the quartiles and the most elements, each rank cell
+// saying which: a sweep to W = 16,384 lists five rows a case, not 16,384.
+// Rows whose rank cell is no rank ("ideal") stay where they are.
+constexpr std::size_t kMostRanksListed = 256;
+
+bool is_rank(const std::string& cell) {
+  return !cell.empty() && std::all_of(cell.begin(), cell.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+void add_quantile_rows(std::vector<std::vector<std::string>>& out, std::vector<std::vector<std::string>>& ranks,
+                       std::size_t rank_column, std::size_t key_column) {
+  if (ranks.size() <= kMostRanksListed) {
+    out.insert(out.end(), ranks.begin(), ranks.end());
+    ranks.clear();
+    return;
+  }
+  std::stable_sort(ranks.begin(), ranks.end(), [key_column](const auto& a, const auto& b) {
+    return std::stoll(a[key_column]) < std::stoll(b[key_column]);
+  });
+  const std::size_t n = ranks.size();
+  const std::pair<std::size_t, const char*> picks[] = {
+      {0, "least"}, {n / 4, "25 %"}, {n / 2, "median"}, {3 * n / 4, "75 %"}, {n - 1, "most"}};
+  for (const auto& [at, name] : picks) {
+    out.push_back(ranks[at]);
+    out.back()[rank_column] += " (" + std::string(name) + " of " + std::to_string(n) + ")";
+  }
+  ranks.clear();
+}
+
+// `t` with each case (its first `case_columns` cells) of more than kMostRanksListed ranks cut to its quantile ranks by
+// the elements in `key_column`.
+Table rank_quantile_rows(Table t, std::size_t case_columns, std::size_t rank_column, std::size_t key_column) {
+  std::vector<std::vector<std::string>> out, ranks;
+  std::vector<std::string> current;
+  bool cut = false;
+  for (auto& row : t.rows) {
+    const std::vector<std::string> key(row.begin(), row.begin() + static_cast<std::ptrdiff_t>(case_columns));
+    if (key != current) cut |= ranks.size() > kMostRanksListed, add_quantile_rows(out, ranks, rank_column, key_column);
+    current = key;
+    if (is_rank(row[rank_column]) && is_rank(row[key_column])) ranks.push_back(std::move(row));
+    else out.push_back(std::move(row));
+  }
+  cut |= ranks.size() > kMostRanksListed;
+  add_quantile_rows(out, ranks, rank_column, key_column);
+  t.rows = std::move(out);
+  if (cut)
+    t.title += "; a case of more than " + std::to_string(kMostRanksListed) +
+               " ranks shows its ranks with the least, the quartile and the most elements";
+  return t;
+}
+
 }  // namespace
 
 std::vector<Table> html_tables(const std::vector<RunReport>& runs) {
@@ -91,8 +145,9 @@ std::vector<Table> html_tables(const std::vector<RunReport>& runs) {
     tables.back().title = "phases of the rank with the largest total, and each phase's collective";
   }
   if (runs.size() >= 2) tables.push_back(comparison_rows_table(compare_runs(runs)));
-  tables.push_back(memory_table(runs, false, false));
-  tables.push_back(comm_table(runs, false));
+  tables.push_back(
+      rank_quantile_rows(memory_table(runs, false, false), 4, 4, 5));      // run, W, GxR, model | rank | elements
+  tables.push_back(rank_quantile_rows(comm_table(runs, false), 5, 5, 6));  // ... precision, model | rank | elements
   if (auto placement = placement_table(runs)) tables.push_back(*placement);
   return tables;
 }

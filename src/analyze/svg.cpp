@@ -149,9 +149,26 @@ std::string text(double x, double y, const std::string& content, const std::stri
   return "<text x=\"" + num(x) + "\" y=\"" + num(y) + "\" " + attrs + ">" + escape(content) + "</text>\n";
 }
 
+std::vector<std::pair<double, double>> drawn_points(const std::vector<std::pair<double, double>>& points) {
+  if (points.size() <= kMostLinePoints) return points;
+  std::vector<std::pair<double, double>> out;
+  for (std::size_t i = 0; i < points.size();) {
+    const double column = std::floor(points[i].first);
+    std::size_t lowest = i, highest = i, last = i;
+    for (; last + 1 < points.size() && std::floor(points[last + 1].first) == column; ++last) {
+      if (points[last + 1].second < points[lowest].second) lowest = last + 1;
+      if (points[last + 1].second > points[highest].second) highest = last + 1;
+    }
+    for (std::size_t k : {i, std::min(lowest, highest), std::max(lowest, highest), last})
+      if (out.empty() || out.back() != points[k]) out.push_back(points[k]);
+    i = last + 1;
+  }
+  return out;
+}
+
 std::string polyline(const std::vector<std::pair<double, double>>& points, const std::string& attrs) {
   std::string p;
-  for (const auto& [x, y] : points) p += (p.empty() ? "" : " ") + num(x) + "," + num(y);
+  for (const auto& [x, y] : drawn_points(points)) p += (p.empty() ? "" : " ") + num(x) + "," + num(y);
   return "<polyline points=\"" + p + "\" fill=\"none\" " + attrs + "/>\n";
 }
 

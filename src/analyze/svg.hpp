@@ -1,7 +1,9 @@
 // SVG drawing primitives for zero_analyze's plots: escaping, number text,
 // scales (linear, log2), nice ticks, axes, and one colour per run.
 #pragma once
+#include <cstddef>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace zb::svg {
@@ -49,7 +51,14 @@ void axes(std::string& out, const Box& b, const Scale& x, const std::vector<doub
 std::string line(double x1, double y1, double x2, double y2, const std::string& attrs);
 std::string rect(double x, double y, double w, double h, const std::string& attrs, const std::string& tooltip = "");
 std::string text(double x, double y, const std::string& content, const std::string& attrs);
+// A line through the points (in x order). Past kMostLinePoints, the points of
+// each pixel column are drawn as its first, lowest, highest and last (the line
+// as the eye sees it, the extreme ranks kept): a rank figure at W = 16,384
+// draws at most four points per pixel column, not 32,768.
+inline constexpr std::size_t kMostLinePoints = 256;
 std::string polyline(const std::vector<std::pair<double, double>>& points, const std::string& attrs);
+// The points polyline draws: `points` itself up to kMostLinePoints, else each pixel column's envelope.
+std::vector<std::pair<double, double>> drawn_points(const std::vector<std::pair<double, double>>& points);
 std::string circle(double x, double y, double r, const std::string& attrs, const std::string& tooltip = "");
 
 }  // namespace zb::svg
