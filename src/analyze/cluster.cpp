@@ -40,6 +40,11 @@ class Reader {
       fail(where + key + " must be a number of at least 0, not " + excerpt_for_message(it->dump()));
     return it->get<double>();
   }
+  int whole(const json& j, const std::string& key, const std::string& where) const {
+    const double v = positive(j, key, where);
+    if (v != std::floor(v) || v > 1e7) fail(where + key + " must be a whole number up to 10,000,000");
+    return static_cast<int>(v);
+  }
   std::string text(const json& j, const std::string& key, const std::string& where) const {
     const json& v = field(j, key, where);
     if (!v.is_string() || v.get<std::string>().empty()) fail(where + key + " must be a non-empty string");
@@ -57,11 +62,20 @@ class Reader {
   std::string path_;
 };
 
-// The rows of `table` at the placement zero-bench's phases make the call.
+// The rows of `table` the phases' calls are: the collective's redop and root
+// (sum, or none for all-gather and broadcast; root 0 for broadcast and reduce),
+// float where the table has it (-d all), at the placement the phases make the
+// call (the other where that one is N/A).
 std::vector<std::pair<double, double>> table_rows(Collective c, const CollectiveTable& table) {
   const bool in_place = c != Collective::kAllGather && c != Collective::kReduceScatter;
+  const auto ours = [c](const TableRow& row) {
+    return row.redop == nccl_tests_redop(c) && row.root == nccl_tests_root(c);
+  };
+  const bool has_float = std::any_of(table.rows.begin(), table.rows.end(),
+                                     [&](const TableRow& r) { return ours(r) && r.type == "float"; });
   std::vector<std::pair<double, double>> rows;
   for (const TableRow& row : table.rows) {
+    if (!ours(row) || (has_float && row.type != "float")) continue;
     const auto& preferred = in_place ? row.in_place : row.out_of_place;
     const auto& other = in_place ? row.out_of_place : row.in_place;
     const auto& timing = preferred ? preferred : other;
@@ -81,12 +95,14 @@ CollectivePrice table_price(const Reader& r, Collective c, const json& entry, co
     r.fail(where + "table: '" + file + "' has no " + nccl_tests_program(c) + " table (it holds " +
            std::to_string(tables.size()) + ")");
   int ranks = chosen->ranks();
-  if (entry.contains("ranks")) ranks = static_cast<int>(r.positive(entry, "ranks", where));
+  if (entry.contains("ranks")) ranks = r.whole(entry, "ranks", where);
   if (ranks < 2)
     r.fail(where + "table: '" + file + "' names " + std::to_string(ranks) +
            " ranks; a table of fewer than 2 says nothing of a collective (give \"ranks\" if its rank lines are cut)");
   std::vector<std::pair<double, double>> rows = table_rows(c, *chosen);
-  if (rows.empty()) r.fail(where + "table: '" + file + "' has no timed row for " + nccl_tests_program(c));
+  if (rows.empty())
+    r.fail(where + "table: '" + file + "' has no timed row of " + nccl_tests_program(c) + " with redop " +
+           nccl_tests_redop(c) + " and root " + std::to_string(nccl_tests_root(c)) + " (the calls the phases make)");
   return CollectivePrice::from_table(c, ranks, std::move(rows),
                                      file + " (" + nccl_tests_program(c) + ", " + std::to_string(ranks) + " ranks)");
 }
@@ -183,15 +199,14 @@ ClusterDescription cluster_description_from_json_text(const std::string& text, c
   const Reader r(path);
   const json doc = parse_json_input(text, path);
   if (!doc.is_object()) r.fail("a cluster description is a JSON object (docs/predict.md)");
-  const std::string schema = doc.value("schema", std::string());
-  if (schema != kClusterSchema)
-    r.fail("schema '" + escape_control_characters(schema) + "' is not " + kClusterSchema + " (docs/predict.md)");
+  const auto schema = doc.find("schema");
+  if (schema == doc.end() || !schema->is_string() || schema->get<std::string>() != kClusterSchema)
+    r.fail("schema " + (schema == doc.end() ? std::string("missing") : excerpt_for_message(schema->dump())) +
+           "; valid: \"" + kClusterSchema + "\" (docs/predict.md)");
   ClusterDescription d;
   d.path = path;
   d.name = r.text(doc, "name", "");
-  const double per_node = r.positive(doc, "ranks_per_node", "");
-  if (per_node != std::floor(per_node) || per_node > 1e6) r.fail("ranks_per_node must be a whole number of ranks");
-  d.ranks_per_node = static_cast<int>(per_node);
+  d.ranks_per_node = r.whole(doc, "ranks_per_node", "");
   if (const auto it = doc.find("sources"); it != doc.end() && it->is_array())
     for (const json& s : *it)
       if (s.is_string()) d.sources.push_back(escape_control_characters(s.get<std::string>()));

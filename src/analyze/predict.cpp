@@ -5,6 +5,7 @@
 #include <tuple>
 #include <map>
 #include <numeric>
+#include <set>
 
 #include "src/common/errors.hpp"
 
@@ -66,14 +67,36 @@ double exposed_sync(double sync, std::size_t calls, double step) {
   return std::max(sync / k, sync - step * (k - 1) / k);
 }
 
+// What a rank's optimizer steps: a range plan's rank steps its flat slot (padding
+// included) as one tensor, or as one per chunk under --overlap (one all-gather
+// each); a whole-tensor rank steps each tensor it owns.
+struct Stepped {
+  int64_t elements = 0, tensors = 0;
+};
+Stepped stepped_of(const RankResult& rank) {
+  if (rank.plan.granularity != Granularity::kRanges) return {rank.numel, rank.param_count};
+  int64_t chunks = 1;
+  for (const PlannedPhase& p : rank.phase_calls.value_or(std::vector<PlannedPhase>{}))
+    if (p.phase == "sync" && p.overlapped) chunks = static_cast<int64_t>(p.calls.size());
+  return {rank.plan.slot_elems, chunks};
+}
+
+// "within a node", "across nodes", or "mixed" where the case's groups differ (G = 6 on nodes of 8).
+std::string tier_text(const Placement& at, bool replicas) {
+  std::set<Tier> tiers;
+  const int groups = replicas ? at.group : at.world_size / at.group;  // one rank of each group
+  for (int g = 0; g < groups; ++g) tiers.insert(replicas ? at.replica_tier(g) : at.group_tier(g * at.group));
+  return tiers.size() > 1 ? "mixed" : tier_words(*tiers.begin());
+}
+
 CasePrediction predict_case(const LoadedRun& run, const LoadedCase& c, const ClusterDescription& cluster) {
   CasePrediction p;
   p.run = run.name, p.partitioner = run.info.partitioner, p.model = c.model, p.world_size = c.world_size;
   const RunContext& context = c.ranks.front().context;
   p.shard_group = context.shard_group.value_or(c.world_size);
   const Placement at{cluster.ranks_per_node, c.world_size, p.shard_group};
-  p.group_tier = tier_words(at.group_tier(0));
-  if (p.shard_group < c.world_size) p.replica_tier = tier_words(at.replica_tier(0));
+  p.group_tier = tier_text(at, false);
+  if (p.shard_group < c.world_size) p.replica_tier = tier_text(at, true);
   PhasePricer pricer(cluster, at);
   std::vector<double> before_sync(c.ranks.size());
   std::vector<double> sync_calls(c.ranks.size());
@@ -87,7 +110,8 @@ CasePrediction predict_case(const LoadedRun& run, const LoadedCase& c, const Clu
                        ") carries no planned calls: its records predate them; run zero_bench again (--plan-only "
                        "suffices) with the flags of the step to predict");
     RankPrediction& out = p.ranks[r];
-    out.step = cluster.step.predict(rank.numel, rank.param_count);
+    const Stepped stepped = stepped_of(rank);
+    out.step = cluster.step.predict(stepped.elements, stepped.tensors);
     for (const PlannedPhase& phase : *rank.phase_calls) {
       const double s = pricer.seconds(phase, static_cast<int>(r));
       if (phase.phase == "grad_sync") out.grad_sync = s;
@@ -107,9 +131,19 @@ CasePrediction predict_case(const LoadedRun& run, const LoadedCase& c, const Clu
     p.ranks[r].total = total;
     p.ranks[r].sync = total - before_sync[r];  // its own calls and its wait for the slowest rank
   }
-  const double tensors = static_cast<double>(context.model_tensors) / static_cast<double>(p.shard_group);
-  p.balanced_step = cluster.step.predict(context.model_numel / p.shard_group, static_cast<int64_t>(std::ceil(tensors)));
+  // A balanced rank: 1/G of the elements, and of the tensors (a range plan's rank steps its slot whatever it holds).
+  const RankResult& first = c.ranks.front();
+  const double tensors =
+      first.plan.granularity == Granularity::kRanges
+          ? static_cast<double>(stepped_of(first).tensors)
+          : std::ceil(static_cast<double>(context.model_tensors) / static_cast<double>(p.shard_group));
+  p.balanced_step = cluster.step.predict(context.model_numel / p.shard_group, static_cast<int64_t>(tensors));
   p.imbalance = std::max(0.0, slowest_step->step - p.balanced_step);
+  // What no plan of this granularity can avoid: its largest rank holds at least the lower bound's elements.
+  const RankResult& slow = c.ranks[p.slowest_step_rank];
+  const Stepped stepped = stepped_of(slow);
+  const int64_t bound = std::min(stepped.elements, slow.plan.lower_bound);
+  p.over_bound = std::max(0.0, slowest_step->step - cluster.step.predict(bound, stepped.tensors));
   return p;
 }
 
@@ -127,7 +161,7 @@ Table prediction_table(const std::vector<CasePrediction>& cases, bool csv) {
   Table t;
   t.title = "predicted step per case (ms; the slowest rank sets the pace)";
   t.header = {"run",    "model",     "W",    "G",     "grad_sync", "grad_replicas", "step max",
-              "(rank)", "step mean", "sync", "total", "imbalance", "of total"};
+              "(rank)", "step mean", "sync", "total", "imbalance", "of total",      "over bound"};
   t.label_columns = 2;
   for (const CasePrediction& c : cases) {
     double mean = 0;
@@ -138,7 +172,8 @@ Table prediction_table(const std::vector<CasePrediction>& cases, bool csv) {
     t.rows.push_back({c.run, c.model, std::to_string(c.world_size), std::to_string(c.shard_group), ms(slow.grad_sync),
                       c.replica_tier.empty() ? "-" : ms(slow.grad_replicas), ms(slow.step),
                       std::to_string(c.slowest_step_rank), ms(mean), ms(sync), ms(c.total()), ms(c.imbalance),
-                      csv ? fixed(100 * c.imbalance / c.total(), 2) : percent(100 * c.imbalance / c.total(), 2)});
+                      csv ? fixed(100 * c.imbalance / c.total(), 2) : percent(100 * c.imbalance / c.total(), 2),
+                      ms(c.over_bound)});
   }
   return t;
 }
@@ -174,7 +209,8 @@ nlohmann::ordered_json prediction_json(const std::vector<CasePrediction>& cases,
                                 {"slowest_step_rank", c.slowest_step_rank},
                                 {"balanced_step_seconds", c.balanced_step},
                                 {"imbalance_seconds", c.imbalance},
-                                {"imbalance_fraction_of_total", c.imbalance / c.total()}};
+                                {"imbalance_fraction_of_total", c.imbalance / c.total()},
+                                {"over_lower_bound_seconds", c.over_bound}};
     for (const char* phase : {"grad_sync", "grad_replicas", "step", "sync", "total"}) {
       nlohmann::ordered_json per_rank = nlohmann::ordered_json::array();
       for (const RankPrediction& r : c.ranks) {

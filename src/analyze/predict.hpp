@@ -6,7 +6,8 @@
 //     collective's table at its size, on the tier its group spans (a group
 //     inside one node: intra_node; across nodes: inter_node; ranks fill
 //     nodes in order, ranks_per_node to a node);
-//   step: the cluster's step model over the rank's shard (elements, tensors);
+//   step: the cluster's step model over what the rank steps (its tensors, or
+//     a range plan's flat slot as one tensor, one per chunk under --overlap);
 //   the slowest rank sets the pace: every rank's total is the slowest rank's
 //     reductions and step, then the sync; a rank's sync holds its wait for
 //     the slowest step, as a timed run's does. Under --overlap each sync call
@@ -39,6 +40,7 @@ struct CasePrediction {
   int slowest_step_rank = 0;
   double balanced_step = 0;  // the step of a rank holding exactly 1/G of the model (and of its tensors)
   double imbalance = 0;      // slowest step - balanced step: what the plan's imbalance costs per step
+  double over_bound = 0;     // slowest step - a rank at the plan's lower bound's: what a better plan could save
   double total() const { return ranks.empty() ? 0 : ranks.front().total; }
 };
 

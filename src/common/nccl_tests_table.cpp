@@ -71,10 +71,12 @@ class RowReader {
 TableRow parse_row(const std::string& source, int line_no, const std::string& line) {
   const RowReader reader(source, line_no, line);
   const std::vector<std::string> f = fields_of(line);
-  if (f.size() != 9 && f.size() < 13)
+  // 13: both placements; 15: with -T's date and time after them; 9: out of place only. nccl-tests -I 1 adds
+  // per-iteration columns (21 or more), which this reader does not take apart.
+  if (f.size() != 9 && f.size() != 13 && f.size() != 15)
     reader.fail("a row has " + std::to_string(f.size()) +
                 " fields; nccl-tests' rows have size, count, type, redop, root, then time, algbw, busbw and #wrong "
-                "out of place and in place (13 fields, or 9)");
+                "out of place and in place (13 fields, 15 with -T's timestamp, or 9); run nccl-tests without -I");
   TableRow row;
   row.bytes = reader.integer(f[0], "size");
   row.count = reader.integer(f[1], "count");

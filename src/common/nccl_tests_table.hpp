@@ -50,9 +50,12 @@ int nccl_tests_root(Collective c);
 
 // Every table in `text`: each "# Collective test starting: PROGRAM" line opens
 // one (zero_bench writes several to a file, nccl-tests one); a file without
-// such lines (nccl-tests before 2.14) is one table of an unnamed program. Throws
+// such lines (nccl-tests from before that line, with the root column) is one
+// table of an unnamed program. Rows of several types, ops or roots (-d all,
+// -o all, -r all) are all kept: the reader of a table picks. Throws
 // UsageError "<source>: line N: ..." for a row that is not nccl-tests' (its
-// fields, what each should be), and for a file without a row.
+// fields, what each should be; -I 1's per-iteration columns included), and
+// for a file without a row.
 std::vector<CollectiveTable> parse_nccl_tests_output(const std::string& text, const std::string& source);
 
 // What the header of a table zero_bench wrote says about how it was taken.
@@ -65,8 +68,7 @@ struct TableHeader {
 
 // One table as nccl-tests prints it, from "# Collective test starting" to
 // "# Collective test concluded" (with its "Avg bus bandwidth": the mean of the
-// rows' busbw, as nccl-tests averages its out-of-place figures; here the
-// placement each row has).
+// rows' busbw over the placements timed, as nccl-tests averages both).
 std::string format_nccl_tests_table(const CollectiveTable& table, const TableHeader& header);
 
 // nccl-tests' number cells: "%*.2f", fewer decimals where the width is short.

@@ -438,18 +438,26 @@ RankResult rank_result_from_json_text(const std::string& text, const std::string
 }
 
 // A case's phase calls: the shard group's phases once ("phase_calls", as
-// every rank makes them), and with replicas each shard rank's own all-reduce
-// across them ("grad_replicas_calls", one list per shard-group rank).
+// every rank makes them), and with replicas each shard-group rank's own
+// all-reduce across them ("grad_replicas_calls": one entry per shard-group
+// rank, its calls empty where it owns nothing to reduce).
 void write_case_phase_calls(ordered_json& doc, const std::vector<RankResult>& ranks) {
   const int group = ranks.front().context.shard_group.value_or(static_cast<int>(ranks.size()));
   ordered_json shared = ordered_json::array(), replicas = ordered_json::array();
+  std::optional<PlannedPhase> any_replicas;
   for (const PlannedPhase& p : *ranks.front().phase_calls)
     if (p.phase != "grad_replicas") shared.push_back(write_object(p));
+  std::vector<PlannedPhase> per_rank(static_cast<std::size_t>(group));
   for (int r = 0; r < group && r < static_cast<int>(ranks.size()); ++r)
     for (const PlannedPhase& p : ranks[r].phase_calls.value_or(std::vector<PlannedPhase>{}))
-      if (p.phase == "grad_replicas") replicas.push_back(write_object(p));
+      if (p.phase == "grad_replicas") per_rank[r] = p, any_replicas = p;
   doc["phase_calls"] = std::move(shared);
-  if (!replicas.empty()) doc["grad_replicas_calls"] = std::move(replicas);
+  if (!any_replicas) return;
+  for (PlannedPhase& p : per_rank) {
+    if (p.phase.empty()) p = PlannedPhase{"grad_replicas", any_replicas->element_bytes, true, {}};
+    replicas.push_back(write_object(p));
+  }
+  doc["grad_replicas_calls"] = std::move(replicas);
 }
 
 // Each rank's phase calls from a case file's (write_case_phase_calls).
@@ -460,15 +468,17 @@ void read_case_phase_calls(const json& doc, std::vector<RankResult>& out, const 
   from_json_value(*shared_at, shared, src, "phase_calls");
   if (const auto it = doc.find("grad_replicas_calls"); it != doc.end() && !it->is_null())
     from_json_value(*it, replicas, src, "grad_replicas_calls");
-  if (!replicas.empty() && out.size() % replicas.size() != 0)
-    src.fail("grad_replicas_calls lists " + std::to_string(replicas.size()) + " shard ranks, which do not divide " +
-             std::to_string(out.size()) + " ranks");
+  const std::size_t group =
+      static_cast<std::size_t>(out.front().context.shard_group.value_or(static_cast<int>(out.size())));
+  if (!replicas.empty() && replicas.size() != group)
+    src.fail("grad_replicas_calls lists " + std::to_string(replicas.size()) + " shard-group ranks; valid: one per " +
+             "shard-group rank, " + std::to_string(group));
   for (std::size_t i = 0; i < out.size(); ++i) {
     std::vector<PlannedPhase> mine = shared;
-    if (!replicas.empty()) {
+    if (!replicas.empty() && !replicas[i % group].calls.empty()) {
       const auto after =
           std::find_if(mine.begin(), mine.end(), [](const PlannedPhase& p) { return p.phase != "grad_sync"; });
-      mine.insert(after, replicas[i % replicas.size()]);
+      mine.insert(after, replicas[i % group]);
     }
     out[i].phase_calls = std::move(mine);
   }

@@ -158,6 +158,15 @@ std::vector<Constraint> make_table() {
                 (cfg(f).calibrate ? "--calibrate" : "--plan-only") + " or run it apart";
        },
        kBadInput},
+      {"table-bytes-without-collectives-table", S::kCommandLine,
+       [](const Facts& f) {
+         return cfg(f).collectives_table.empty() && (cfg(f).table_min_bytes != Config{}.table_min_bytes ||
+                                                     cfg(f).table_max_bytes != Config{}.table_max_bytes);
+       },
+       [](const Facts&) -> std::string {
+         return "--table-bytes sizes the sweep of --collectives-table FILE; give that too, or leave --table-bytes out";
+       },
+       kBadInput},
       {"collectives-table-with-a-partitioner", S::kCommandLine,
        [](const Facts& f) {
          return cfg(f).action == Action::kCollectivesTable &&
@@ -218,6 +227,13 @@ std::vector<Constraint> make_table() {
        [](const Facts& f) {
          return "backend '" + at_launch(f).backend +
                 "' moves GPU tensors only and the device is the CPU; use -b gloo or -b mpi, or --device cuda";
+       },
+       kBadInput, false, true},
+      {"collectives-table-on-one-rank", S::kLaunch,
+       [](const Facts& f) { return cfg(f).action == Action::kCollectivesTable && at_launch(f).ranks < 2; },
+       [](const Facts&) -> std::string {
+         return "--collectives-table on one rank: a collective of one rank moves nothing, and a table of one rank "
+                "prices no call; launch it with mpirun -np N, N >= 2";
        },
        kBadInput, false, true},
       {"backend-unavailable-in-this-build", S::kLaunch,

@@ -20,13 +20,6 @@ void add_bucketed(std::vector<PlannedCall>& calls, const std::vector<int64_t>& n
   }
 }
 
-std::vector<std::vector<int>> owned_by_rank(const Plan& plan) {
-  std::vector<std::vector<int>> owned(plan.world_size());
-  for (int r = 0; r < plan.world_size(); ++r)
-    for (const Shard& shard : plan.ranks[r]) owned[r].push_back(shard.param);
-  return owned;
-}
-
 std::vector<int64_t> numels_of(const ModelSpec& model, const std::vector<int>& params) {
   std::vector<int64_t> out;
   out.reserve(params.size());
@@ -50,7 +43,7 @@ std::vector<PlannedCall> gradient_calls(const ModelSpec& model, const Plan& plan
     for (int64_t segment : plan.slot_segments())
       calls.push_back({Collective::kReduceScatter, segment * plan.world_size(), -1});
   } else if (s.grad_sync == GradSync::kReduceScatter && s.granularity == Granularity::kWholeTensors) {
-    const auto owned = owned_by_rank(plan);
+    const auto owned = owned_params_by_rank(plan);
     for (int r = 0; r < plan.world_size(); ++r)
       add_bucketed(calls, numels_of(model, owned[r]), s.bucket_elems, Collective::kReduce, r);
   }
@@ -67,7 +60,7 @@ std::vector<PlannedCall> replica_calls(const ModelSpec& model, const Plan& plan,
     for (const ParamSpec& p : model.params) numels.push_back(p.numel());
     add_bucketed(calls, numels, s.bucket_elems, Collective::kAllReduce, -1);
   } else {
-    add_bucketed(calls, numels_of(model, owned_by_rank(plan)[rank]), s.bucket_elems, Collective::kAllReduce, -1);
+    add_bucketed(calls, numels_of(model, owned_params_by_rank(plan)[rank]), s.bucket_elems, Collective::kAllReduce, -1);
   }
   return calls;
 }
@@ -81,12 +74,12 @@ std::vector<PlannedCall> sync_calls(const ModelSpec& model, const Plan& plan, co
       for (int64_t segment : plan.slot_segments()) calls.push_back({Collective::kAllGather, segment * w, -1});
       return calls;
     }
-    const int64_t slot = plan.slot_elems, chunk = std::max<int64_t>(1, std::min(s.bucket_elems, slot));
+    const int64_t slot = plan.slot_elems, chunk = overlap_chunk_elems(s.bucket_elems, slot);
     for (int64_t off = 0; off < slot; off += chunk)
       calls.push_back({Collective::kAllGather, std::min(chunk, slot - off) * w, -1});
     return calls;
   }
-  const auto owned = owned_by_rank(plan);
+  const auto owned = owned_params_by_rank(plan);
   for (int r = 0; r < w; ++r) {
     const std::vector<int64_t> numels = numels_of(model, owned[r]);
     if (s.sync == SyncMode::kPerParam) {
@@ -115,6 +108,17 @@ std::vector<std::size_t> bucket_starts(const std::vector<int64_t>& numels, int64
 CallSettings call_settings(const Config& config, Granularity granularity, int world_size, int shard_group) {
   return CallSettings{granularity,      config.grad_sync,        config.sync, config.overlap, grad_bucket_elems(config),
                       config.precision, world_size / shard_group};
+}
+
+std::vector<std::vector<int>> owned_params_by_rank(const Plan& plan) {
+  std::vector<std::vector<int>> owned(plan.world_size());
+  for (int r = 0; r < plan.world_size(); ++r)
+    for (const Shard& shard : plan.ranks[r]) owned[r].push_back(shard.param);
+  return owned;
+}
+
+int64_t overlap_chunk_elems(int64_t bucket_elems, int64_t slot) {
+  return std::max<int64_t>(1, std::min(bucket_elems, slot));
 }
 
 std::vector<PlannedPhase> planned_phases(const ModelSpec& model, const Plan& plan, const CallSettings& s, int rank) {

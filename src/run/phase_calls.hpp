@@ -37,6 +37,10 @@ namespace zb {
 // index of each bucket's first tensor (DDP's and Megatron's rule; a tensor
 // larger than the cap is a bucket of its own).
 std::vector<std::size_t> bucket_starts(const std::vector<int64_t>& numels, int64_t cap);
+// The parameters each rank of a whole-tensor plan owns, in plan order (the owners' broadcast order).
+std::vector<std::vector<int>> owned_params_by_rank(const Plan& plan);
+// --overlap's chunk of a range plan's slot: the bucket size, at most the slot, at least one element.
+int64_t overlap_chunk_elems(int64_t bucket_elems, int64_t slot);
 
 // What decides the calls, besides the plan.
 struct CallSettings {

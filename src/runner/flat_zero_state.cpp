@@ -2,6 +2,7 @@
 
 #include "src/common/errors.hpp"
 #include "flat_buffer.hpp"
+#include "src/run/phase_calls.hpp"
 #include "zero_layouts.hpp"
 
 namespace zb {
@@ -12,7 +13,7 @@ FlatZeroState::FlatZeroState(const ZeroSetup& s) : ZeroState(s), slots_(s.plan) 
     throw RunError("range plan's slot (" + std::to_string(slot) + " elements) is smaller than rank " +
                    std::to_string(s.rank) + "'s shards");
   torch::NoGradGuard no_grad;
-  if (s.overlap) chunk_elems_ = std::max<int64_t>(1, std::min(scratch_.bucket_elems, slot));
+  if (s.overlap) chunk_elems_ = overlap_chunk_elems(scratch_.bucket_elems, slot);
   flat_ = s.device.is_cpu() ? zeros_at_page_offset(slot, param_options(), flat_page_offset())
                             : at::zeros({slot}, param_options());
   slots_.for_each_in_slot(rank_, [&](const Shard& shard, int64_t pos) {

@@ -1,6 +1,7 @@
 #include <algorithm>
 
 #include "grad_sync.hpp"
+#include "src/run/phase_calls.hpp"
 #include "zero_layouts.hpp"
 
 namespace zb {
@@ -9,10 +10,8 @@ TensorZeroState::TensorZeroState(const ZeroSetup& s)
     : ZeroState(s),
       shard_storage_(s.param_storage == ParamStorage::kShard),
       sync_mode_(s.sync),
-      owner_(whole_tensor_owners(s.model, s.plan)) {
-  owned_by_rank_.resize(s.plan.world_size());
-  for (int r = 0; r < s.plan.world_size(); ++r)
-    for (const Shard& shard : s.plan.ranks[r]) owned_by_rank_[r].push_back(shard.param);
+      owner_(whole_tensor_owners(s.model, s.plan)),
+      owned_by_rank_(owned_params_by_rank(s.plan)) {
   // The parameters' storage is laid out before any optimizer holds them.
   if (shard_storage_) {
     flat_shard_ = lay_out_shard_storage(s.plan.world_size());

@@ -64,7 +64,9 @@ TEST_CASE("a cluster description reads its tables beside it and names what is wr
   const struct {
     std::string from, to, says;
   } broken[] = {
-      {"zero-bench-cluster/1", "zero-bench-cluster/9", "schema 'zero-bench-cluster/9' is not zero-bench-cluster/1"},
+      {"zero-bench-cluster/1", "zero-bench-cluster/9", "valid: \"zero-bench-cluster/1\""},
+      {"\"zero-bench-cluster/1\"", "1", "schema 1; valid"},
+      {"\"ranks_per_node\": 2", "\"ranks_per_node\": 2.5", "ranks_per_node must be a whole number"},
       {"\"ranks_per_node\": 2", "\"ranks_per_node\": 0", "ranks_per_node must be a positive number"},
       {"\"all-reduce\": {\"latency_us\": 1000", "\"allreduce\": {\"latency_us\": 1000",
        "unknown collective 'allreduce'"},
@@ -79,6 +81,48 @@ TEST_CASE("a cluster description reads its tables beside it and names what is wr
     INFO(b.says);
     CHECK_THROWS_WITH(cluster_in(tmp, text), Catch::Contains(b.says));
   }
+}
+
+TEST_CASE("a table of several types, ops and roots (-d all, -o all, -r all) is read at float, its redop and root") {
+  zbtest::TempDir tmp;
+  zbtest::write_text(tmp.path() / "b.txt", R"(# Collective test starting: broadcast_perf
+#  Rank  0 Group  0 Pid 1 on h device 0
+#  Rank  1 Group  0 Pid 2 on h device 1
+        1000           500      half    none       0    99.00    0.0    0.0      0    99.00    0.0    0.0      0
+        1000           250     float    none       1    77.00    0.0    0.0      0    77.00    0.0    0.0      0
+        1000           250     float    none       0    30.00    0.0    0.0      0    10.00    0.0    0.0      0
+)");
+  std::string text = kDescription;
+  const std::string from = "\"broadcast\": {\"latency_us\": 100, \"busbw_gb_per_s\": 1}";
+  text.replace(text.find(from), from.size(), "\"broadcast\": {\"table\": \"b.txt\"}");
+  const ClusterDescription c = cluster_in(tmp, text);
+  CHECK(c.price(Collective::kBroadcast, Tier::kIntraNode).seconds(1000, 2) == Approx(10e-6));  // in place, root 0
+}
+
+TEST_CASE("a range plan's rank steps its slot as one tensor, or one per chunk under overlap") {
+  zbtest::TempDir tmp;
+  const ClusterDescription c = cluster_in(tmp);
+  LoadedRun run;
+  run.name = "flat";
+  LoadedCase one{2, "m", {}};
+  for (int r = 0; r < 2; ++r) {
+    RankResult rank;
+    rank.context.world_size = 2, rank.context.rank = r, rank.context.model_numel = 3000, rank.context.model_tensors = 7;
+    rank.plan.granularity = Granularity::kRanges, rank.plan.slot_elems = 1600, rank.plan.lower_bound = 1500;
+    rank.numel = r ? 1400 : 1600, rank.param_count = 5;
+    rank.phase_calls = std::vector<PlannedPhase>{{"sync", 4, false, {{Collective::kBroadcast, 1, 0}}}};
+    one.ranks.push_back(rank);
+  }
+  run.cases.push_back(one);
+  auto p = predict_run(run, c).front();
+  CHECK(p.ranks[1].step == Approx(1600 * 4e-9 + 1e-3));  // the slot, padding included, as one tensor
+  CHECK(p.balanced_step == Approx(1500 * 4e-9 + 1e-3));
+  CHECK(p.over_bound == Approx(100 * 4e-9));
+  for (RankResult& rank : run.cases[0].ranks)
+    rank.phase_calls = std::vector<PlannedPhase>{
+        {"sync", 4, false, {{Collective::kBroadcast, 1, 0}, {Collective::kBroadcast, 1, 0}}, true}};
+  p = predict_run(run, c).front();
+  CHECK(p.ranks[0].step == Approx(1600 * 4e-9 + 2e-3));  // two chunks
 }
 
 TEST_CASE("each rank's phases: calls priced on its groups' tiers, the slowest rank's step and the imbalance") {

@@ -133,3 +133,14 @@ TEST_CASE("nccl-tests' number cells narrow their decimals, then turn to exponent
   CHECK(zb::nccl_tests_number(1234567.0, 7) == "1234567");
   CHECK(zb::nccl_tests_number(12345678.0, 7) == "1.2e+07");
 }
+
+TEST_CASE("rows with nccl-tests' per-iteration columns (-I 1) are refused, naming the option") {
+  std::string row = "1024 256 float sum -1 10.0 0.1 0.1 0";
+  for (int i = 0; i < 4; ++i) row += " 9.0";  // i_min i_max i_p99 i_cv%
+  row += " 10.0 0.1 0.1 0 9.0 9.0 9.0 9.0";
+  CHECK_THROWS_WITH(zb::parse_nccl_tests_output(row + "\n", "i.txt"),
+                    Catch::Contains("a row has 21 fields") && Catch::Contains("run nccl-tests without -I"));
+  const auto with_timestamp =
+      zb::parse_nccl_tests_output("1024 256 float sum -1 10.0 0.1 0.1 0 9.5 0.1 0.1 0 2026-11-26 03:00:00\n", "t.txt");
+  CHECK(with_timestamp[0].rows[0].in_place->time_us == 9.5);
+}

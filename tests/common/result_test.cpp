@@ -383,8 +383,26 @@ TEST_CASE("a case file writes the shard group's phase calls once and each shard 
   CHECK_THROWS_WITH(case_from_json_text(bad.dump(), "c.json"),
                     Catch::Contains("phase_calls[1].calls[0][0]") && Catch::Contains("unknown collective 'scatter'"));
   bad = doc;
-  bad["grad_replicas_calls"].erase(1);
   bad["grad_replicas_calls"].push_back(doc["grad_replicas_calls"][0]);
-  bad["grad_replicas_calls"].push_back(doc["grad_replicas_calls"][0]);
-  CHECK_THROWS_WITH(case_from_json_text(bad.dump(), "c.json"), Catch::Contains("do not divide 4 ranks"));
+  CHECK_THROWS_WITH(
+      case_from_json_text(bad.dump(), "c.json"),
+      Catch::Contains("grad_replicas_calls lists 3 shard-group ranks; valid: one per shard-group rank, 2"));
+}
+
+TEST_CASE("a shard-group rank with nothing to reduce across replicas keeps its place, and makes no replica calls") {
+  std::vector<RankResult> ranks(6, sample_result(false));
+  for (int r = 0; r < 6; ++r) ranks[r].context.world_size = 6, ranks[r].context.rank = r;
+  for (RankResult& r : ranks) r.context.shard_group = 3, r.context.replicas = 2;
+  const PlannedPhase sync{"sync", 4, false, {{Collective::kBroadcast, 8, 0}}};
+  const PlannedPhase replicas0{"grad_replicas", 4, true, {{Collective::kAllReduce, 12, -1}}};
+  const PlannedPhase replicas2{"grad_replicas", 4, true, {{Collective::kAllReduce, 7, -1}}};
+  ranks[0].phase_calls = std::vector<PlannedPhase>{replicas0, sync};
+  ranks[1].phase_calls = std::vector<PlannedPhase>{};  // shard-group rank 1 owns nothing
+  ranks[2].phase_calls = std::vector<PlannedPhase>{replicas2};
+  const std::string text = case_to_json_text(ranks);
+  CHECK(nlohmann::json::parse(text)["grad_replicas_calls"].size() == 3);
+  const auto back = case_from_json_text(text, "c.json");
+  CHECK(*back[4].phase_calls == std::vector<PlannedPhase>{sync});
+  CHECK(*back[5].phase_calls == std::vector<PlannedPhase>{replicas2, sync});
+  CHECK(*back[3].phase_calls == std::vector<PlannedPhase>{replicas0, sync});
 }

@@ -69,6 +69,21 @@ const std::map<std::string, Example>& examples() {
           c.action = Action::kCollectivesTable, c.collectives_table = "t.txt", c.partitioner.clear(),
           c.world_sizes.clear();
         }}},
+      {"table-bytes-without-collectives-table",
+       {[](Config& c, LaunchFacts&) { c.table_max_bytes = 4096; },
+        [](Config& c, LaunchFacts&) {
+          c.table_max_bytes = 4096, c.collectives_table = "t.txt", c.action = Action::kCollectivesTable,
+          c.partitioner.clear(), c.world_sizes.clear();
+        }}},
+      {"collectives-table-on-one-rank",
+       {[](Config& c, LaunchFacts& l) {
+          c.action = Action::kCollectivesTable, c.collectives_table = "t.txt", l.ranks = 1;
+          c.partitioner.clear(), c.world_sizes.clear();
+        },
+        [](Config& c, LaunchFacts& l) {
+          c.action = Action::kCollectivesTable, c.collectives_table = "t.txt", l.ranks = 2;
+          c.partitioner.clear(), c.world_sizes.clear();
+        }}},
       {"collectives-table-with-a-partitioner",
        {[](Config& c, LaunchFacts&) { c.action = Action::kCollectivesTable, c.collectives_table = "t.txt"; },
         [](Config& c, LaunchFacts&) {
