@@ -8,6 +8,10 @@ RunColours::RunColours(const std::vector<RunReport>& runs) {
   for (const auto& r : runs) index_.emplace(r.name, static_cast<int>(index_.size()));
 }
 
+RunColours::RunColours(const std::vector<std::string>& names) {
+  for (const auto& n : names) index_.emplace(n, static_cast<int>(index_.size()));
+}
+
 namespace {
 constexpr double kLeft = 66, kRight = 16, kTop = 30, kBottom = 46;
 }  // namespace

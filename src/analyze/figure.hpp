@@ -21,6 +21,7 @@ struct Figure {
 class RunColours {
  public:
   explicit RunColours(const std::vector<RunReport>& runs);
+  explicit RunColours(const std::vector<std::string>& names);
   std::string of(const std::string& run) const { return svg::run_colour(index_.at(run)); }
 
  private:

@@ -29,11 +29,9 @@ svg.figure { display: block; }
 std::string escape(const std::string& s) { return svg::escape(s); }
 
 std::string legend(const std::vector<RunReport>& runs, const RunColours& colours) {
-  std::string out = "<div class=\"legend\">";
-  for (const auto& r : runs)
-    out += "<span><i style=\"background:" + colours.of(r.name) + "\"></i>" + escape(r.name) + " (" +
-           escape(r.partitioner) + ", " + escape(r.mode) + ")</span>";
-  return out + "</div>\n";
+  std::vector<std::pair<std::string, std::string>> notes;
+  for (const auto& r : runs) notes.push_back({r.name, r.partitioner + ", " + r.mode});
+  return names_legend(notes, colours);
 }
 
 std::string figure_section(const Figure& f) {
@@ -152,16 +150,31 @@ std::vector<Table> html_tables(const std::vector<RunReport>& runs) {
   return tables;
 }
 
+std::string names_legend(const std::vector<std::pair<std::string, std::string>>& runs_and_notes,
+                         const RunColours& colours) {
+  std::string out = "<div class=\"legend\">";
+  for (const auto& [name, note] : runs_and_notes)
+    out +=
+        "<span><i style=\"background:" + colours.of(name) + "\"></i>" + escape(name) + " (" + escape(note) + ")</span>";
+  return out + "</div>\n";
+}
+
 std::string html_report(const std::vector<RunReport>& runs, const std::vector<Table>& tables) {
   const RunColours colours(runs);
   std::string names;
   for (const auto& r : runs) names += (names.empty() ? "" : ", ") + r.name;
-  const std::vector<Figure> figures = report_figures(runs);
+  return html_page(names,
+                   "zero_analyze over " + std::to_string(runs.size()) + (runs.size() == 1 ? " run" : " runs") +
+                       "; one colour per run throughout.",
+                   legend(runs, colours), report_figures(runs), tables);
+}
+
+std::string html_page(const std::string& names, const std::string& meta, const std::string& legend,
+                      const std::vector<Figure>& figures, const std::vector<Table>& tables) {
   std::string out =
       "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>zero-bench report: " +
       escape(names) + "</title>\n<style>\n" + kStyle + "</style>\n</head>\n<body>\n";
-  out += "<h1>zero-bench report</h1>\n<p class=\"meta\">zero_analyze over " + std::to_string(runs.size()) +
-         (runs.size() == 1 ? " run" : " runs") + "; one colour per run throughout.</p>\n" + legend(runs, colours);
+  out += "<h1>zero-bench report</h1>\n<p class=\"meta\">" + escape(meta) + "</p>\n" + legend;
   out += "<nav>";
   for (const Figure& f : figures) out += "<a href=\"#" + f.id + "\">" + escape(f.title) + "</a>";
   out += "<a href=\"#tables\">Tables</a></nav>\n";

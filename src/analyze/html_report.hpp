@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "figure.hpp"
 #include "report.hpp"
 #include "table.hpp"
 
@@ -15,5 +16,13 @@ namespace zb {
 // communication per rank.
 std::vector<Table> html_tables(const std::vector<RunReport>& runs);
 std::string html_report(const std::vector<RunReport>& runs, const std::vector<Table>& tables);
+
+// Any page of the report's shape: its title's names, a legend (HTML), the
+// figures and the tables, with the script that logs what rendered.
+std::string html_page(const std::string& names, const std::string& meta, const std::string& legend,
+                      const std::vector<Figure>& figures, const std::vector<Table>& tables);
+// A legend of run names, each in its colour, with a note.
+std::string names_legend(const std::vector<std::pair<std::string, std::string>>& runs_and_notes,
+                         const RunColours& colours);
 
 }  // namespace zb

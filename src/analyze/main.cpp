@@ -104,11 +104,10 @@ void print_tables(const std::vector<zb::RunReport>& reports, const Options& o, z
 
 // --predict: the runs' cases on the described cluster (alone: the other analyses read measurements).
 int print_prediction(const Options& o, zb::Format format) {
-  if (o.compare || o.memory || o.comm || !o.plot.empty() || !o.html.empty() || !o.gate_baseline.empty() ||
-      !o.write_baseline.empty())
+  if (o.compare || o.memory || o.comm || !o.plot.empty() || !o.gate_baseline.empty() || !o.write_baseline.empty())
     throw zb::UsageError(
-        "--predict prints the prediction alone; run --compare, --memory, --comm, --plot, --html, "
-        "--gate or --write-baseline apart");
+        "--predict prints the prediction alone (with --html, its page); run --compare, --memory, "
+        "--comm, --plot, --gate or --write-baseline apart");
   if (format == zb::Format::kSeed)
     throw zb::UsageError("--predict has no seed format; valid: text, json, markdown, csv");
   const zb::ClusterDescription cluster = zb::load_cluster_description(o.predict);
@@ -117,6 +116,7 @@ int print_prediction(const Options& o, zb::Format format) {
     const auto predicted = zb::predict_run(zb::load_run(r, o.results_root), cluster);
     cases.insert(cases.end(), predicted.begin(), predicted.end());
   }
+  if (!o.html.empty()) zb::write_file_atomically(o.html, zb::prediction_page(cases, cluster));
   if (format == zb::Format::kJson) {
     std::cout << zb::prediction_json(cases, cluster).dump(2) << "\n";
     return zb::kExitOk;

@@ -23,6 +23,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cluster.hpp"
+#include "html_report.hpp"
 #include "run_loader.hpp"
 #include "table.hpp"
 
@@ -51,5 +52,8 @@ Table prediction_table(const std::vector<CasePrediction>& cases, bool csv);
 nlohmann::ordered_json prediction_json(const std::vector<CasePrediction>& cases, const ClusterDescription& cluster);
 // What the prediction rests on: the cluster, its step model and its tables.
 std::string prediction_preamble(const ClusterDescription& cluster);
+// --predict --html: the predicted step against W per model and layout, one line per run, and the tables.
+Figure prediction_figure(const std::vector<CasePrediction>& cases, const RunColours& colours);
+std::string prediction_page(const std::vector<CasePrediction>& cases, const ClusterDescription& cluster);
 
 }  // namespace zb

@@ -230,6 +230,16 @@ TEST_CASE("zero_analyze --predict prices a plan-only run on the committed exampl
   CHECK(w64["ranks"]["total"].size() == 64);
   CHECK(w64["ranks"]["grad_replicas"][0].get<double>() > 0);
   CHECK(doc["cases"][0]["replica_tier"].is_null());  // W = 8: one group, no replicas
+  const std::string page = (tmp.path() / "predict.html").string();
+  const auto html = analyze(quote(run) + " --predict " + cluster + " --html " + quote(page));
+  REQUIRE(html.exit_code == 0);
+  const std::string text_of_page = zbtest::read_text(page);
+  CHECK_THAT(text_of_page, Catch::Contains("<section id=\"predicted\">") &&
+                               Catch::Contains("predicted step per case (ms; the slowest rank sets the pace)") &&
+                               Catch::Contains("what the prediction rests on"));
+  // one run, one model, one layout: a total line and a step line, a point per W
+  CHECK(std::count(text_of_page.begin(), text_of_page.end(), '\n') > 10);
+  CHECK(text_of_page.find("class=\"line predicted\"") != std::string::npos);
   expect_error(quote(run) + " --predict " + cluster + " --compare", "--predict prints the prediction alone");
   expect_error(quote(std::string(ZB_FIXTURES_DIR) + "/plan_tiny") + " --predict " + cluster,
                "carries no planned calls");
