@@ -19,7 +19,8 @@
 # BERT"), ZB_PEER_FAST_MODELS (default "ResNet50": the models that also run the
 # faster configurations and the peer on huge pages; the others run the fidelity
 # pairs only, BERT's cost 20 minutes a round else), ZB_BENCH_OUT (default
-# README.md beside it).
+# README.md beside it), ZB_RECORD_NOTE (a line the record carries: the
+# machine's load, say).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 source "$here/../common/bench_env.sh"  # works from the checkout's root
@@ -95,6 +96,7 @@ tmp="$out.tmp.$$"
   echo "\`--bind-to ${ZB_BIND_TO:-none}\`, $rounds interleaved rounds of 2 warm-up + $iters timed iterations; each round"
   echo "runs the peer, then every zero_bench configuration, per model. Each figure: the slowest rank's median."
   echo
+  [ -z "${ZB_RECORD_NOTE:-}" ] || { echo "$ZB_RECORD_NOTE"; echo; }
   "$py" "$here/peer_table.py" "$work" "$rounds" "${fast_models// /,}" $models
 } >"$tmp"
 mv "$tmp" "$out"
