@@ -4,7 +4,6 @@
 #include <cmath>
 #include <tuple>
 #include <map>
-#include <numeric>
 #include <set>
 
 #include "src/common/errors.hpp"
@@ -211,17 +210,15 @@ nlohmann::ordered_json prediction_json(const std::vector<CasePrediction>& cases,
                                 {"imbalance_seconds", c.imbalance},
                                 {"imbalance_fraction_of_total", c.imbalance / c.total()},
                                 {"over_lower_bound_seconds", c.over_bound}};
-    for (const char* phase : {"grad_sync", "grad_replicas", "step", "sync", "total"}) {
+    using Phase = double RankPrediction::*;
+    for (const auto& [name, member] : {std::pair<const char*, Phase>{"grad_sync", &RankPrediction::grad_sync},
+                                       {"grad_replicas", &RankPrediction::grad_replicas},
+                                       {"step", &RankPrediction::step},
+                                       {"sync", &RankPrediction::sync},
+                                       {"total", &RankPrediction::total}}) {
       nlohmann::ordered_json per_rank = nlohmann::ordered_json::array();
-      for (const RankPrediction& r : c.ranks) {
-        const std::string name(phase);
-        per_rank.push_back(name == "grad_sync"       ? r.grad_sync
-                           : name == "grad_replicas" ? r.grad_replicas
-                           : name == "step"          ? r.step
-                           : name == "sync"          ? r.sync
-                                                     : r.total);
-      }
-      j["ranks"][phase] = std::move(per_rank);
+      for (const RankPrediction& r : c.ranks) per_rank.push_back(r.*member);
+      j["ranks"][name] = std::move(per_rank);
     }
     doc["cases"].push_back(std::move(j));
   }

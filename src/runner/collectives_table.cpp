@@ -140,19 +140,12 @@ std::vector<int64_t> swept_sizes(const Config& config) {
   return sizes;
 }
 
-std::string host_name() {
-  char host[256] = {};
-  gethostname(host, sizeof host - 1);
-  return host;
-}
-
 // "#  Rank  0 Group  0 Pid  1234 on      node1 device  cpu [gloo]", as nccl-tests prints its devices.
-std::string rank_line(int rank, const std::string& backend, const at::Device& device) {
+std::string rank_line(int rank, const std::string& host, const std::string& backend, const at::Device& device) {
   char buf[512];
   const std::string where = device.is_cuda() ? std::to_string(device.index()) : "cpu";
   std::snprintf(buf, sizeof buf, "#  Rank %2d Group  0 Pid %6d on %10s device %4s [%s] %s", rank,
-                static_cast<int>(getpid()), host_name().c_str(), where.c_str(), backend.c_str(),
-                device_name(device).c_str());
+                static_cast<int>(getpid()), host.c_str(), where.c_str(), backend.c_str(), device_name(device).c_str());
   return buf;
 }
 
@@ -191,11 +184,12 @@ void sweep(const Sweep& s, const World& world) {
   Watchdog watchdog(s.config.timeout_s, world.rank);
   SubWorld group(world.size);
   auto comm = connect(s.backend, group, s.device);
-  const std::vector<std::string> ranks = group.gather_strings(rank_line(world.rank, s.backend.name, s.device));
-  const TableHeader header{"zero-bench " + base_context(s.config).tool_version + " --collectives-table: -b " +
-                               s.backend.name + " on the " + (s.device.is_cuda() ? "GPU" : "CPU") + ", " +
-                               std::to_string(world.size) + " ranks on " + std::to_string(world.nodes) +
-                               (world.nodes == 1 ? " host" : " hosts"),
+  const RunContext context = base_context(s.config);  // this host's name, the tool's version
+  const std::vector<std::string> ranks =
+      group.gather_strings(rank_line(world.rank, context.host, s.backend.name, s.device));
+  const TableHeader header{"zero-bench " + context.tool_version + " --collectives-table: -b " + s.backend.name +
+                               " on the " + (s.device.is_cuda() ? "GPU" : "CPU") + ", " + std::to_string(world.size) +
+                               " ranks on " + std::to_string(world.nodes) + (world.nodes == 1 ? " host" : " hosts"),
                            s.config.table_min_bytes,
                            s.config.table_max_bytes,
                            s.config.warmup,
