@@ -1,8 +1,10 @@
 // zero_bench: the one place errors become exit codes.
+#include <chrono>
 #include <cstdlib>
 #include <iostream>
 #include <optional>
 #include <string>
+#include <thread>
 
 #include "src/common/guarded_main.hpp"
 #include "src/run/config.hpp"
@@ -18,6 +20,15 @@ bool first_rank_of_launch() {
   for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"})
     if (const char* rank = std::getenv(name)) return std::string(rank) == "0";
   return true;
+}
+
+// The launcher ends the whole job at the first non-zero exit, so a rank that
+// is not the first leaves only after a grace: a first rank still loading would
+// otherwise be killed before it says what is wrong. Once the first rank has
+// said it and exited, the launcher ends this wait.
+int exit_usage_after_first_rank_speaks() {
+  std::this_thread::sleep_for(std::chrono::seconds(10));
+  return zb::kExitUsage;
 }
 
 // srun starting several tasks without PMIx (--mpi=none, Slurm's default, or
@@ -40,7 +51,7 @@ int run(int argc, char** argv) {
     parsed = zb::parse_command_line(argc, argv, help_shown);
   } catch (const zb::UsageError&) {
     if (first_rank_of_launch()) throw;
-    return zb::kExitUsage;
+    return exit_usage_after_first_rank_speaks();
   }
   const zb::Config& config = *parsed;
   if (help_shown) return zb::kExitOk;
@@ -65,7 +76,7 @@ int run(int argc, char** argv) {
       }
       if (const auto why = srun_without_pmix()) {
         if (first_rank_of_launch()) throw zb::UsageError(*why);
-        return zb::kExitUsage;
+        return exit_usage_after_first_rank_speaks();
       }
       return zb::run_timed(config);
   }

@@ -211,6 +211,18 @@ TEST_CASE("a bad command line under mpirun is said once, by the first rank, and 
   CHECK_FALSE(fs::exists(tmp.path() / "run"));
 }
 
+TEST_CASE("a bad command line is still said when the first rank starts seconds after the others") {
+  // mpirun ends the job at the first non-zero exit: the other ranks must not leave before the first has spoken.
+  const std::string late_first_rank = "if [ \"$OMPI_COMM_WORLD_RANK\" = 0 ]; then sleep 3; fi; exec " +
+                                      std::string(ZB_BENCH_BIN) + " greedy 2 --device cpu --bogus";
+  const auto r = run_command(
+      "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout 60 mpirun --oversubscribe -np 2 bash -c " +
+      quote(late_first_rank));
+  INFO(r.err);
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("zero_bench: error: The following argument was not expected: --bogus"));
+}
+
 TEST_CASE("an impossible backend/device pair exits 2 with the reason") {
   zbtest::TempDir tmp;
   const auto r = mpirun(
