@@ -123,10 +123,12 @@ CasePrediction predict_case(const LoadedRun& run, const LoadedCase& c, const Clu
   const auto slowest_step = std::max_element(
       p.ranks.begin(), p.ranks.end(), [](const RankPrediction& a, const RankPrediction& b) { return a.step < b.step; });
   p.slowest_step_rank = static_cast<int>(slowest_step - p.ranks.begin());
-  const std::size_t s = static_cast<std::size_t>(slowest - before_sync.begin());
-  const double sync = overlapped ? exposed_sync(sync_calls[s], sync_count[s], p.ranks[s].step) : sync_calls[s];
-  const double total = *slowest + sync;
+  const auto own_sync = [&](std::size_t r) {
+    return overlapped ? exposed_sync(sync_calls[r], sync_count[r], p.ranks[r].step) : sync_calls[r];
+  };
+  const double total = *slowest + own_sync(static_cast<std::size_t>(slowest - before_sync.begin()));
   for (std::size_t r = 0; r < p.ranks.size(); ++r) {
+    p.ranks[r].sync_calls = own_sync(r);
     p.ranks[r].total = total;
     p.ranks[r].sync = total - before_sync[r];  // its own calls and its wait for the slowest rank
   }
@@ -215,6 +217,7 @@ nlohmann::ordered_json prediction_json(const std::vector<CasePrediction>& cases,
                                        {"grad_replicas", &RankPrediction::grad_replicas},
                                        {"step", &RankPrediction::step},
                                        {"sync", &RankPrediction::sync},
+                                       {"sync_calls", &RankPrediction::sync_calls},
                                        {"total", &RankPrediction::total}}) {
       nlohmann::ordered_json per_rank = nlohmann::ordered_json::array();
       for (const RankPrediction& r : c.ranks) per_rank.push_back(r.*member);

@@ -31,6 +31,8 @@ namespace zb {
 
 struct RankPrediction {
   double grad_sync = 0, grad_replicas = 0, step = 0, sync = 0, total = 0;  // seconds
+  double sync_calls = 0;  // the rank's own sync calls (exposed part under --overlap), without its wait: what a
+                          // timed run with --step-timing serial measures as the sync, the ranks meeting before it
 };
 
 struct CasePrediction {

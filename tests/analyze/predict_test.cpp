@@ -162,6 +162,7 @@ TEST_CASE("each rank's phases: calls priced on its groups' tiers, the slowest ra
   for (const RankPrediction& r : p.ranks) CHECK(r.total == Approx(total));
   CHECK(p.ranks[0].sync == Approx(sync));
   CHECK(p.ranks[1].sync == Approx(sync + (replicas0 + step0) - (replicas1 + step1)));  // waits for rank 0
+  for (const RankPrediction& r : p.ranks) CHECK(r.sync_calls == Approx(sync));         // its own calls, no wait
   CHECK(p.slowest_step_rank == 0);
   CHECK(p.balanced_step == Approx(1500 * 4e-9 + 2 * 1e-3));
   CHECK(p.imbalance == Approx(step0 - p.balanced_step));
