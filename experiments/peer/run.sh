@@ -24,6 +24,7 @@
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 source "$here/../common/bench_env.sh"  # works from the checkout's root
+source "$here/peer_launch.sh"
 py="$ZB_VENV/bin/python"
 if ! "$py" -c 'import torchvision, transformers' 2>/dev/null; then
   zb_log "installing torchvision and transformers into $ZB_VENV (the peer's models)"
@@ -45,18 +46,14 @@ for name, args, _ in peer_table.SERIAL: print(name + "|" + args)')
 mapfile -t serial_peers < <(PYTHONPATH="$here" "$py" -c 'import peer_table
 for name, thp, _, impl, extra in peer_table.SERIAL_PEERS: print(name + "|" + thp + "|" + impl + "|" + extra)')
 serial_w="$(PYTHONPATH="$here" "$py" -c 'import peer_table; print(peer_table.SERIAL_W)')"
-export MASTER_ADDR=127.0.0.1
 for round in $(seq 1 "$rounds"); do
   for model in $models; do
     for peer in "${peers[@]}"; do
       IFS='|' read -r fast peer_name thp impl extra <<<"$peer"
       if [ "$fast" = 1 ] && ! is_fast "$model"; then continue; fi
-      MASTER_PORT="$("$py" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
-      export MASTER_PORT
       # shellcheck disable=SC2086  # extra is a list of flags
-      THP_MEM_ALLOC_ENABLE="$thp" zb_mpirun 2 -x MASTER_ADDR -x MASTER_PORT -x THP_MEM_ALLOC_ENABLE "$py" \
-        "$here/zero_redundancy_peer.py" --model "$model" --impl "$impl" $extra --warmup 2 --iters "$iters" \
-        --out "$work/r${round}_${model}_${peer_name}.json" >"$work/peer.log" 2>&1 || { cat "$work/peer.log" >&2; exit 1; }
+      THP_MEM_ALLOC_ENABLE="$thp" zb_peer_mpirun 2 "$work/peer.log" "$py" "$here/zero_redundancy_peer.py" \
+        --model "$model" --impl "$impl" $extra --warmup 2 --iters "$iters" --out "$work/r${round}_${model}_${peer_name}.json"
     done
     for config in "${configs[@]}"; do
       IFS='|' read -r fast name args <<<"$config"
@@ -67,13 +64,10 @@ for round in $(seq 1 "$rounds"); do
     done
     for peer in "${serial_peers[@]}"; do  # W = 4: the ranks take turns at the step on both sides
       IFS='|' read -r peer_name thp impl extra <<<"$peer"
-      MASTER_PORT="$("$py" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
-      export MASTER_PORT
       # shellcheck disable=SC2086  # extra is a list of flags
-      THP_MEM_ALLOC_ENABLE="$thp" zb_mpirun "$serial_w" -x MASTER_ADDR -x MASTER_PORT -x THP_MEM_ALLOC_ENABLE "$py" \
-        "$here/zero_redundancy_peer.py" --model "$model" --impl "$impl" $extra --step-timing serial --warmup 2 \
-        --iters "$iters" --out "$work/r${round}_${model}_${peer_name}.json" >"$work/peer.log" 2>&1 ||
-        { cat "$work/peer.log" >&2; exit 1; }
+      THP_MEM_ALLOC_ENABLE="$thp" zb_peer_mpirun "$serial_w" "$work/peer.log" "$py" "$here/zero_redundancy_peer.py" \
+        --model "$model" --impl "$impl" $extra --step-timing serial --warmup 2 --iters "$iters" \
+        --out "$work/r${round}_${model}_${peer_name}.json"
     done
     for config in "${serial_configs[@]}"; do
       name="${config%%|*}" args="${config#*|}"
