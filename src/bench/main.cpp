@@ -14,19 +14,20 @@
 
 namespace {
 
-// Under a launcher every rank parses the same command line: the launch's
-// first rank says what is wrong with it, every rank exits 2.
+// Whether this process is its launch's first rank (or runs alone).
 bool first_rank_of_launch() {
   for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"})
     if (const char* rank = std::getenv(name)) return std::string(rank) == "0";
   return true;
 }
 
-// The launcher ends the whole job at the first non-zero exit, so a rank that
-// is not the first leaves only after a grace: a first rank still loading would
-// otherwise be killed before it says what is wrong. Once the first rank has
-// said it and exited, the launcher ends this wait.
-int exit_usage_after_first_rank_speaks() {
+// Every rank refuses the same request: the launch's first rank says why (it
+// throws `error`), the others exit 2. The launcher ends the whole job at the
+// first non-zero exit, so the others leave only after a grace: a first rank
+// still loading would otherwise be killed before it says what is wrong. Once
+// the first rank has said it and exited, the launcher ends this wait.
+int refuse_on_every_rank(const zb::UsageError& error) {
+  if (first_rank_of_launch()) throw error;
   std::this_thread::sleep_for(std::chrono::seconds(10));
   return zb::kExitUsage;
 }
@@ -49,9 +50,8 @@ int run(int argc, char** argv) {
   std::optional<zb::Config> parsed;
   try {
     parsed = zb::parse_command_line(argc, argv, help_shown);
-  } catch (const zb::UsageError&) {
-    if (first_rank_of_launch()) throw;
-    return exit_usage_after_first_rank_speaks();
+  } catch (const zb::UsageError& error) {
+    return refuse_on_every_rank(error);
   }
   const zb::Config& config = *parsed;
   if (help_shown) return zb::kExitOk;
@@ -74,10 +74,7 @@ int run(int argc, char** argv) {
         zb::run_plan_only(config, std::cout);
         break;
       }
-      if (const auto why = srun_without_pmix()) {
-        if (first_rank_of_launch()) throw zb::UsageError(*why);
-        return exit_usage_after_first_rank_speaks();
-      }
+      if (const auto why = srun_without_pmix()) return refuse_on_every_rank(zb::UsageError(*why));
       return zb::run_timed(config);
   }
   return zb::kExitOk;
