@@ -24,6 +24,28 @@ double coefficient(const nlohmann::json& c, const char* key, const std::string& 
   return v;
 }
 
+// "per_tensor": [{"elements": N, "seconds": S}, ...], N ascending: the curve --predict steps ranks on.
+std::vector<TensorCost> per_tensor_curve(const nlohmann::json& doc, const std::string& source) {
+  std::vector<TensorCost> curve;
+  if (!doc.contains("per_tensor")) return curve;
+  const std::string where = "cost model '" + source + "': per_tensor";
+  if (!doc["per_tensor"].is_array()) throw UsageError(where + " must be an array of {\"elements\", \"seconds\"}");
+  for (const nlohmann::json& point : doc["per_tensor"]) {
+    const std::string at = where + "[" + std::to_string(curve.size()) + "]";
+    if (!point.is_object() || !point.contains("elements") || !point["elements"].is_number_integer() ||
+        !point.contains("seconds") || !point["seconds"].is_number())
+      throw UsageError(at + " = " + point.dump() + " must be {\"elements\": integer, \"seconds\": number}");
+    const TensorCost c{point["elements"].get<int64_t>(), point["seconds"].get<double>()};
+    if (c.elements <= 0 || (!curve.empty() && c.elements <= curve.back().elements))
+      throw UsageError(at + ".elements = " + std::to_string(c.elements) +
+                       " must be > 0 and above the point before it (the curve ascends in elements)");
+    if (!std::isfinite(c.seconds) || c.seconds <= 0 || c.seconds > kMaxCoefficient)
+      throw UsageError(at + ".seconds = " + point["seconds"].dump() + " must be a number > 0 and at most 1000");
+    curve.push_back(c);
+  }
+  return curve;
+}
+
 }  // namespace
 
 CostModel cost_model_from_json_text(const std::string& text, const std::string& source) {
@@ -46,6 +68,7 @@ CostModel cost_model_from_json_text(const std::string& text, const std::string& 
   if (c.contains("seconds_per_muon_unit")) m.seconds_per_muon_unit = coefficient(c, "seconds_per_muon_unit", source);
   if (m.seconds_per_element == 0 && m.seconds_per_tensor == 0)
     throw UsageError("cost model '" + source + "': seconds_per_element and seconds_per_tensor are both 0");
+  m.per_tensor = per_tensor_curve(doc, source);
   m.source = source;
   return m;
 }

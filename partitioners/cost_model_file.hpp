@@ -1,7 +1,9 @@
 // The cost-model file --calibrate writes and --cost-model reads:
 // {"schema": "zero-bench-cost/1", "coefficients": {"seconds_per_element",
 //  "seconds_per_tensor", "seconds_per_step"[, "seconds_per_muon_unit"]},
-//  ...context and samples...} (without seconds_per_muon_unit: the default)
+//  ...context and samples..., "per_tensor": [{"elements", "seconds"}, ...]}
+// (without seconds_per_muon_unit: the default; without per_tensor,
+// --predict steps ranks on the linear terms alone)
 #pragma once
 #include <string>
 

@@ -1,6 +1,7 @@
 #include "plan.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 #include <queue>
 
@@ -80,6 +81,28 @@ int64_t lower_bound(const ModelSpec& model, int world_size, Granularity granular
   const int64_t even = (model.total_numel() + world_size - 1) / world_size;
   if (granularity == Granularity::kReplicated) return model.total_numel();
   return granularity == Granularity::kRanges ? even : std::max(even, model.largest_numel());
+}
+
+double CostModel::tensor_seconds(int64_t n) const {
+  if (per_tensor.empty()) return predict(n, 1) - seconds_per_step;
+  const auto above = std::lower_bound(per_tensor.begin(), per_tensor.end(), n,
+                                      [](const TensorCost& p, int64_t e) { return p.elements < e; });
+  if (above == per_tensor.begin()) return per_tensor.front().seconds;
+  const TensorCost& last = per_tensor.back();
+  if (above == per_tensor.end()) return last.seconds * static_cast<double>(n) / static_cast<double>(last.elements);
+  const TensorCost& below = *(above - 1);
+  const double at = std::log(static_cast<double>(n) / static_cast<double>(below.elements)) /
+                    std::log(static_cast<double>(above->elements) / static_cast<double>(below.elements));
+  return below.seconds * std::pow(above->seconds / below.seconds, at);
+}
+
+double CostModel::step_seconds(const std::vector<int64_t>& tensor_elements) const {
+  if (per_tensor.empty())
+    return predict(std::accumulate(tensor_elements.begin(), tensor_elements.end(), int64_t{0}),
+                   static_cast<int64_t>(tensor_elements.size()));
+  double seconds = 0;
+  for (int64_t n : tensor_elements) seconds += tensor_seconds(n);
+  return seconds;
 }
 
 }  // namespace zb

@@ -74,16 +74,32 @@ struct Plan {
 // d·Σ max(m,n)·min(m,n)² over the rank's 2-D weights (muon units), from
 // --calibrate or the documented defaults. The default d: 5 Newton–Schulz
 // iterations of about 6 flops per unit at about 50 GFLOP/s.
+// --calibrate's per-tensor curve: what one tensor of `elements` costs when a
+// rank steps several of its size in turn (the allocator and caches as those
+// tensors leave them).
+struct TensorCost {
+  int64_t elements = 0;
+  double seconds = 0;
+};
+
 struct CostModel {
   double seconds_per_element = 1.0e-9;
   double seconds_per_tensor = 2.0e-6;
   double seconds_per_step = 0.0;
   double seconds_per_muon_unit = 6.0e-10;
+  std::vector<TensorCost> per_tensor;  // ascending in elements; empty: the linear terms alone
   std::string source = "defaults";
+  // The linear model, which the partitioners' searches add up term by term.
   double predict(int64_t elements, int64_t tensors, double muon_units = 0) const {
     return seconds_per_element * static_cast<double>(elements) + seconds_per_tensor * static_cast<double>(tensors) +
            seconds_per_muon_unit * muon_units + seconds_per_step;
   }
+  // One tensor of n elements on the curve: interpolated in log-log between its
+  // points, proportional to n past the last, the first point's cost below it.
+  double tensor_seconds(int64_t n) const;
+  // A step over tensors of these sizes: the curve's costs summed, or, without a
+  // curve, the linear model over their elements and count.
+  double step_seconds(const std::vector<int64_t>& tensor_elements) const;
 };
 
 struct PlanOptions {

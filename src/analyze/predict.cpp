@@ -4,6 +4,7 @@
 #include <cmath>
 #include <tuple>
 #include <map>
+#include <numeric>
 #include <set>
 
 #include "src/common/errors.hpp"
@@ -15,6 +16,11 @@ namespace {
 struct Placement {
   int ranks_per_node = 1, world_size = 1, group = 1;
   int node(int rank) const { return rank / ranks_per_node; }
+  // How many replica groups cross a node's links at once: one per shard rank
+  // the node holds, G at most. The inter-node table was measured by a group
+  // holding whole nodes, all their links its own; k groups at once share them,
+  // each call priced as moving k times its bytes alone.
+  int replica_link_share() const { return std::min(group, ranks_per_node); }
   // Rank r's shard group: the G consecutive ranks from (r / G) * G.
   Tier group_tier(int rank) const {
     const int first = rank / group * group;
@@ -29,11 +35,12 @@ struct Placement {
 
 const char* tier_words(Tier t) { return t == Tier::kIntraNode ? "within a node" : "across nodes"; }
 
-double phase_seconds(const PlannedPhase& phase, Tier tier, int ranks, const ClusterDescription& cluster) {
+double phase_seconds(const PlannedPhase& phase, Tier tier, int ranks, int link_share,
+                     const ClusterDescription& cluster) {
   double seconds = 0;
   for (const PlannedCall& call : phase.calls)
-    seconds +=
-        cluster.price(call.collective, tier).seconds(static_cast<double>(call.elements) * phase.element_bytes, ranks);
+    seconds += cluster.price(call.collective, tier)
+                   .seconds(static_cast<double>(call.elements) * phase.element_bytes * link_share, ranks);
   return seconds;
 }
 
@@ -48,7 +55,8 @@ class PhasePricer {
     const auto key = std::make_tuple(phase.phase, replicas ? rank % at_.group : 0, tier);
     const auto it = cache_.find(key);
     if (it != cache_.end()) return it->second;
-    return cache_[key] = phase_seconds(phase, tier, ranks, cluster_);
+    const int share = replicas && tier == Tier::kInterNode ? at_.replica_link_share() : 1;
+    return cache_[key] = phase_seconds(phase, tier, ranks, share, cluster_);
   }
 
  private:
@@ -66,18 +74,53 @@ double exposed_sync(double sync, std::size_t calls, double step) {
   return std::max(sync / k, sync - step * (k - 1) / k);
 }
 
-// What a rank's optimizer steps: a range plan's rank steps its flat slot (padding
-// included) as one tensor, or as one per chunk under --overlap (one all-gather
-// each); a whole-tensor rank steps each tensor it owns.
-struct Stepped {
-  int64_t elements = 0, tensors = 0;
-};
-Stepped stepped_of(const RankResult& rank) {
-  if (rank.plan.granularity != Granularity::kRanges) return {rank.numel, rank.param_count};
-  int64_t chunks = 1;
-  for (const PlannedPhase& p : rank.phase_calls.value_or(std::vector<PlannedPhase>{}))
-    if (p.phase == "sync" && p.overlapped) chunks = static_cast<int64_t>(p.calls.size());
-  return {rank.plan.slot_elems, chunks};
+// n elements as `tensors` tensors of even size (the first ones one element larger).
+std::vector<int64_t> even_tensors(int64_t n, int64_t tensors) {
+  if (tensors <= 0) return {};
+  std::vector<int64_t> sizes(static_cast<std::size_t>(tensors), n / tensors);
+  for (int64_t i = 0; i < n % tensors; ++i) ++sizes[static_cast<std::size_t>(i)];
+  return sizes;
+}
+
+// The tensors a rank's optimizer steps, by elements: a range plan's rank steps
+// its flat slot (padding included) as one tensor, or one per chunk under
+// --overlap (one all-gather each); any other rank each shard it owns, at its
+// listed length (without a shard list: its elements spread evenly over them).
+std::vector<int64_t> stepped_of(const RankResult& rank) {
+  if (rank.plan.granularity == Granularity::kRanges) {
+    int64_t chunks = 1;
+    for (const PlannedPhase& p : rank.phase_calls.value_or(std::vector<PlannedPhase>{}))
+      if (p.phase == "sync" && p.overlapped) chunks = static_cast<int64_t>(p.calls.size());
+    return even_tensors(rank.plan.slot_elems, chunks);
+  }
+  if (!rank.shards_listed || rank.shards.empty()) return even_tensors(rank.numel, rank.param_count);
+  std::vector<int64_t> sizes;
+  sizes.reserve(rank.shards.size());
+  for (const ShardRecord& shard : rank.shards) sizes.push_back(shard.length);
+  return sizes;
+}
+
+int64_t sum(const std::vector<int64_t>& sizes) { return std::accumulate(sizes.begin(), sizes.end(), int64_t{0}); }
+
+// The same tensors scaled to `elements` in all.
+std::vector<int64_t> scaled_to(std::vector<int64_t> sizes, int64_t elements) {
+  const double f = static_cast<double>(elements) / static_cast<double>(std::max<int64_t>(1, sum(sizes)));
+  for (int64_t& n : sizes) n = static_cast<int64_t>(std::llround(static_cast<double>(n) * f));
+  return sizes;
+}
+
+// The step of a perfectly balanced rank of the same layout: a range plan's rank
+// steps 1/G of the model's elements in its slot's tensors (its padding is its
+// imbalance); any other plan's the mean of one shard group's steps, every
+// tensor of the model stepped once among them.
+double balanced_step(const LoadedCase& c, const CasePrediction& p, const CostModel& step) {
+  const RankResult& first = c.ranks.front();
+  if (first.plan.granularity == Granularity::kRanges)
+    return step.step_seconds(
+        even_tensors(first.context.model_numel / p.shard_group, static_cast<int64_t>(stepped_of(first).size())));
+  double total = 0;
+  for (int r = 0; r < p.shard_group; ++r) total += p.ranks[static_cast<std::size_t>(r)].step;
+  return total / p.shard_group;
 }
 
 // "within a node", "across nodes", or "mixed" where the case's groups differ (G = 6 on nodes of 8).
@@ -109,8 +152,7 @@ CasePrediction predict_case(const LoadedRun& run, const LoadedCase& c, const Clu
                        ") carries no planned calls: its records predate them; run zero_bench again (--plan-only "
                        "suffices) with the flags of the step to predict");
     RankPrediction& out = p.ranks[r];
-    const Stepped stepped = stepped_of(rank);
-    out.step = cluster.step.predict(stepped.elements, stepped.tensors);
+    out.step = cluster.step.step_seconds(stepped_of(rank));
     for (const PlannedPhase& phase : *rank.phase_calls) {
       const double s = pricer.seconds(phase, static_cast<int>(r));
       if (phase.phase == "grad_sync") out.grad_sync = s;
@@ -132,19 +174,14 @@ CasePrediction predict_case(const LoadedRun& run, const LoadedCase& c, const Clu
     p.ranks[r].total = total;
     p.ranks[r].sync = total - before_sync[r];  // its own calls and its wait for the slowest rank
   }
-  // A balanced rank: 1/G of the elements, and of the tensors (a range plan's rank steps its slot whatever it holds).
-  const RankResult& first = c.ranks.front();
-  const double tensors =
-      first.plan.granularity == Granularity::kRanges
-          ? static_cast<double>(stepped_of(first).tensors)
-          : std::ceil(static_cast<double>(context.model_tensors) / static_cast<double>(p.shard_group));
-  p.balanced_step = cluster.step.predict(context.model_numel / p.shard_group, static_cast<int64_t>(tensors));
+  p.balanced_step = balanced_step(c, p, cluster.step);
   p.imbalance = std::max(0.0, slowest_step->step - p.balanced_step);
-  // What no plan of this granularity can avoid: its largest rank holds at least the lower bound's elements.
+  // What no plan of this granularity can avoid: its largest rank holds at least the lower bound's elements
+  // (here: the slowest rank's own tensors, scaled down to them).
   const RankResult& slow = c.ranks[p.slowest_step_rank];
-  const Stepped stepped = stepped_of(slow);
-  const int64_t bound = std::min(stepped.elements, slow.plan.lower_bound);
-  p.over_bound = std::max(0.0, slowest_step->step - cluster.step.predict(bound, stepped.tensors));
+  const std::vector<int64_t> stepped = stepped_of(slow);
+  const int64_t bound = std::min(sum(stepped), slow.plan.lower_bound);
+  p.over_bound = std::max(0.0, slowest_step->step - cluster.step.step_seconds(scaled_to(stepped, bound)));
   return p;
 }
 

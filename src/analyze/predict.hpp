@@ -6,15 +6,20 @@
 //     collective's table at its size, on the tier its group spans (a group
 //     inside one node: intra_node; across nodes: inter_node; ranks fill
 //     nodes in order, ranks_per_node to a node);
+//     the G replica groups (one per shard rank) cross nodes at once, sharing
+//     each node's links: a call is priced as moving its bytes times the
+//     groups a node's ranks belong to (the table's group had the node alone);
 //   step: the cluster's step model over what the rank steps (its tensors, or
-//     a range plan's flat slot as one tensor, one per chunk under --overlap);
+//     a range plan's flat slot as one tensor, one per chunk under --overlap):
+//     each tensor at its size on a --calibrate curve (CostModel::per_tensor),
+//     else the linear terms over the rank's elements and tensors;
 //   the slowest rank sets the pace: every rank's total is the slowest rank's
 //     reductions and step, then the sync; a rank's sync holds its wait for
 //     the slowest step, as a timed run's does. Under --overlap each sync call
 //     starts as its part is stepped: what is exposed is the sync beyond the
 //     step it overlaps (and at least its last call's share).
-// Assumptions (docs/predict.md): no contention between concurrent
-// collectives or between replica groups, the tables' algorithms at every
+// Assumptions (docs/predict.md): no other contention between concurrent
+// collectives (a node's cores, its memory), the tables' algorithms at every
 // rank count (the same bus bandwidth at a size), no stragglers or jitter.
 #pragma once
 #include <string>
@@ -41,7 +46,7 @@ struct CasePrediction {
   std::string group_tier, replica_tier;  // "within a node", "across nodes", or "" (no replicas)
   std::vector<RankPrediction> ranks;
   int slowest_step_rank = 0;
-  double balanced_step = 0;  // the step of a rank holding exactly 1/G of the model (and of its tensors)
+  double balanced_step = 0;  // a perfectly balanced rank's step: the shard group's mean (range plans: 1/G slot)
   double imbalance = 0;      // slowest step - balanced step: what the plan's imbalance costs per step
   double over_bound = 0;     // slowest step - a rank at the plan's lower bound's: what a better plan could save
   double total() const { return ranks.empty() ? 0 : ranks.front().total; }

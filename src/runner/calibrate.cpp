@@ -1,7 +1,9 @@
 // --calibrate: times optimizer steps (--optimizer, --optimizer-impl) over a grid of
 // tensor counts and sizes on this device (all ranks at once under mpirun, so the contention of
 // a real run is in the numbers), fits step seconds = a·elements + b·tensors
-// + c by least squares, and writes the cost model file (rank 0, atomically).
+// + c by least squares (the partitioners' model), keeps each size's cost per
+// tensor (the curve --predict steps ranks on), and writes the cost model file
+// (rank 0, atomically).
 #include <torch/torch.h>
 
 #include <algorithm>
@@ -111,8 +113,8 @@ double ranks_mean(double seconds, int world_size) {
 
 std::vector<Sample> measure_grid(const Bench& bench) {
   std::vector<Sample> samples;
-  for (int64_t size : {256, 4096, 65536, 1048576, 4194304}) {
-    for (int64_t count : {1, 8, 64, 512}) {
+  for (int64_t size : {256, 4096, 65536, 1048576, 4194304, 16777216}) {
+    for (int64_t count : {1, 2, 8, 64, 512}) {
       if (size * count > (int64_t{1} << 25) || size * count < 4096) continue;  // 4K .. 32M elements
       const std::vector<std::vector<int64_t>> shapes(count, std::vector<int64_t>{size});
       arm_for_sample(bench,
@@ -183,6 +185,28 @@ std::array<double, 3> fit(const std::vector<Sample>& samples) {
   }
 }
 
+// The per-tensor curve --predict steps ranks on: for each size, the sample with
+// the most tensors of it, per tensor. A rank steps tensor after tensor, each
+// meeting the allocator and the caches as the ones before it left them; a
+// tensor stepped alone, again and again, can reuse its temporaries and keep
+// more of its state in cache than it would amid others.
+nlohmann::ordered_json per_tensor_curve(const std::vector<Sample>& samples) {
+  std::vector<Sample> most;  // samples arrive grouped by size
+  for (const Sample& s : samples) {
+    if (!most.empty() && most.back().elements_per_tensor == s.elements_per_tensor) {
+      if (s.tensors > most.back().tensors) most.back() = s;
+    } else {
+      most.push_back(s);
+    }
+  }
+  nlohmann::ordered_json curve = nlohmann::ordered_json::array();
+  for (const Sample& s : most)
+    curve.push_back({{"elements", s.elements_per_tensor},
+                     {"seconds", s.seconds / static_cast<double>(s.tensors)},
+                     {"from_tensors", s.tensors}});
+  return curve;
+}
+
 nlohmann::ordered_json cost_file(const Config& config, const Bench& bench, const std::vector<Sample>& samples,
                                  const std::array<double, 3>& c, const std::optional<double>& muon_unit,
                                  const nlohmann::ordered_json& muon_samples) {
@@ -220,6 +244,10 @@ nlohmann::ordered_json cost_file(const Config& config, const Bench& bench, const
   doc["worst_relative_error"] = worst;  // over the fitted samples
   doc["fit"] =
       "samples of at least " + std::to_string(bench.fit_min_elements) + " elements (out of cache, as a shard is)";
+  doc["per_tensor_model"] =
+      "zero_analyze --predict: a rank's step is the sum over its tensors of per_tensor's seconds at the tensor's "
+      "elements (log-log between points; each point: the sample with the most tensors of that size, per tensor)";
+  doc["per_tensor"] = per_tensor_curve(samples);
   return doc;
 }
 

@@ -151,7 +151,8 @@ TEST_CASE("each rank's phases: calls priced on its groups' tiers, the slowest ra
   CHECK(p.group_tier == "within a node");
   CHECK(p.replica_tier == "across nodes");
   const double grad = 20e-6;
-  const double replicas0 = 1e-3 + 2000 * 1.0 / 0.5e9, replicas1 = 1e-3 + 1000 * 1.0 / 0.5e9;
+  // A node's 2 ranks belong to the 2 replica groups, which share its links: each call moves twice its bytes.
+  const double replicas0 = 1e-3 + 2 * 2000 * 1.0 / 0.5e9, replicas1 = 1e-3 + 2 * 1000 * 1.0 / 0.5e9;
   const double step0 = 2000 * 4e-9 + 2 * 1e-3, step1 = 1000 * 4e-9 + 2 * 1e-3;
   const double sync = (100e-6 + 2000 / 1e9) + (100e-6 + 1000 / 1e9);
   CHECK(p.ranks[0].grad_replicas == Approx(replicas0));
@@ -169,6 +170,42 @@ TEST_CASE("each rank's phases: calls priced on its groups' tiers, the slowest ra
   one.ranks[2].phase_calls.reset();
   run.cases = {one};
   CHECK_THROWS_WITH(predict_run(run, c), Catch::Contains("carries no planned calls"));
+}
+
+TEST_CASE("with a calibrated per-tensor curve each rank's step sums its own tensors on it") {
+  zbtest::TempDir tmp;
+  zbtest::write_text(tmp.path() / "cost.json", R"({"schema": "zero-bench-cost/1", "coefficients":
+      {"seconds_per_element": 1e-9, "seconds_per_tensor": 0, "seconds_per_step": 0},
+      "per_tensor": [{"elements": 100, "seconds": 1e-5}, {"elements": 10000, "seconds": 4e-5}]})");
+  std::string text = kDescription;
+  const std::string from = R"({"memory_bandwidth_gb_per_s": 1, "bytes_per_element": 4, "seconds_per_tensor": 0.001})";
+  text.replace(text.find(from), from.size(), R"({"cost_model": "cost.json"})");
+  const ClusterDescription c = cluster_in(tmp, text);
+  LoadedRun run;
+  run.name = "lpt";
+  LoadedCase one{2, "m", {}};
+  for (int r = 0; r < 2; ++r) {
+    RankResult rank;
+    rank.context.world_size = 2, rank.context.rank = r, rank.context.model_numel = 11100;
+    rank.context.model_tensors = 3;
+    rank.plan.granularity = Granularity::kWholeTensors, rank.plan.lower_bound = 10000;
+    rank.numel = r ? 1100 : 10000, rank.param_count = r ? 2 : 1;
+    rank.shards = r ? std::vector<ShardRecord>{{1, "a", 0, 100}, {2, "b", 0, 1000}}
+                    : std::vector<ShardRecord>{{0, "c", 0, 10000}};
+    rank.phase_calls = std::vector<PlannedPhase>{};
+    one.ranks.push_back(rank);
+  }
+  run.cases.push_back(one);
+  auto p = predict_run(run, c).front();
+  CHECK(p.ranks[0].step == Approx(4e-5));
+  CHECK(p.ranks[1].step == Approx(1e-5 + 2e-5));        // 1000 elements: halfway in log size, halfway in log time
+  CHECK(p.balanced_step == Approx((4e-5 + 3e-5) / 2));  // every tensor stepped once, the work split evenly
+  CHECK(p.imbalance == Approx(0.5e-5));
+  CHECK(p.over_bound == Approx(0));  // the largest tensor is the bound
+  // Without a shard list (--shard-list none) a rank's elements are spread evenly over its tensors.
+  run.cases[0].ranks[1].shards_listed = false, run.cases[0].ranks[1].shards.clear();
+  p = predict_run(run, c).front();
+  CHECK(p.ranks[1].step == Approx(2 * 1e-5 * std::pow(4.0, std::log10(550.0 / 100) / 2)));
 }
 
 }  // namespace zb

@@ -270,6 +270,13 @@ TEST_CASE("zero_bench --calibrate writes a cost model that the cost partitioner 
   const double a = cost["coefficients"]["seconds_per_element"], b = cost["coefficients"]["seconds_per_tensor"],
                c = cost["coefficients"]["seconds_per_step"];
   CHECK(a + b > 0);
+  // The per-tensor curve: one point per sampled size (256 to 16M elements), each from that size's largest sample.
+  const auto& curve = cost["per_tensor"];
+  REQUIRE(curve.size() == 6);
+  CHECK(curve.front()["elements"] == 256);
+  CHECK(curve.back()["elements"] == 16777216);
+  CHECK(curve.back()["from_tensors"] == 2);
+  for (const auto& point : curve) CHECK(point["seconds"].get<double>() > 0);
   const auto planned = run_command(std::string(ZB_BENCH_BIN) + " --plan-only cost 4 --models ResNet152 --cost-model " +
                                    quote(model_file) + " -o " + quote(tmp.str() + "/run"));
   INFO(planned.err);
