@@ -48,6 +48,22 @@ def rounds_of(work, rounds, model, w, impl, peer_key, phase):
     return peer, ours, calls, tensors
 
 
+def faults_of(work, rounds, model, impl):
+    """Each round's minor page faults per step at W = 1 (the median over its iterations): peer's, ours."""
+    peer, ours = [], []
+    for r in range(1, rounds + 1):
+        name = f"r{r}_{model}_W1_{impl}"
+        (rank,) = json.loads((work / f"{name}_peer.json").read_text())["ranks"]
+        peer.append(statistics.median(rank["local_step_page_faults"]))
+        (doc,) = ours_records(work / f"{name}_ours", model, 1)
+        ours.append(statistics.median(doc["result"]["timing"]["step_page_faults"]))
+    return peer, ours
+
+
+def count_span(values):
+    return f"{statistics.median(values):.0f} ({min(values):.0f}-{max(values):.0f})"
+
+
 def span(values):
     return f"{1e3 * statistics.median(values):.2f} ({1e3 * min(values):.2f}-{1e3 * max(values):.2f})"
 
@@ -84,6 +100,19 @@ def main():
         for impl in IMPLS:
             peer, ours, _, tensors = rounds_of(work, rounds, model, 1, impl, "local_step", "step")
             row(model, impl, peer, ours, tensors)
+    print()
+    print("## Page faults in the step at W = 1")
+    print()
+    print("Minor page faults each side's process took during one step (getrusage around the same window as the")
+    print("step's time): pages the step's temporaries fault in where the allocator had given them back to the")
+    print("kernel. 4 KiB pages: each fault stands for 4 KiB first touched in that step.")
+    print()
+    print("| model | implementation | peer's faults per step | zero_bench's faults per step |")
+    print("|---|---|---:|---:|")
+    for model in models:
+        for impl in IMPLS:
+            peer, ours = faults_of(work, rounds, model, impl)
+            print(f"| {model} | {impl} | {count_span(peer)} | {count_span(ours)} |")
 
 
 if __name__ == "__main__":

@@ -21,7 +21,8 @@ zero_bench's --grad-sync), put back before every iteration. Per iteration:
               into the buckets and back inside the phase (DDP's default copies
               in during backward and out after the reduction);
   step        time.time() around opt.step(), as the seed does; inside it,
-              the local Adam step (opt.optim.step, timed by a wrapper) and
+              the local Adam step (opt.optim.step, timed by a wrapper that
+              also counts the minor page faults it took, getrusage) and
               the rest, its broadcasts ("sync"). --step-timing serial: the
               wrapper makes the ranks take turns at the local step (a
               barrier after each turn); "sync" is then opt.step() less the
@@ -35,6 +36,7 @@ Rank 0 writes every rank's samples to --out as JSON.
 import argparse
 import json
 import os
+import resource
 import time
 
 import torch
@@ -140,22 +142,25 @@ def main():
         p.grad = g.clone()
     buckets = GradientBuckets(params, as_bucket_views=not args.grad_copies)
     opt = ZeroRedundancyOptimizer(params, optimizer_class=torch.optim.Adam, lr=0.01, **IMPL_FLAGS[args.impl])
-    local, turns = [], []
+    local, turns, faults = [], [], []
     inner_step = opt.optim.step
+
+    def counted_inner_step(*a, **k):  # the local step, timed, and the minor page faults it took
+        before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+        start = time.time()
+        result = inner_step(*a, **k)
+        local.append(time.time() - start)
+        faults.append(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before)
+        return result
 
     def timed_inner_step(*a, **k):
         if args.step_timing == "concurrent":
-            start = time.time()
-            result = inner_step(*a, **k)
-            local.append(time.time() - start)
-            return result
+            return counted_inner_step(*a, **k)
         # serial: inside opt.step(), before its broadcasts (_sync_params), each rank steps in its turn
         turns_start, result = time.time(), None
         for turn in range(world):
             if turn == rank:
-                start = time.time()
-                result = inner_step(*a, **k)
-                local.append(time.time() - start)
+                result = counted_inner_step(*a, **k)
             dist.barrier()
         turns.append(time.time() - turns_start)
         return result
@@ -181,7 +186,7 @@ def main():
     else:
         sync = [s - l for s, l in zip(step, local_step)]
     mine = {"rank": rank, "owned_elements": owned, "all_reduce": all_reduce, "step": step, "local_step": local_step,
-            "sync": sync, "anon_huge_page_bytes": anon_huge_page_bytes()}
+            "sync": sync, "local_step_page_faults": faults[args.warmup:], "anon_huge_page_bytes": anon_huge_page_bytes()}
     ranks = [None] * world
     dist.all_gather_object(ranks, mine)
     if rank == 0:

@@ -122,6 +122,7 @@ struct Schema<Timings> {
                                             member("collective", &T::collective),
                                             member("harness_overhead", &T::harness_overhead),
                                             member("step_host", &T::step_host),
+                                            member("step_page_faults", &T::step_page_faults),
                                             member("grad_sync", &T::grad_sync),
                                             member("grad_replicas", &T::grad_replicas),
                                             member("schedule", &T::schedule)};
@@ -145,6 +146,9 @@ struct Schema<Timings> {
       if (s && s->samples.size() != iterations)
         src.fail(where + "." + name + " holds " + std::to_string(s->samples.size()) + " samples, .step " +
                  std::to_string(iterations) + "; every series holds one per timed iteration");
+    if (t.step_page_faults && t.step_page_faults->size() != iterations)
+      src.fail(where + ".step_page_faults holds " + std::to_string(t.step_page_faults->size()) + " counts, .step " +
+               std::to_string(iterations) + "; it holds one per timed iteration");
   }
 };
 

@@ -149,6 +149,10 @@ struct Timings {
   // cuda_event runs only: the same step on the host clock, with a device
   // synchronise on both ends (a check of the events; includes launch latency).
   std::optional<TimingSeries> step_host;
+  // Minor page faults the process took during each timed step (getrusage): the
+  // step's temporaries faulting in fresh pages where the allocator returned
+  // them to the kernel. Absent under --overlap and in older records.
+  std::optional<std::vector<int64_t>> step_page_faults;
   // --grad-sync: the gradient reduction before each step (then total = grad_sync + step + sync).
   std::optional<TimingSeries> grad_sync;
   // --shard-group with replicas: the all-reduce of the owned shard's gradients

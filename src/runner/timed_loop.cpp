@@ -1,5 +1,7 @@
 #include "timed_loop.hpp"
 
+#include <sys/resource.h>
+
 #include <chrono>
 #include <functional>
 
@@ -12,7 +14,16 @@ using Clock = std::chrono::steady_clock;
 struct Iteration {
   double step, sync, overhead;
   std::optional<double> host_step;  // CUDA: the step on the host clock, device synchronised on both ends
+  std::optional<int64_t> step_page_faults;
 };
+
+// Minor page faults the process has taken so far: a step's temporaries that
+// come from fresh pages fault once per page touched.
+int64_t minor_faults() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return usage.ru_minflt;
+}
 
 // What a sync window runs: the sync itself, or on a probe iteration the raw
 // replay of its collectives (PhaseSlot, below).
@@ -21,18 +32,20 @@ using SyncWork = std::function<void()>;
 // Every rank steps at once, then syncs: one timer window.
 Iteration concurrent_iteration(ZeroState& zero, CaseComms& comms, IterationTimer& timer, const SyncWork& sync) {
   comms.barrier();
+  const int64_t faults = minor_faults();
   timer.begin();
   const auto step_start = Clock::now();
   zero.step();
   const auto step_end = Clock::now();
   timer.step_done();
+  const int64_t step_faults = minor_faults() - faults;  // in the sync's window, outside what it times
   const auto sync_start = Clock::now();
   sync();
   const auto sync_end = Clock::now();
   timer.end();
   const double inside = std::chrono::duration<double>((step_end - step_start) + (sync_end - sync_start)).count();
   const double step = timer.step_seconds(), sync_s = timer.sync_seconds();
-  return {step, sync_s, step + sync_s - inside, timer.host_step_seconds()};
+  return {step, sync_s, step + sync_s - inside, timer.host_step_seconds(), step_faults};
 }
 
 // --overlap: one window, the step and sync interleaved bucket by bucket; the
@@ -46,7 +59,7 @@ Iteration overlapped_iteration(ZeroState& zero, CaseComms& comms, IterationTimer
   timer.step_done();
   timer.end();
   const double window = timer.step_seconds(), step = stepping.total_seconds();
-  return {step, std::max(0.0, window - step), 0.0, std::nullopt};
+  return {step, std::max(0.0, window - step), 0.0, std::nullopt, std::nullopt};
 }
 
 // Ranks take turns stepping, then all sync at once: each step time is the
@@ -56,15 +69,18 @@ Iteration overlapped_iteration(ZeroState& zero, CaseComms& comms, IterationTimer
 Iteration serial_iteration(ZeroState& zero, CaseComms& comms, const SubWorld& group, IterationTimer& step_timer,
                            IterationTimer& sync_timer, const SyncWork& sync) {
   double inside = 0;
+  int64_t step_faults = 0;
   for (int turn = 0; turn < group.size(); ++turn) {
     group.barrier();
     if (turn != group.rank()) continue;
+    const int64_t faults = minor_faults();
     step_timer.begin();
     const auto start = Clock::now();
     zero.step();
     inside += std::chrono::duration<double>(Clock::now() - start).count();
     step_timer.step_done();
     step_timer.end();
+    step_faults = minor_faults() - faults;
   }
   comms.barrier();
   sync_timer.begin();
@@ -74,7 +90,7 @@ Iteration serial_iteration(ZeroState& zero, CaseComms& comms, const SubWorld& gr
   inside += std::chrono::duration<double>(Clock::now() - start).count();
   sync_timer.end();
   const double step = step_timer.step_seconds(), sync_s = sync_timer.sync_seconds();
-  return {step, sync_s, step + sync_s - inside, step_timer.host_step_seconds()};
+  return {step, sync_s, step + sync_s - inside, step_timer.host_step_seconds(), step_faults};
 }
 
 // One communication phase, every rank at once, in its own timer window.
@@ -173,6 +189,7 @@ Timings time_iterations(ZeroState& zero, CaseComms& comms, const SubWorld& group
   auto timer = make_timer(device), sync_timer = make_timer(device), grad_timer = make_timer(device);
   auto stepping = make_stopwatch(device);
   std::vector<double> grad, replica, step, sync, total, collective, overhead, host_step;
+  std::vector<int64_t> step_faults;
   for (const ScheduledIteration& iteration : schedule.iterations()) {
     PhaseReplays* const probe = iteration.probe ? &replays : nullptr;
     const GradientPhases g = gradient_phases(zero, comms, *grad_timer, schedule, probe, calls, iteration.kept);
@@ -192,6 +209,7 @@ Timings time_iterations(ZeroState& zero, CaseComms& comms, const SubWorld& group
     overhead.push_back(it.overhead);
     collective.push_back(zero.last_collective_seconds());
     if (it.host_step) host_step.push_back(*it.host_step);
+    if (it.step_page_faults) step_faults.push_back(*it.step_page_faults);
   }
   Timings t;
   t.step = make_series(step), t.sync = make_series(sync), t.total = make_series(total);
@@ -201,6 +219,7 @@ Timings time_iterations(ZeroState& zero, CaseComms& comms, const SubWorld& group
     t.harness_overhead = make_series(overhead);
   }
   if (!host_step.empty()) t.step_host = make_series(host_step);
+  if (step_faults.size() == step.size()) t.step_page_faults = std::move(step_faults);
   if (schedule.runs("grad_sync")) t.grad_sync = make_series(grad);
   if (!replica.empty()) t.grad_replicas = make_series(replica);
   return t;

@@ -50,6 +50,7 @@ TEST_CASE("with 2 and 3 ranks, gloo and mpi, every rank's parameters equal singl
           CHECK(doc["context"]["backend"] == backend);
           CHECK(doc["result"]["timing"]["step"]["samples"].size() == 3);
           CHECK(doc["result"]["timing"]["harness_overhead"]["samples"].size() == 3);
+          CHECK(doc["result"]["timing"]["step_page_faults"].size() == 3);
           // -w 0 -n 3 on the CPU with peers: each timed iteration followed by its probe iteration
           CHECK(doc["result"]["timing"]["schedule"]["probes"] == "in_place");
           CHECK(doc["result"]["timing"]["schedule"]["iterations_run"] == 6);
@@ -60,6 +61,21 @@ TEST_CASE("with 2 and 3 ranks, gloo and mpi, every rank's parameters equal singl
       CHECK(fs::exists(fs::path(dir) / "exp_info.json"));
     }
   }
+}
+
+TEST_CASE("a step whose temporaries pass glibc's mmap threshold faults their pages in every step, and says so") {
+  // One tensor of 16M elements: PyTorch's for-loop Adam makes temporaries of 64 MiB, above glibc's largest mmap
+  // threshold (32 MiB), so each is mapped afresh and its 16,384 pages of 4 KiB fault in on every step.
+  zbtest::TempDir tmp;
+  zbtest::write_text(tmp.path() / "big.json", R"([{"name": "w", "shape": [4096, 4096]}])");
+  const std::string dir = (tmp.path() / "run").string();
+  const auto r = mpirun(1, "none 1 --device cpu --optimizer-impl torch -w 1 -n 2 --model-file " +
+                               quote((tmp.path() / "big.json").string()) + " -o " + quote(dir));
+  INFO("stdout: " << r.out << "\nstderr: " << r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto faults = load(fs::path(dir) / "big_1_0.json")["result"]["timing"]["step_page_faults"];
+  REQUIRE(faults.size() == 2);
+  for (const auto& f : faults) CHECK(f.get<int64_t>() >= 16384);
 }
 
 TEST_CASE("serial step timing: ranks take turns stepping, in sub-worlds too, and still equal single-process Adam") {
@@ -630,7 +646,8 @@ TEST_CASE("overlap: each bucket's sync started as it is stepped, bitwise equal t
       const auto doc = load(fs::path(dir) / "small_3_1.json");
       CHECK(doc["context"]["overlap"] == true);
       const auto& t = doc["result"]["timing"];
-      for (int i = 0; i < 2; ++i)  // total = grad sync + step + exposed sync
+      CHECK(t["step_page_faults"].is_null());  // one window for step and sync: no step of its own to count
+      for (int i = 0; i < 2; ++i)              // total = grad sync + step + exposed sync
         CHECK(t["total"]["samples"][i].get<double>() ==
               Approx(t["grad_sync"]["samples"][i].get<double>() + t["step"]["samples"][i].get<double>() +
                      t["sync"]["samples"][i].get<double>()));
