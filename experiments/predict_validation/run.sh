@@ -1,23 +1,25 @@
 #!/usr/bin/env bash
 # --predict against timed runs on the rehearsal cluster (scripts/cluster/local_cluster.sh,
 # root only): 4 nodes x 2 ranks, the links between nodes shaped to each of ZB_BENCH_RATES
-# (default "1gbit 4gbit"; 100 us one way). Per rate and backend (gloo, mpi):
+# (default "1gbit 4gbit"; 100 us one way). Once, on the first rate run: the step model of each
+# layout, zero_bench --calibrate on the ranks that run it (W = 2 on node1, 4 on nodes 1-2, 8 on
+# nodes 1-4; --step-timing serial, as the runs: each rank times its own step while the others
+# wait, sharing this machine's 2 cores as the runs' ranks do). Per rate and backend (gloo, mpi):
 #   1. the collective tables, measured there by zero_bench --collectives-table: on node1's two
 #      ranks (intra_node), on nodes 1-2 (4 ranks, inter_node for W <= 4) and on nodes 1-4
-#      (8 ranks, inter_node for W = 8), and two cluster descriptions naming them, with the step
-#      model of one zero_bench --calibrate (one process, on this machine outside the cluster: the
-#      runs' steps are timed serially, each rank alone, as the calibration is);
+#      (8 ranks, inter_node for W = 8), and a cluster description per W naming them and its
+#      layout's step model;
 #   2. timed runs of ZB_BENCH_MODELS (ResNet50 BERT) x lpt, flat, hybrid x W = 2 (node1), 4
 #      (nodes 1-2), 8 (nodes 1-4), flat and with a shard group per node (--shard-group 2; at W = 2
 #      that is the flat case), all --grad-sync reduce-scatter --step-timing serial (each rank's
 #      step its own: 8 ranks share 2 cores), one thread per rank, --bind-to none;
-#   3. zero_analyze RUN --predict DESCRIPTION --format json beside each run.
+#   3. zero_analyze RUN --predict DESCRIPTION --format json beside each run (remade for every
+#      run in the work directory each time, in seconds, without the cluster).
 # validation_table.py (beside it) compares each rank's predicted phases with its measured ones
 # and writes README.md. Work lives in ZB_BENCH_WORK (default ~/.cache/zero-bench/predict_validation)
-# and is reused: a table or run already there is not redone (the predictions are remade, in
-# seconds), so the rates can run in separate sessions (ZB_BENCH_RATES=4gbit, then 1gbit) into one
+# and is reused: a step model, table or run already there is not redone, so the rates can run in separate sessions (ZB_BENCH_RATES=4gbit, then 1gbit) into one
 # record, each rate's commit, date and settings recorded with it; ZB_BENCH_FRESH=1 starts over.
-# ZB_BENCH_RECORD_ONLY=1 writes the record from the work there, running nothing.
+# ZB_BENCH_RECORD_ONLY=1 writes the record from the work there, launching nothing.
 # ZB_BENCH_SKIP: runs left out, as globs of MODEL/PARTITIONER_W<w>[_G<g>] (default "BERT/*_W8*":
 # eight ranks of BERT hold more than this machine's 24 GiB; flat W = 8 was killed for memory).
 # ZB_BENCH_ITERS (default 3) timed iterations after 1 warm-up; ZB_TABLE_BYTES (default 1K:64M;
@@ -47,17 +49,20 @@ launch() {
     echo "experiments/predict_validation: failed ($logfile):" >&2; tail -5 "$logfile" >&2; exit 1; }
 }
 
-cost="$work/cost_model.json"
-if [ ! -f "$cost" ] && [ "${ZB_BENCH_RECORD_ONLY:-0}" != 1 ]; then
-  log "calibrating the step model"
-  "$B" --calibrate --cost-model "$cost.part" --device cpu --threads 1 >"$work/calibrate.log" 2>&1 || {
-    echo "experiments/predict_validation: calibration failed:" >&2; tail -5 "$work/calibrate.log" >&2; exit 1; }
+# The step model of the layout of W ranks, calibrated on them (the cluster up).
+calibrate_layout() {
+  local w=$1 cost="$work/cost_model_ranks$1.json"
+  [ -f "$cost" ] && return
+  log "calibrating the step model on $w ranks"
+  launch "$work/calibrate_ranks$w.log" "$w" "$B" --calibrate --cost-model "$cost.part" --device cpu --threads 1 \
+    --step-timing serial
   mv "$cost.part" "$cost"
-fi
+}
 
-# describe OUT INTRA INTER: a cluster of 2-rank nodes whose every collective reads the two tables.
+# describe OUT INTRA INTER COST: a cluster of 2-rank nodes whose every collective reads the two
+# tables, its step the cost model.
 describe() {
-  python3 - "$@" "$cost" <<'EOF'
+  python3 - "$@" <<'EOF'
 import json, os, sys
 out, intra, inter, cost = sys.argv[1:]
 rel = lambda p: os.path.relpath(p, os.path.dirname(out))
@@ -65,7 +70,8 @@ collectives = ["all-reduce", "reduce-scatter", "all-gather", "broadcast", "reduc
 doc = {"schema": "zero-bench-cluster/1",
        "name": "rehearsal cluster (" + " ".join(os.path.normpath(out).split(os.sep)[-3:-1]) + ")",
        "sources": ["tables: zero_bench --collectives-table on the rehearsal cluster (experiments/predict_validation)",
-                   "step: zero_bench --calibrate --device cpu --threads 1 on this machine"],
+                   "step: zero_bench --calibrate --device cpu --threads 1 --step-timing serial on the ranks of "
+                   "this layout (experiments/predict_validation)"],
        "ranks_per_node": 2, "step": {"cost_model": rel(cost)},
        "intra_node": {c: {"table": rel(intra)} for c in collectives},
        "inter_node": {c: {"table": rel(inter)} for c in collectives}}
@@ -80,6 +86,7 @@ for rate in $rates; do
   "$cluster" down >/dev/null 2>&1 || true
   "$cluster" up 4 --rate "$rate" --delay 100us --slots 2 >"$work/up_$rate.log" 2>&1 || {
     status=$?; cat "$work/up_$rate.log" >&2; exit "$status"; }
+  for w in 2 4 8; do calibrate_layout "$w"; done
   mkdir -p "$work/$rate"
   [ -f "$work/$rate/provenance" ] ||
     echo "$rate: git $(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown), $(date -u +%Y-%m-%d), $iters timed iterations after 1 warm-up; tables $table_bytes, $table_iters calls per size after 2 warm-up" \
@@ -94,8 +101,6 @@ for rate in $rates; do
       launch "$table.log" "$ranks" "$B" --collectives-table "$table" -b "$backend" --device cpu --threads 1 \
         --table-bytes "$table_bytes" -w 2 -n "$table_iters"
     done
-    describe "$at/nodes2.json" "$at/tables/ranks2.txt" "$at/tables/ranks4.txt"
-    describe "$at/nodes4.json" "$at/tables/ranks2.txt" "$at/tables/ranks8.txt"
     for model in $models; do
       for partitioner in lpt flat hybrid; do
         for w in 2 4 8; do
@@ -117,9 +122,6 @@ for rate in $rates; do
                 --threads 1 --grad-sync reduce-scatter --step-timing serial ${group:+--shard-group "$group"} \
                 -w 1 -n "$iters" -o "$dir"
             fi
-            description="$at/nodes$(( w > 4 ? 4 : 2 )).json"
-            "$A" "$dir" --predict "$description" --format json >"$dir.predict.json.part"
-            mv "$dir.predict.json.part" "$dir.predict.json"
           done
         done
       done
@@ -127,10 +129,28 @@ for rate in $rates; do
   done
   "$cluster" down >/dev/null
 done
-# What the predictions read, kept beside the record: the tables, the descriptions, the step model.
+# Each run predicted on the description of its W: the tables of its rate and backend (the
+# inter-node one measured on the nodes W spans), the step model of its layout.
+log "predicting"
+for at in "$work"/*/*/; do
+  at=${at%/}
+  [ -d "$at/tables" ] || continue
+  for w in 2 4 8; do
+    describe "$at/w$w.json" "$at/tables/ranks2.txt" "$at/tables/ranks$(( w > 4 ? 8 : 4 )).txt" \
+      "$work/cost_model_ranks$w.json"
+  done
+  for dir in "$at"/*/*_W*; do
+    [ -f "$dir/exp_info.json" ] || continue
+    w=${dir##*_W}
+    w=${w%%_*}
+    "$A" "$dir" --predict "$at/w$w.json" --format json >"$dir.predict.json.part"
+    mv "$dir.predict.json.part" "$dir.predict.json"
+  done
+done
+# What the predictions read, kept beside the record: the tables, the descriptions, the step models.
 rm -rf "$here/inputs.part"
 mkdir -p "$here/inputs.part"
-(cd "$work" && cp --parents cost_model.json ./*/*/nodes*.json ./*/*/tables/*.txt "$here/inputs.part/")
+(cd "$work" && cp --parents cost_model_ranks*.json ./*/*/w*.json ./*/*/tables/*.txt "$here/inputs.part/")
 rm -rf "$here/inputs"
 mv "$here/inputs.part" "$here/inputs"
 {
@@ -143,9 +163,10 @@ echo "$(date -u +%Y-%m-%d); the rehearsal cluster (scripts/cluster/local_cluster
 echo "with 2 slots each, each node's link shaped by tbf, 100 us one way: W = 2 runs on node1 alone (its"
 echo "calls never cross a link, so its rows do not depend on the rate), W = 4 on nodes 1-2, W = 8 on nodes"
 echo "1-4. --bind-to none, one thread per rank (up to 8 ranks share the 2 cores), --step-timing serial,"
-echo "each timed iteration followed by its probe iteration. The step model: one zero_bench --calibrate"
-echo "(one process, outside the cluster). What the predictions read (the tables, the cluster"
-echo "descriptions, the step model) is in [inputs/](inputs/). Left out: ${skip:-nothing} (ZB_BENCH_SKIP; eight"
+echo "each timed iteration followed by its probe iteration. The step model of each layout: zero_bench"
+echo "--calibrate --step-timing serial on its ranks, its per-tensor curve pricing each tensor a rank"
+echo "steps. What the predictions read (the tables, the cluster descriptions, the step models) is in"
+echo "[inputs/](inputs/). Left out: ${skip:-nothing} (ZB_BENCH_SKIP; eight"
 echo "ranks of BERT hold more than this machine's 24 GiB). docs/predict.md reads the figures. Each rate as run:"
 echo
 cat "$work"/*/provenance | sed 's/^/- /'

@@ -58,7 +58,7 @@ def load_case(run_dir, rate, backend, model):
 
 def expected_runs(work):
     """Every run the grid holds for each rate and backend run.sh reached (the models: those any reached)."""
-    at = sorted({p.parent for p in Path(work).glob("*/*/nodes2.json")})
+    at = sorted({p.parent for p in Path(work).glob("*/*/tables")})
     models = sorted({p.parent.name for p in Path(work).glob("*/*/*/*_W*") if p.is_dir()})
     for d in at:
         for model in models:
