@@ -17,8 +17,9 @@
 #      run in the work directory each time, in seconds, without the cluster).
 # validation_table.py (beside it) compares each rank's predicted phases with its measured ones
 # and writes README.md. Work lives in ZB_BENCH_WORK (default ~/.cache/zero-bench/predict_validation)
-# and is reused: a step model, table or run already there is not redone, so the rates can run in separate sessions (ZB_BENCH_RATES=4gbit, then 1gbit) into one
-# record, each rate's commit, date and settings recorded with it; ZB_BENCH_FRESH=1 starts over.
+# and is reused: a step model, table or run already there is not redone, so the rates can run
+# in separate sessions (ZB_BENCH_RATES=4gbit, then 1gbit) into one record, each rate's commit,
+# date and settings recorded with it; ZB_BENCH_FRESH=1 starts over.
 # ZB_BENCH_RECORD_ONLY=1 writes the record from the work there, launching nothing.
 # ZB_BENCH_SKIP: runs left out, as globs of MODEL/PARTITIONER_W<w>[_G<g>] (default "BERT/*_W8*":
 # eight ranks of BERT hold more than this machine's 24 GiB; flat W = 8 was killed for memory).
@@ -132,6 +133,13 @@ done
 # Each run predicted on the description of its W: the tables of its rate and backend (the
 # inter-node one measured on the nodes W spans), the step model of its layout.
 log "predicting"
+for w in 2 4 8; do
+  [ -f "$work/cost_model_ranks$w.json" ] || {
+    echo "experiments/predict_validation: no step model of W = $w in $work (run without ZB_BENCH_RECORD_ONLY" \
+      "to calibrate it on the cluster)" >&2
+    exit 1
+  }
+done
 for at in "$work"/*/*/; do
   at=${at%/}
   [ -d "$at/tables" ] || continue

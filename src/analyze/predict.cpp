@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <tuple>
 #include <map>
 #include <numeric>
@@ -102,10 +103,16 @@ std::vector<int64_t> stepped_of(const RankResult& rank) {
 
 int64_t sum(const std::vector<int64_t>& sizes) { return std::accumulate(sizes.begin(), sizes.end(), int64_t{0}); }
 
-// The same tensors scaled to `elements` in all.
-std::vector<int64_t> scaled_to(std::vector<int64_t> sizes, int64_t elements) {
-  const double f = static_cast<double>(elements) / static_cast<double>(std::max<int64_t>(1, sum(sizes)));
-  for (int64_t& n : sizes) n = static_cast<int64_t>(std::llround(static_cast<double>(n) * f));
+// A rank like this one, cut down to `elements` in all: its largest tensor kept
+// whole where it fits (a whole-tensor plan's bound is often that tensor), the
+// others scaled to what remains.
+std::vector<int64_t> cut_to(std::vector<int64_t> sizes, int64_t elements) {
+  std::sort(sizes.begin(), sizes.end(), std::greater<>());
+  if (sizes.empty() || sizes.front() >= elements) return {elements};
+  const int64_t rest = sum(sizes) - sizes.front();
+  const double f = static_cast<double>(elements - sizes.front()) / static_cast<double>(std::max<int64_t>(1, rest));
+  for (std::size_t i = 1; i < sizes.size(); ++i)
+    sizes[i] = static_cast<int64_t>(std::llround(static_cast<double>(sizes[i]) * f));
   return sizes;
 }
 
@@ -177,11 +184,11 @@ CasePrediction predict_case(const LoadedRun& run, const LoadedCase& c, const Clu
   p.balanced_step = balanced_step(c, p, cluster.step);
   p.imbalance = std::max(0.0, slowest_step->step - p.balanced_step);
   // What no plan of this granularity can avoid: its largest rank holds at least the lower bound's elements
-  // (here: the slowest rank's own tensors, scaled down to them).
+  // (here: the slowest rank's own tensors, cut down to them).
   const RankResult& slow = c.ranks[p.slowest_step_rank];
   const std::vector<int64_t> stepped = stepped_of(slow);
   const int64_t bound = std::min(sum(stepped), slow.plan.lower_bound);
-  p.over_bound = std::max(0.0, slowest_step->step - cluster.step.step_seconds(scaled_to(stepped, bound)));
+  p.over_bound = std::max(0.0, slowest_step->step - cluster.step.step_seconds(cut_to(stepped, bound)));
   return p;
 }
 

@@ -146,6 +146,8 @@ struct Schema<Timings> {
       if (s && s->samples.size() != iterations)
         src.fail(where + "." + name + " holds " + std::to_string(s->samples.size()) + " samples, .step " +
                  std::to_string(iterations) + "; every series holds one per timed iteration");
+    for (int64_t faults : t.step_page_faults.value_or(std::vector<int64_t>{}))
+      if (faults < 0) src.fail(where + ".step_page_faults holds " + std::to_string(faults) + ", not a count");
     if (t.step_page_faults && t.step_page_faults->size() != iterations)
       src.fail(where + ".step_page_faults holds " + std::to_string(t.step_page_faults->size()) + " counts, .step " +
                std::to_string(iterations) + "; it holds one per timed iteration");

@@ -38,7 +38,7 @@ Iteration concurrent_iteration(ZeroState& zero, CaseComms& comms, IterationTimer
   zero.step();
   const auto step_end = Clock::now();
   timer.step_done();
-  const int64_t step_faults = minor_faults() - faults;  // in the sync's window, outside what it times
+  const int64_t step_faults = minor_faults() - faults;  // a microsecond of the sync's window
   const auto sync_start = Clock::now();
   sync();
   const auto sync_end = Clock::now();

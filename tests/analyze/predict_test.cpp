@@ -202,10 +202,44 @@ TEST_CASE("with a calibrated per-tensor curve each rank's step sums its own tens
   CHECK(p.balanced_step == Approx((4e-5 + 3e-5) / 2));  // every tensor stepped once, the work split evenly
   CHECK(p.imbalance == Approx(0.5e-5));
   CHECK(p.over_bound == Approx(0));  // the largest tensor is the bound
+  // The slowest rank holds the largest tensor and a small one: at the bound it would hold the largest alone.
+  run.cases[0].ranks[0].shards.push_back({3, "d", 0, 100});
+  run.cases[0].ranks[0].numel = 10100, run.cases[0].ranks[0].param_count = 2;
+  p = predict_run(run, c).front();
+  CHECK(p.ranks[0].step == Approx(4e-5 + 1e-5));
+  CHECK(p.over_bound == Approx(1e-5));
   // Without a shard list (--shard-list none) a rank's elements are spread evenly over its tensors.
   run.cases[0].ranks[1].shards_listed = false, run.cases[0].ranks[1].shards.clear();
   p = predict_run(run, c).front();
   CHECK(p.ranks[1].step == Approx(2 * 1e-5 * std::pow(4.0, std::log10(550.0 / 100) / 2)));
+}
+
+TEST_CASE("replica groups share a node's links: as many at once as the node holds shard ranks, G at most") {
+  zbtest::TempDir tmp;
+  const ClusterDescription c = cluster_in(tmp);  // nodes of 2; across nodes: 1 ms + bytes / 0.5 GB/s
+  for (const int group : {4, 1}) {
+    // W = 8: G = 4 puts ranks r and r + 4 (nodes apart) in a replica group, a node's 2 ranks in 2 groups;
+    // G = 1 makes one replica group of all 8 ranks, alone on every node's links.
+    LoadedRun run;
+    run.name = "r";
+    LoadedCase one{8, "m", {}};
+    for (int r = 0; r < 8; ++r) {
+      RankResult rank;
+      rank.context.world_size = 8, rank.context.rank = r, rank.context.shard_group = group;
+      rank.context.model_numel = 8000, rank.context.model_tensors = 8;
+      rank.numel = 1000, rank.param_count = 1;
+      rank.phase_calls = std::vector<PlannedPhase>{{"grad_replicas", 4, true, {{Collective::kAllReduce, 500, -1}}}};
+      one.ranks.push_back(rank);
+    }
+    run.cases.push_back(one);
+    const CasePrediction p = predict_run(run, c).front();
+    INFO("G = " << group);
+    const double share = group == 4 ? 2 : 1;
+    const int replicas = 8 / group;
+    const double factor = 2.0 * (replicas - 1) / replicas;  // all-reduce's bus factor
+    CHECK(p.replica_tier == "across nodes");
+    CHECK(p.ranks[5].grad_replicas == Approx(1e-3 + share * 2000 * factor / 0.5e9));
+  }
 }
 
 }  // namespace zb

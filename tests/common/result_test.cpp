@@ -243,6 +243,7 @@ TEST_CASE("every field the writer writes, the reader reads back: written again, 
   r.check = "passed";
   r.timing->collective = make_series({0.05, 0.04});
   r.timing->step_host = make_series({0.51, 0.26});
+  r.timing->step_page_faults = std::vector<int64_t>{32770, 16385};
   r.memory = {{"after_creation", 48, 0, 0, 0, std::nullopt}, {"after_step", 48, 48, 96, 8, int64_t{512}}};
   r.roofline = Roofline{1e10, "triad", 336, 0.5};
   r.traffic = std::vector<PhaseTraffic>{{"grad_sync", Collective::kReduceScatter, 1, 96, 2e9, 1e9},
@@ -254,6 +255,7 @@ TEST_CASE("every field the writer writes, the reader reads back: written again, 
   CHECK(back.context.versions.at("libtorch") == "2.14.1");
   CHECK(back.context.param_storage == std::optional<std::string>("contiguous"));
   CHECK(back.timing->step_host->stats.median == Catch::Detail::Approx(0.385));
+  CHECK(back.timing->step_page_faults == std::vector<int64_t>{32770, 16385});
   REQUIRE(back.traffic->size() == 2);
   CHECK((*back.traffic)[0].collective == Collective::kReduceScatter);
   CHECK((*back.traffic)[1].bytes == 48);
@@ -270,6 +272,21 @@ TEST_CASE("a report finds a context's row by its key, and a key no row has is a 
   CHECK(field_named(run_context_fields(), "huge_pages").write(c) == "on");
   CHECK(field_named(run_context_fields(), "kernel_thp").write(c).is_null());
   CHECK_THROWS_AS(field_named(run_context_fields(), "huge_page"), RunError);
+}
+
+TEST_CASE("step page faults hold one count per timed iteration, none negative, and may be absent") {
+  RankResult r = sample_result(true);
+  r.timing->step_page_faults = std::vector<int64_t>{10, 20};
+  auto doc = nlohmann::json::parse(to_json_text(r));
+  REQUIRE(doc["result"]["timing"]["step"]["samples"].size() == 2);
+  doc["result"]["timing"]["step_page_faults"] = {10};
+  CHECK_THROWS_WITH(rank_result_from_json_text(doc.dump(), "f.json"),
+                    Catch::Contains("step_page_faults holds 1 counts, .step 2"));
+  doc["result"]["timing"]["step_page_faults"] = {10, -1};
+  CHECK_THROWS_WITH(rank_result_from_json_text(doc.dump(), "f.json"),
+                    Catch::Contains("step_page_faults holds -1, not a count"));
+  doc["result"]["timing"].erase("step_page_faults");  // records from before the count
+  CHECK_FALSE(rank_result_from_json_text(doc.dump(), "f.json").timing->step_page_faults);
 }
 
 TEST_CASE("a field of the wrong type is an error naming its path") {
