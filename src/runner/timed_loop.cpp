@@ -219,7 +219,7 @@ Timings time_iterations(ZeroState& zero, CaseComms& comms, const SubWorld& group
     t.harness_overhead = make_series(overhead);
   }
   if (!host_step.empty()) t.step_host = make_series(host_step);
-  if (step_faults.size() == step.size()) t.step_page_faults = std::move(step_faults);
+  if (schedule.style != StepStyle::kOverlapped) t.step_page_faults = std::move(step_faults);
   if (schedule.runs("grad_sync")) t.grad_sync = make_series(grad);
   if (!replica.empty()) t.grad_replicas = make_series(replica);
   return t;
