@@ -8,8 +8,9 @@ MASTER_PORT. gloo on the CPU, one thread per rank, Adam (lr 0.01; --impl: foreac
 foreach=True or fused=True) sharded by
 ZeroRedundancyOptimizer (its partition: largest tensor first onto the least
 loaded rank; its step ends with one broadcast per parameter from its owner).
-Each rank holds its own synthetic gradients (small integers times 2^-12, as
-zero_bench's --grad-sync), put back before every iteration. Per iteration:
+Each rank holds its own synthetic gradients (integers 1..8 times 2^-12, as
+zero_bench's --grad-sync: never zero, which a CPU's sqrt is slower on), put
+back before every iteration. Per iteration:
   all_reduce  a DDP-style gradient all-reduce done by hand: buckets of up to
               25 MiB filled in reverse registration order, each a flat
               tensor made once and kept as DDP's Reducer keeps its buckets,
@@ -60,7 +61,7 @@ def build_model(name):
 
 def rank_gradients(params, rank):
     gen = torch.Generator().manual_seed(1000 + rank)
-    return [torch.randint(-8, 9, p.shape, generator=gen).float() * 2.0**-12 for p in params]
+    return [torch.randint(1, 9, p.shape, generator=gen).float() * 2.0**-12 for p in params]
 
 
 class GradientBuckets:

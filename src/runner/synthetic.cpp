@@ -42,7 +42,7 @@ at::Tensor rank_gradient(const ParamSpec& spec, int index, uint64_t seed, int ra
                          at::ScalarType dtype) {
   const uint64_t stream = mix(mix(seed) + 2 * static_cast<uint64_t>(index) + 1) ^ mix(static_cast<uint64_t>(rank) + 1);
   at::Generator gen = at::make_generator<at::CPUGeneratorImpl>(stream);
-  at::Tensor cpu = at::randint(-8, 9, spec.shape, gen, at::TensorOptions().dtype(at::kFloat)).mul_(1.0f / 4096);
+  at::Tensor cpu = at::randint(1, 9, spec.shape, gen, at::TensorOptions().dtype(at::kFloat)).mul_(1.0f / 4096);
   return placed(cpu, device, dtype);
 }
 

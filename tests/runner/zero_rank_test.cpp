@@ -60,6 +60,23 @@ TEST_CASE("synthetic values depend on (seed, index) only, and parameters differ 
   CHECK_FALSE(torch::equal(initial_parameter(m.params[1], 1, 7, cpu), synthetic_gradient(m.params[1], 1, 7, cpu) * 10));
 }
 
+// A CPU's sqrt is slower on exact zeros, so a gradient with zeros would time a
+// different step than a dense one: no element of any gradient zero_bench steps is 0.
+TEST_CASE("no rank gradient, average of them or default gradient has an exact zero") {
+  ModelSpec m{"big", {}};
+  add_param(m, "w", {256, 1024});  // 262,144 draws: an allowed 0 would appear
+  for (int world : {1, 2, 3, 4}) {
+    for (int rank = 0; rank < world; ++rank)
+      CHECK(rank_gradient(m.params[0], 0, 5, rank, cpu).eq(0).sum().item<int64_t>() == 0);
+    CHECK(averaged_rank_gradients(m, 5, world, cpu)[0].eq(0).sum().item<int64_t>() == 0);
+  }
+  CHECK(synthetic_gradient(m.params[0], 0, 5, cpu).eq(0).sum().item<int64_t>() == 0);
+  const at::Tensor g = rank_gradient(m.params[0], 0, 5, 0, cpu).mul(4096);
+  CHECK(g.min().item<float>() == 1.0f);  // integers 1 .. 8 times 2^-12, every value drawn
+  CHECK(g.max().item<float>() == 8.0f);
+  CHECK(torch::equal(g, g.round()));
+}
+
 TEST_CASE("one rank owning everything equals the single-process Adam reference bitwise") {
   const ModelSpec m = small_model();
   const Plan plan = make_plan(find_partitioner("greedy"), m, 1, PlanOptions{});
