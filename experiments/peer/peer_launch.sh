@@ -17,3 +17,33 @@ zb_peer_mpirun() {
     if [ "$attempt" = 3 ] || ! grep -q EADDRINUSE "$log"; then cat "$log" >&2; exit 1; fi
   done
 }
+
+# One allocator policy on both sides: under glibc's dynamic mmap threshold,
+# whether a step's temporaries fault in depends on what the process allocated
+# and freed before (per_call.md), so both sides run with the threshold fixed
+# at 32 MiB and no trimming (per_call_one_malloc_policy.md), unless
+# ZB_PEER_GLIBC_DYNAMIC=1 leaves glibc's default. Set before any launch, so
+# every rank of either side inherits it.
+if [ "${ZB_PEER_GLIBC_DYNAMIC:-0}" != 1 ]; then
+  export MALLOC_MMAP_THRESHOLD_="${MALLOC_MMAP_THRESHOLD_:-33554432}"
+  export MALLOC_TRIM_THRESHOLD_="${MALLOC_TRIM_THRESHOLD_:-17179869184}"
+fi
+
+# zb_allocator_env: glibc's allocator settings in the environment, as
+# "VAR=value " for each one set (a record's Regenerate prefix).
+zb_allocator_env() {
+  local var settings=""
+  for var in ZB_PEER_GLIBC_DYNAMIC MALLOC_MMAP_THRESHOLD_ MALLOC_TRIM_THRESHOLD_ GLIBC_TUNABLES; do
+    [ -z "${!var:-}" ] || settings+="$var=${!var} "
+  done
+  printf '%s' "$settings"
+}
+
+# zb_allocator_lines: a record's sentence per allocator setting.
+zb_allocator_lines() {
+  local var
+  for var in MALLOC_MMAP_THRESHOLD_ MALLOC_TRIM_THRESHOLD_ GLIBC_TUNABLES; do
+    [ -z "${!var:-}" ] || echo "Both sides ran with $var=${!var} (glibc's allocator, the same policy on both)."
+  done
+  [ "${ZB_PEER_GLIBC_DYNAMIC:-0}" != 1 ] || echo "Both sides ran with glibc's dynamic mmap threshold (its default)."
+}

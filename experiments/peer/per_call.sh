@@ -16,9 +16,9 @@
 # foreach=False), --sync per-param, ZB_BENCH_ROUNDS (default 5)
 # interleaved rounds of 2 warm-up + ZB_BENCH_ITERS (default 10) iterations,
 # ZB_PEER_MODELS (default "ResNet50 ResNet152 BERT"), --bind-to none unless
-# ZB_BIND_TO. Records per_call.md beside it (ZB_BENCH_OUT). glibc's allocator settings in the
-# environment (MALLOC_MMAP_THRESHOLD_, MALLOC_TRIM_THRESHOLD_, GLIBC_TUNABLES) reach both sides
-# alike and are named in the record.
+# ZB_BIND_TO. Records per_call.md beside it (ZB_BENCH_OUT). glibc's allocator
+# settings (peer_launch.sh fixes them unless ZB_PEER_GLIBC_DYNAMIC=1; any in the
+# environment win) reach both sides alike and are named in the record.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 source "$here/../common/bench_env.sh"  # works from the checkout's root
@@ -48,10 +48,8 @@ done
 {
   echo "# The cost of each call: zero_bench's step and per-parameter sync beside the peer's"
   echo
-  settings=""
-  for var in MALLOC_MMAP_THRESHOLD_ MALLOC_TRIM_THRESHOLD_ GLIBC_TUNABLES ZB_BENCH_ROUNDS; do
-    [ -z "${!var:-}" ] || settings+="$var=${!var} "
-  done
+  settings="$(zb_allocator_env)"
+  [ -z "${ZB_BENCH_ROUNDS:-}" ] || settings+="ZB_BENCH_ROUNDS=$ZB_BENCH_ROUNDS "
   echo "Regenerate: \`${settings}bash experiments/peer/per_call.sh\`"
   echo
   zb_host_facts
@@ -61,9 +59,7 @@ done
   echo "rank, Adam lr 0.01, one broadcast per parameter from its owner (\`lpt --sync per-param\`, the peer's"
   echo "ZeroRedundancyOptimizer). Each figure: the slowest rank's median, then the median over the rounds (the"
   echo "range: the rounds' lowest and highest)."
-  for var in MALLOC_MMAP_THRESHOLD_ MALLOC_TRIM_THRESHOLD_ GLIBC_TUNABLES; do
-    [ -z "${!var:-}" ] || echo "Both sides ran with $var=${!var} (glibc's allocator, the same policy on both)."
-  done
+  zb_allocator_lines
   echo
   # shellcheck disable=SC2086  # models is a list
   "$py" "$here/per_call_table.py" "$work" "$rounds" $models

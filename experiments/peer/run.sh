@@ -18,7 +18,9 @@
 # (default 10) after 2 warm-up, ZB_PEER_MODELS (default "ResNet50 ResNet152
 # BERT"), ZB_PEER_FAST_MODELS (default "ResNet50": the models that also run the
 # faster configurations and the peer on huge pages; the others run the fidelity
-# pairs only, BERT's cost 20 minutes a round else), ZB_BENCH_OUT (default
+# pairs only, BERT's cost 20 minutes a round else), ZB_PEER_GLIBC_DYNAMIC=1
+# (glibc's dynamic mmap threshold on both sides instead of peer_launch.sh's
+# fixed one), ZB_BENCH_OUT (default
 # README.md beside it), ZB_RECORD_NOTE (a line the record carries: the
 # machine's load, say).
 set -euo pipefail
@@ -83,12 +85,13 @@ tmp="$out.tmp.$$"
 {
   echo "# zero_bench beside PyTorch's ZeroRedundancyOptimizer"
   echo
-  echo "Regenerate: \`bash experiments/peer/run.sh\`"
+  echo "Regenerate: \`$(zb_allocator_env)bash experiments/peer/run.sh\`"
   echo
   echo "Run at $(git rev-parse --short=12 HEAD), $(date -u +%F), $(nproc) cores,"
   echo "torch $("$py" -c 'import torch; print(torch.__version__)') (peer) and libtorch $ZB_TORCH_VERSION (zero_bench),"
   echo "\`--bind-to ${ZB_BIND_TO:-none}\`, $rounds interleaved rounds of 2 warm-up + $iters timed iterations; each round"
   echo "runs the peer, then every zero_bench configuration, per model. Each figure: the slowest rank's median."
+  zb_allocator_lines
   echo
   [ -z "${ZB_RECORD_NOTE:-}" ] || { echo "$ZB_RECORD_NOTE"; echo; }
   "$py" "$here/peer_table.py" "$work" "$rounds" "${fast_models// /,}" $models
