@@ -90,8 +90,9 @@ std::vector<int64_t> even_tensors(int64_t n, int64_t tensors) {
 std::vector<int64_t> stepped_of(const RankResult& rank) {
   if (rank.plan.granularity == Granularity::kRanges) {
     int64_t chunks = 1;
-    for (const PlannedPhase& p : rank.phase_calls.value_or(std::vector<PlannedPhase>{}))
-      if (p.phase == "sync" && p.overlapped) chunks = static_cast<int64_t>(p.calls.size());
+    if (rank.phase_calls)
+      for (const PlannedPhase& p : *rank.phase_calls)
+        if (p.phase == "sync" && p.overlapped) chunks = static_cast<int64_t>(p.calls.size());
     return even_tensors(rank.plan.slot_elems, chunks);
   }
   if (!rank.shards_listed || rank.shards.empty()) return even_tensors(rank.numel, rank.param_count);

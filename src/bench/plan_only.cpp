@@ -49,19 +49,31 @@ std::size_t write_case(const std::string& dir, const RunContext& base, const Mod
   if (layout == PlanFiles::kRank) {
     for (int rank = 0; rank < world_size; ++rank) {
       RankResult record = rank_record(base, model, plan, rank, facts);
-      record.phase_calls = phase_calls_of(model, plan, settings, rank, false);
+      record.phase_calls = shared_phases(phase_calls_of(model, plan, settings, rank, false));
       write_file_atomically(dir + "/" + rank_file_name(model.name, world_size, rank), to_json_text(record));
     }
     return static_cast<std::size_t>(world_size);
   }
+  // Records for the ranks that carry phase calls (rank 0; with replicas, each shard-group rank its own
+  // replica calls), and for every rank without shard lists only its counts: the case's columns.
+  const int records = facts.list_shards ? world_size : settings.replicas > 1 ? plan.world_size() : 1;
   std::vector<RankResult> ranks;
-  ranks.reserve(world_size);
-  for (int rank = 0; rank < world_size; ++rank) {
+  ranks.reserve(records);
+  for (int rank = 0; rank < records; ++rank) {
     ranks.push_back(rank_record(base, model, plan, rank, facts));
     if (rank == 0 || (rank < plan.world_size() && settings.replicas > 1))
-      ranks.back().phase_calls = phase_calls_of(model, plan, settings, rank, rank > 0);
+      ranks.back().phase_calls = shared_phases(phase_calls_of(model, plan, settings, rank, rank > 0));
   }
-  write_file_atomically(dir + "/" + case_file_name(model.name, world_size), case_to_json_text(ranks));
+  std::string text;
+  if (facts.list_shards) {
+    text = case_to_json_text(ranks);
+  } else {
+    std::vector<RankCounts> counts;
+    counts.reserve(world_size);
+    for (int rank = 0; rank < world_size; ++rank) counts.push_back(rank_counts(model, plan, rank, facts));
+    text = case_to_json_text(ranks, counts);
+  }
+  write_file_atomically(dir + "/" + case_file_name(model.name, world_size), text);
   return 1;
 }
 

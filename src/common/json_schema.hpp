@@ -16,6 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "boxed.hpp"
 #include "choices.hpp"
 #include "errors.hpp"
 #include "json_input.hpp"
@@ -72,6 +73,8 @@ template <typename T>
 struct is_optional : std::false_type {};
 template <typename T>
 struct is_optional<std::optional<T>> : std::true_type {};
+template <typename T>
+struct is_optional<Boxed<T>> : std::true_type {};  // read and written as an optional
 template <typename T>
 struct is_record_vector : std::false_type {};  // a vector of records with a Schema
 template <typename T>

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 #include <set>
+#include <tuple>
 
 #include <nlohmann/json.hpp>
 
@@ -288,6 +289,19 @@ Field<RankResult> shard_list() {
   return f;
 }
 
+// "phase_calls": a list the ranks of a case may share (null: none recorded).
+Field<RankResult> shared_phase_calls() {
+  Field<RankResult> f;
+  f.key = "phase_calls";
+  f.write = [](const RankResult& r) { return r.phase_calls ? to_json_value(*r.phase_calls) : ordered_json(nullptr); };
+  f.read = [](const json& j, RankResult& r, const JsonSource& src, const std::string& where) {
+    std::vector<PlannedPhase> phases;
+    from_json_value(j, phases, src, where);
+    r.phase_calls = shared_phases(std::move(phases));
+  };
+  return f;
+}
+
 // "iterations" is written from the step samples; a reader holds the record
 // to it, since a count that disagrees with the samples is an edited file.
 Field<RankResult> timing_with_iterations() {
@@ -324,7 +338,7 @@ struct Schema<RankResult> {
                                             member("roofline", &R::roofline),
                                             member("traffic", &R::traffic),
                                             member("comm_roofline", &R::comm_roofline),
-                                            member("phase_calls", &R::phase_calls),
+                                            shared_phase_calls(),
                                             derived<R>("shard_count", [](const R& r) { return r.param_count; }),
                                             shard_list()};
     return f;
@@ -378,10 +392,10 @@ void check_lower_bound(const RankResult& r, const JsonSource& src) {
              std::to_string(c.model_numel) + " gives " + std::to_string(expected) + " (" + how + ")");
 }
 
-// What one rank's record says must fit the model it names.
-void check_rank_record(const RankResult& r, const JsonSource& src) {
+// A rank's counts against its model and plan (the part of check_rank_record
+// that differs between the ranks of one case).
+void check_rank_counts(const RankResult& r, const JsonSource& src) {
   const RunContext& c = r.context;
-  check_world_size_and_rank(c, src);
   if (r.numel > c.model_numel)
     src.fail("result.numel " + std::to_string(r.numel) + " is more than context.model_numel " +
              std::to_string(c.model_numel) + "; a rank owns at most the whole model");
@@ -389,6 +403,13 @@ void check_rank_record(const RankResult& r, const JsonSource& src) {
     src.fail("result.numel " + std::to_string(r.numel) + " and padding_elements " + std::to_string(r.padding_elements) +
              " overflow plan.slot_elems " + std::to_string(r.plan.slot_elems) +
              "; valid: numel + padding = at most the slot");
+}
+
+// What one rank's record says must fit the model it names.
+void check_rank_record(const RankResult& r, const JsonSource& src) {
+  const RunContext& c = r.context;
+  check_world_size_and_rank(c, src);
+  check_rank_counts(r, src);
   for (std::size_t i = 0; i < r.shards.size(); ++i) {
     const ShardRecord& s = r.shards[i];
     const std::string shard = "result.shards[" + std::to_string(i) + "]";
@@ -455,8 +476,9 @@ void write_case_phase_calls(ordered_json& doc, const std::vector<RankResult>& ra
     if (p.phase != "grad_replicas") shared.push_back(write_object(p));
   std::vector<PlannedPhase> per_rank(static_cast<std::size_t>(group));
   for (int r = 0; r < group && r < static_cast<int>(ranks.size()); ++r)
-    for (const PlannedPhase& p : ranks[r].phase_calls.value_or(std::vector<PlannedPhase>{}))
-      if (p.phase == "grad_replicas") per_rank[r] = p, any_replicas = p;
+    if (ranks[r].phase_calls)
+      for (const PlannedPhase& p : *ranks[r].phase_calls)
+        if (p.phase == "grad_replicas") per_rank[r] = p, any_replicas = p;
   doc["phase_calls"] = std::move(shared);
   if (!any_replicas) return;
   for (PlannedPhase& p : per_rank) {
@@ -479,15 +501,252 @@ void read_case_phase_calls(const json& doc, std::vector<RankResult>& out, const 
   if (!replicas.empty() && replicas.size() != group)
     src.fail("grad_replicas_calls lists " + std::to_string(replicas.size()) + " shard-group ranks; valid: one per " +
              "shard-group rank, " + std::to_string(group));
-  for (std::size_t i = 0; i < out.size(); ++i) {
+  // One list per shard-group rank, shared by its replicas (and by all ranks without replicas).
+  std::vector<std::shared_ptr<const std::vector<PlannedPhase>>> lists(replicas.empty() ? 1 : group);
+  for (std::size_t g = 0; g < lists.size(); ++g) {
     std::vector<PlannedPhase> mine = shared;
-    if (!replicas.empty() && !replicas[i % group].calls.empty()) {
+    if (!replicas.empty() && !replicas[g].calls.empty()) {
       const auto after =
           std::find_if(mine.begin(), mine.end(), [](const PlannedPhase& p) { return p.phase != "grad_sync"; });
-      mine.insert(after, replicas[i % group]);
+      mine.insert(after, replicas[g]);
     }
-    out[i].phase_calls = std::move(mine);
+    lists[g] = shared_phases(std::move(mine));
   }
+  for (std::size_t i = 0; i < out.size(); ++i) out[i].phase_calls = lists[i % lists.size()];
+}
+
+std::shared_ptr<const std::vector<PlannedPhase>> shared_phases(std::vector<PlannedPhase> phases) {
+  return std::make_shared<const std::vector<PlannedPhase>>(std::move(phases));
+}
+
+// --- a case file's ranks as columns -----------------------------------------
+// A plan-only case at W = 16,384 is 16,384 records that differ in a few
+// numbers: "ranks" is then {"count": W, "shared": the record every rank shares,
+// "columns": {field: one value per rank}}, which reads and writes in a
+// fraction of the time of W objects. Records that differ in more (listed
+// shards, timings) are written one object per rank, as before.
+
+namespace {
+
+// The fields a case may write as columns, in the schema's order.
+const std::vector<std::string>& column_keys() {
+  static const std::vector<std::string> keys = {"param_count", "numel", "optimizer_state_bytes", "padding_elements",
+                                                "predicted_step_seconds"};
+  return keys;
+}
+
+std::string column_key_list() {
+  std::string out;
+  for (const std::string& key : column_keys()) out += (out.empty() ? "" : ", ") + key;
+  return out;
+}
+
+bool is_column_key(const std::string& key) {
+  const std::vector<std::string>& keys = column_keys();
+  return std::find(keys.begin(), keys.end(), key) != keys.end();
+}
+
+// Every field of Schema<PlanRecord> (shared_checks() holds the count to it).
+constexpr std::size_t kPlanFieldsCompared = 10;
+bool same_plan(const PlanRecord& a, const PlanRecord& b) {
+  return std::tie(a.granularity, a.lower_bound, a.slot_elems, a.tensors_split, a.padding_elements, a.optimal_proven,
+                  a.best_lower_bound, a.search_seconds, a.started_from, a.start_max) ==
+         std::tie(b.granularity, b.lower_bound, b.slot_elems, b.tensors_split, b.padding_elements, b.optimal_proven,
+                  b.best_lower_bound, b.search_seconds, b.started_from, b.start_max);
+}
+
+// Every field of Schema<RankResult> outside the columns, with how a rank's
+// value is known to be rank 0's: a field added to the schema without a row
+// here stops every case file from being written (RunError), not silently
+// written as rank 0's.
+using SharedCheck = bool (*)(const RankResult& r, const RankResult& first);
+const std::map<std::string, SharedCheck>& shared_checks() {
+  static const std::map<std::string, SharedCheck> checks = {
+      {"plan", [](const RankResult& r, const RankResult& first) { return same_plan(r.plan, first.plan); }},
+      {"shards", [](const RankResult& r, const RankResult&) { return !r.shards_listed && r.shards.empty(); }},
+      {"shard_count", [](const RankResult&, const RankResult&) { return true; }},  // param_count's column
+      {"phase_calls", [](const RankResult&, const RankResult&) { return true; }},  // written once beside
+      {"timing", [](const RankResult& r, const RankResult&) { return !r.timing; }},
+      {"peak_memory_bytes", [](const RankResult& r, const RankResult&) { return !r.peak_memory_bytes; }},
+      {"peak_memory_source", [](const RankResult& r, const RankResult&) { return !r.peak_memory_source; }},
+      {"check", [](const RankResult& r, const RankResult&) { return !r.check; }},
+      {"memory", [](const RankResult& r, const RankResult&) { return r.memory.empty(); }},
+      {"roofline", [](const RankResult& r, const RankResult&) { return !r.roofline; }},
+      {"traffic", [](const RankResult& r, const RankResult&) { return !r.traffic; }},
+      {"comm_roofline", [](const RankResult& r, const RankResult&) { return !r.comm_roofline; }}};
+  for (const Field<RankResult>& f : Schema<RankResult>::fields())
+    if (!is_column_key(f.key) && checks.count(f.key) == 0)
+      throw RunError("case file: field '" + f.key + "' is neither a column nor checked to be shared");
+  if (Schema<PlanRecord>::fields().size() != kPlanFieldsCompared)
+    throw RunError("case file: same_plan compares " + std::to_string(kPlanFieldsCompared) +
+                   " plan fields, the schema has " + std::to_string(Schema<PlanRecord>::fields().size()));
+  return checks;
+}
+
+RankCounts counts_of(const RankResult& r) {
+  return {r.param_count, r.numel, r.optimizer_state_bytes, r.padding_elements, r.predicted_step_seconds};
+}
+
+// A predicted step JSON can hold: NaN and inf are written as null, absent.
+bool has_predicted_step(const RankCounts& c) {
+  return c.predicted_step_seconds && std::isfinite(*c.predicted_step_seconds);
+}
+
+// Whether the counts' predicted steps can be a column (on every rank) or null in "shared" (on none).
+bool predicted_steps_on_all_or_none(const std::vector<RankCounts>& counts) {
+  const auto with = std::count_if(counts.begin(), counts.end(), has_predicted_step);
+  return with == 0 || with == static_cast<std::ptrdiff_t>(counts.size());
+}
+
+// Whether rank r's record is rank 0's outside the columns.
+bool shares_rank0s_record(const RankResult& r, const RankResult& first) {
+  for (const auto& [key, same] : shared_checks())
+    if (!same(r, first)) return false;
+  return true;
+}
+
+// The counts of `ranks`, or nullopt where a record differs from rank 0's
+// outside them (or a predicted step is on some ranks only).
+std::optional<std::vector<RankCounts>> rank_columns(const std::vector<RankResult>& ranks) {
+  std::vector<RankCounts> counts;
+  counts.reserve(ranks.size());
+  for (const RankResult& r : ranks) {
+    if (!shares_rank0s_record(r, ranks.front())) return std::nullopt;
+    counts.push_back(counts_of(r));
+  }
+  if (!predicted_steps_on_all_or_none(counts)) return std::nullopt;
+  return counts;
+}
+
+template <typename Member>
+ordered_json column(const std::vector<RankCounts>& counts, Member member) {
+  ordered_json values = ordered_json::array();
+  values.get_ref<ordered_json::array_t&>().reserve(counts.size());
+  for (const RankCounts& c : counts) values.push_back(c.*member);
+  return values;
+}
+
+ordered_json columnar_ranks(const RankResult& first, const std::vector<RankCounts>& counts) {
+  ordered_json columns = ordered_json::object();
+  columns["param_count"] = column(counts, &RankCounts::param_count);
+  columns["numel"] = column(counts, &RankCounts::numel);
+  columns["optimizer_state_bytes"] = column(counts, &RankCounts::optimizer_state_bytes);
+  columns["padding_elements"] = column(counts, &RankCounts::padding_elements);
+  if (has_predicted_step(counts.front())) {
+    ordered_json steps = ordered_json::array();
+    for (const RankCounts& c : counts) steps.push_back(*c.predicted_step_seconds);
+    columns["predicted_step_seconds"] = std::move(steps);
+  }
+  ordered_json shared = write_object(first);
+  for (const std::string& key : column_keys()) shared.erase(key);
+  if (!columns.contains("predicted_step_seconds")) shared["predicted_step_seconds"] = nullptr;
+  shared.erase("shard_count");
+  shared.erase("phase_calls");  // written once beside
+  ordered_json out = ordered_json::object();
+  out["count"] = counts.size();
+  out["shared"] = std::move(shared);
+  out["columns"] = std::move(columns);
+  return out;
+}
+
+// Rank i's value of column `key`: what reading it in a whole record would
+// accept (an integer of the field's range, 0 or more; a number for the
+// predicted step), set on `r`; an error names the column and the rank.
+void set_column_value(RankResult& r, const std::string& key, const json& value, std::size_t i, const JsonSource& src) {
+  const auto bad = [&](const char* valid) {
+    src.fail("ranks.columns." + key + "[" + std::to_string(i) + "] is " + excerpt_for_message(value.dump(), 40) +
+             "; valid: " + valid);
+  };
+  if (key == "predicted_step_seconds") {
+    if (!value.is_number() || value.get<double>() < 0) bad("seconds, 0 or more");
+    r.predicted_step_seconds = value.get<double>();
+    return;
+  }
+  if (!value.is_number_unsigned()) bad("an integer, 0 or more");  // nlohmann reads 0 and up as unsigned
+  const std::uint64_t n = value.get<std::uint64_t>();
+  if (n > static_cast<std::uint64_t>(std::numeric_limits<int64_t>::max())) bad("an integer below 2^63");
+  const auto v = static_cast<int64_t>(n);
+  if (key == "param_count") r.param_count = v;
+  else if (key == "numel") r.numel = v;
+  else if (key == "optimizer_state_bytes") r.optimizer_state_bytes = v;
+  else if (key == "padding_elements") r.padding_elements = v;
+  else throw RunError("set_column_value: no member for column '" + key + "'");
+}
+
+// The ranks of a columnar "ranks" (columnar_ranks), each from `base` (the
+// case's context) with its own rank.
+std::vector<RankResult> read_columnar_ranks(const json& ranks, const RankResult& base, const JsonSource& src) {
+  const int world = base.context.world_size;
+  int64_t count = 0;
+  if (!ranks.contains("count") || !ranks.contains("shared") || !ranks.contains("columns"))
+    src.fail("ranks as columns holds \"count\", \"shared\" and \"columns\"; found " +
+             excerpt_for_message(ranks.dump(), 60));
+  from_json_value(ranks["count"], count, src, "ranks.count");
+  if (count != world)
+    src.fail("ranks.count is " + std::to_string(count) + "; valid: one result per rank, " + std::to_string(world) +
+             " for context.world_size");
+  const json& columns = ranks["columns"];
+  json first = ranks["shared"];
+  if (!columns.is_object() || !first.is_object())
+    src.fail("ranks.shared and ranks.columns must be objects (the record every rank shares, a list per field)");
+  std::vector<std::pair<std::string, const json*>> read;
+  for (const auto& [key, values] : columns.items()) {
+    if (!is_column_key(key))
+      src.fail("ranks.columns." + excerpt_for_message(key, 40) +
+               " is not a per-rank field; valid: " + column_key_list());
+    if (!values.is_array() || static_cast<int64_t>(values.size()) != count)
+      src.fail("ranks.columns." + key + " must list one value per rank, " + std::to_string(count));
+    if (first.contains(key)) src.fail("ranks.shared." + key + " is also a column; a field is one or the other");
+    if (values[0].is_null()) src.fail("ranks.columns." + key + "[0] is null");
+    first[key] = values[0];
+    read.emplace_back(key, &values);
+  }
+  std::vector<RankResult> out;
+  out.reserve(static_cast<std::size_t>(count));
+  out.push_back(base);
+  read_object(first, out[0], src, "ranks[0]");  // rank 0 as a whole record: every field's type and range
+  check_rank_record(out[0], src);
+  for (std::size_t i = 1; i < static_cast<std::size_t>(count); ++i) {
+    RankResult& r = out.emplace_back(out[0]);  // reserved: out[0] stays where it is
+    r.context.rank = static_cast<int>(i);
+    for (const auto& [key, values] : read) set_column_value(r, key, (*values)[i], i, src);
+    check_rank_counts(r, src);  // the plan and the context are rank 0's, checked with it
+  }
+  return out;
+}
+
+std::vector<RankResult> read_row_ranks(const json& ranks, const RankResult& base, const JsonSource& src) {
+  const int world = base.context.world_size;
+  if (!ranks.is_array() || static_cast<int64_t>(ranks.size()) != world)
+    src.fail("ranks must list one result per rank: " + std::to_string(world) + " for context.world_size, found " +
+             (ranks.is_array() ? std::to_string(ranks.size()) : "no list"));
+  std::vector<RankResult> out(ranks.size(), base);
+  for (std::size_t i = 0; i < ranks.size(); ++i) {
+    out[i].context.rank = static_cast<int>(i);
+    read_object(ranks[i], out[i], src, "ranks[" + std::to_string(i) + "]");
+    check_rank_record(out[i], src);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string case_to_json_text(const std::vector<RankResult>& leading, const std::vector<RankCounts>& counts) {
+  if (leading.empty() || leading.size() > counts.size())
+    throw RunError("case_to_json_text: " + std::to_string(leading.size()) + " leading records for " +
+                   std::to_string(counts.size()) + " ranks; valid: 1 to one per rank");
+  for (const RankResult& r : leading)
+    if (!shares_rank0s_record(leading.front(), leading.front()) || !shares_rank0s_record(r, leading.front()))
+      throw RunError("case_to_json_text: rank " + std::to_string(r.context.rank) +
+                     "'s record holds more than counts (listed shards, timings, another plan)");
+  if (!predicted_steps_on_all_or_none(counts))
+    throw RunError("case_to_json_text: a predicted step on some ranks only cannot be a column");
+  ordered_json doc;
+  doc["context"] = write_object(leading.front().context);
+  doc["context"].erase("rank");
+  doc["ranks"] = columnar_ranks(leading.front(), counts);
+  if (leading.front().phase_calls) write_case_phase_calls(doc, leading);
+  return doc.dump(1) + "\n";
 }
 
 std::string case_to_json_text(const std::vector<RankResult>& ranks) {
@@ -495,12 +754,16 @@ std::string case_to_json_text(const std::vector<RankResult>& ranks) {
   ordered_json doc;
   doc["context"] = write_object(ranks.front().context);
   doc["context"].erase("rank");
-  ordered_json results = ordered_json::array();
-  for (const RankResult& r : ranks) {
-    results.push_back(write_object(r));
-    results.back().erase("phase_calls");  // written once below
+  if (std::optional<std::vector<RankCounts>> counts = rank_columns(ranks)) {
+    doc["ranks"] = columnar_ranks(ranks.front(), *counts);
+  } else {
+    ordered_json results = ordered_json::array();
+    for (const RankResult& r : ranks) {
+      results.push_back(write_object(r));
+      results.back().erase("phase_calls");  // written once below
+    }
+    doc["ranks"] = std::move(results);
   }
-  doc["ranks"] = std::move(results);
   if (ranks.front().phase_calls) write_case_phase_calls(doc, ranks);
   return doc.dump(1) + "\n";
 }
@@ -515,15 +778,8 @@ std::vector<RankResult> case_from_json_text(const std::string& text, const std::
   read_object(context, shared.context, src, "context");
   check_world_size_and_rank(shared.context, src);  // before a case of W ranks is made
   const json& ranks = document_field(doc, "ranks", src);
-  if (!ranks.is_array() || static_cast<int64_t>(ranks.size()) != shared.context.world_size)
-    src.fail("ranks must list one result per rank: " + std::to_string(shared.context.world_size) +
-             " for context.world_size, found " + (ranks.is_array() ? std::to_string(ranks.size()) : "no list"));
-  std::vector<RankResult> out(ranks.size(), shared);
-  for (std::size_t i = 0; i < ranks.size(); ++i) {
-    out[i].context.rank = static_cast<int>(i);
-    read_object(ranks[i], out[i], src, "ranks[" + std::to_string(i) + "]");
-    check_rank_record(out[i], src);
-  }
+  std::vector<RankResult> out =
+      ranks.is_object() ? read_columnar_ranks(ranks, shared, src) : read_row_ranks(ranks, shared, src);
   read_case_phase_calls(doc, out, src);
   return out;
 }

@@ -5,10 +5,12 @@
 #pragma once
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "boxed.hpp"
 #include "collective.hpp"
 #include "planned_call.hpp"
 #include "granularity.hpp"
@@ -51,7 +53,9 @@ struct RunContext {
   // exp_info.json, so that a file from another run of the same shape is told
   // apart; absent in records written before it existed.
   std::optional<std::string> run_id;
-  std::vector<std::string> argv;
+  // The command line, shared by the contexts copied from one (the W ranks of a case file read back):
+  // replaced whole, never changed in place. Null: none recorded, written as [].
+  std::shared_ptr<const std::vector<std::string>> argv;
   std::string mode;  // "plan-only" or "timed"
   std::string partitioner, model;
   int64_t model_tensors = 0, model_numel = 0, model_largest_numel = 0;
@@ -212,7 +216,7 @@ struct RankResult {
   PlanRecord plan;
   std::vector<ShardRecord> shards;
   bool shards_listed = true;  // false: "shards" is null (--shard-list none)
-  std::optional<Timings> timing;
+  Boxed<Timings> timing;      // timed runs
   std::optional<int64_t> peak_memory_bytes;
   std::optional<std::string> peak_memory_source;           // "cuda_allocator" | "tracked_tensors"
   std::optional<std::string> check;                        // --check outcome
@@ -221,8 +225,17 @@ struct RankResult {
   std::optional<std::vector<PhaseTraffic>> traffic;        // timed runs: each phase's collectives
   std::optional<std::vector<CommRoofline>> comm_roofline;  // timed runs: each phase against its raw collectives
   // The calls each communication phase hands the backend (src/run/phase_calls.hpp), for --predict; a case
-  // file writes the shard group's once and each shard rank's grad_replicas once.
-  std::optional<std::vector<PlannedPhase>> phase_calls;
+  // file writes the shard group's once and each shard rank's grad_replicas once, and its ranks read back
+  // share one list per shard-group rank (W = 16,384 ranks of whole-tensor calls would copy it 16,384 times).
+  // Null: records written before the calls were recorded.
+  std::shared_ptr<const std::vector<PlannedPhase>> phase_calls;
+};
+
+// What the ranks of one plan-only case differ in, where their shards are not
+// listed: a case file's columns (results/README.md).
+struct RankCounts {
+  int64_t param_count = 0, numel = 0, optimizer_state_bytes = 0, padding_elements = 0;
+  std::optional<double> predicted_step_seconds;
 };
 
 struct ExpInfo {
@@ -242,7 +255,15 @@ std::string to_json_text(const RankResult& result);
 std::string to_json_text(const ExpInfo& info);
 // A case file: the context every rank shares, written once ("rank" left out),
 // and each rank's result in rank order. The ranks must share one context.
+// Ranks that differ in their counts alone are written as columns.
 std::string case_to_json_text(const std::vector<RankResult>& ranks);
+// The same file for ranks known to differ in their counts alone, without a
+// record per rank: `leading` holds rank 0's record (the case's context) and,
+// where replicas reduce gradients, the shard group's (each carries its own
+// replica calls); `counts` every rank's counts, in rank order. A record that
+// holds more than the columns allow (listed shards, timings, another plan),
+// or predicted steps on some ranks only, is a RunError.
+std::string case_to_json_text(const std::vector<RankResult>& leading, const std::vector<RankCounts>& counts);
 
 // Parsers throw UsageError naming `source` (a file path) and what is wrong,
 // including a schema of another major version.
@@ -250,6 +271,8 @@ RankResult rank_result_from_json_text(const std::string& text, const std::string
 ExpInfo exp_info_from_json_text(const std::string& text, const std::string& source);
 // The ranks of a case file, each with the shared context and its own rank.
 std::vector<RankResult> case_from_json_text(const std::string& text, const std::string& source);
+// A list of phases, to be shared by the ranks that make the same calls.
+std::shared_ptr<const std::vector<PlannedPhase>> shared_phases(std::vector<PlannedPhase> phases);
 
 TimingSeries make_series(std::vector<double> samples);
 // The series a communication phase ("grad_sync", "grad_replicas" or "sync") was timed in, or nullptr.

@@ -16,14 +16,18 @@ namespace {
 // argv is what the shell passed, whatever it held, and no report prints it:
 // the one text field whose control characters are kept.
 Field<RunContext> verbatim_argv() {
-  Field<RunContext> f = member("argv", &RunContext::argv);
+  Field<RunContext> f;
+  f.key = "argv";
+  f.write = [](const RunContext& c) { return c.argv ? ordered_json(*c.argv) : ordered_json::array(); };
   f.read = [](const json& j, RunContext& c, const JsonSource& src, const std::string& where) {
     if (!j.is_array()) schema_detail::fail_wrong_type<std::vector<std::string>>(j, src, where);
-    c.argv.clear();
+    std::vector<std::string> argv;
+    argv.reserve(j.size());
     for (const json& arg : j) {
       if (!arg.is_string()) schema_detail::fail_wrong_type<std::string>(arg, src, where + "[]");
-      c.argv.push_back(arg.get<std::string>());
+      argv.push_back(arg.get<std::string>());
     }
+    c.argv = std::make_shared<const std::vector<std::string>>(std::move(argv));
   };
   return f;
 }

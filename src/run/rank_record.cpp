@@ -31,6 +31,29 @@ CaseFacts case_facts(const ModelSpec& model, const Plan& plan, Granularity granu
   return facts;
 }
 
+RankCounts rank_counts(const ModelSpec& model, const Plan& plan, int world_rank, const CaseFacts& facts) {
+  const int rank = world_rank % plan.world_size();  // the plan rank
+  RankCounts c;
+  c.padding_elements = plan.padding(rank);
+  if (!plan.info.predicted_cost.empty()) c.predicted_step_seconds = plan.info.predicted_cost[rank];
+  c.param_count = plan.shard_count(rank);
+  const OptimizerKind optimizer = facts.optimizer;
+  const Precision& precision = facts.precision;
+  if (plan.row_chunks) {  // counts only: there is no shard list to walk
+    const int64_t matrix = plan.row_chunks->matrix_numel[rank];
+    c.numel = plan.row_chunks->numel[rank];
+    c.optimizer_state_bytes = state_bytes_per_element(optimizer, 2, precision) * matrix +
+                              state_bytes_per_element(optimizer, 1, precision) * (c.numel - matrix);
+    return c;
+  }
+  for (const Shard& s : plan.ranks[rank]) {
+    c.numel += s.length;
+    c.optimizer_state_bytes +=
+        state_bytes_per_element(optimizer, model.params[s.param].shape.size(), precision) * s.length;
+  }
+  return c;
+}
+
 RankResult rank_record(const RunContext& base, const ModelSpec& model, const Plan& plan, int world_rank,
                        const CaseFacts& facts) {
   const int rank = world_rank % plan.world_size();  // the plan rank
@@ -41,31 +64,18 @@ RankResult rank_record(const RunContext& base, const ModelSpec& model, const Pla
   r.context.model_numel = facts.model_numel;
   r.context.model_largest_numel = facts.model_largest_numel;
   r.plan = facts.plan;
-  r.padding_elements = plan.padding(rank);
-  if (!plan.info.predicted_cost.empty()) r.predicted_step_seconds = plan.info.predicted_cost[rank];
+  const RankCounts counts = rank_counts(model, plan, world_rank, facts);
+  r.param_count = counts.param_count, r.numel = counts.numel, r.optimizer_state_bytes = counts.optimizer_state_bytes;
+  r.padding_elements = counts.padding_elements, r.predicted_step_seconds = counts.predicted_step_seconds;
   r.context.world_size = facts.world_size;
   r.context.rank = world_rank;
   if (facts.shard_group)
     r.context.shard_group = *facts.shard_group, r.context.replicas = facts.world_size / *facts.shard_group;
-  const OptimizerKind optimizer = facts.optimizer;
-  const Precision& precision = facts.precision;
   r.shards_listed = facts.list_shards;
-  r.param_count = plan.shard_count(rank);
-  if (plan.row_chunks) {  // counts only: there is no shard list to walk
-    if (facts.list_shards) throw RunError("rank_record: a plan without a shard list cannot list its shards");
-    const int64_t matrix = plan.row_chunks->matrix_numel[rank];
-    r.numel = plan.row_chunks->numel[rank];
-    r.optimizer_state_bytes = state_bytes_per_element(optimizer, 2, precision) * matrix +
-                              state_bytes_per_element(optimizer, 1, precision) * (r.numel - matrix);
-    return r;
-  }
-  if (facts.list_shards) r.shards.reserve(plan.ranks[rank].size());
-  for (const Shard& s : plan.ranks[rank]) {
-    if (facts.list_shards) r.shards.push_back({s.param, model.params[s.param].name, s.offset, s.length});
-    r.numel += s.length;
-    r.optimizer_state_bytes +=
-        state_bytes_per_element(optimizer, model.params[s.param].shape.size(), precision) * s.length;
-  }
+  if (!facts.list_shards) return r;
+  if (plan.row_chunks) throw RunError("rank_record: a plan without a shard list cannot list its shards");
+  r.shards.reserve(plan.ranks[rank].size());
+  for (const Shard& s : plan.ranks[rank]) r.shards.push_back({s.param, model.params[s.param].name, s.offset, s.length});
   return r;
 }
 

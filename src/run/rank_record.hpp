@@ -21,6 +21,8 @@ struct CaseFacts {
 // `world_size` W: the plan's world size, or a multiple of it (--shard-group).
 CaseFacts case_facts(const ModelSpec& model, const Plan& plan, Granularity granularity, const Config& config,
                      int world_size);
+// What rank `rank` of the W ranks owns, in counts: what plan rank rank % G owns.
+RankCounts rank_counts(const ModelSpec& model, const Plan& plan, int rank, const CaseFacts& facts);
 // Rank `rank` of the W ranks: it owns what plan rank rank % G owns.
 RankResult rank_record(const RunContext& base, const ModelSpec& model, const Plan& plan, int rank,
                        const CaseFacts& facts);

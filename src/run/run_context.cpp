@@ -38,7 +38,7 @@ RunContext base_context(const Config& config) {
   RunContext c;
   c.tool_version = ZB_VERSION;
   c.git_sha = git_sha();
-  c.argv = config.argv;
+  c.argv = std::make_shared<const std::vector<std::string>>(config.argv);
   char host[256] = {};
   gethostname(host, sizeof host - 1);
   c.host = host;

@@ -103,9 +103,9 @@ void run_case(const Config& config, const TimedSetup& setup, const RunContext& b
   const bool in_place = schedule.probes == ProbePlacement::kInPlace;
   PhaseReplays replays(setup.device, probe_placement_name(schedule.probes));
   record.timing = time_iterations(*zero, comms, group, schedule, setup.device, traffic, calls, replays);
-  record.phase_calls =
+  record.phase_calls = shared_phases(
       planned_phases(model, plan, call_settings(config, setup.partitioner->granularity, group.size(), shard_group),
-                     group.rank() % shard_group);
+                     group.rank() % shard_group));
   const std::string unplanned =
       planned_calls_mismatch(*record.phase_calls, calls, shard_group, group.size() / shard_group);
   if (!unplanned.empty())

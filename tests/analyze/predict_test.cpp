@@ -110,7 +110,7 @@ TEST_CASE("a range plan's rank steps its slot as one tensor, or one per chunk un
     rank.context.world_size = 2, rank.context.rank = r, rank.context.model_numel = 3000, rank.context.model_tensors = 7;
     rank.plan.granularity = Granularity::kRanges, rank.plan.slot_elems = 1600, rank.plan.lower_bound = 1500;
     rank.numel = r ? 1400 : 1600, rank.param_count = 5;
-    rank.phase_calls = std::vector<PlannedPhase>{{"sync", 4, false, {{Collective::kBroadcast, 1, 0}}}};
+    rank.phase_calls = shared_phases({{"sync", 4, false, {{Collective::kBroadcast, 1, 0}}}});
     one.ranks.push_back(rank);
   }
   run.cases.push_back(one);
@@ -119,8 +119,8 @@ TEST_CASE("a range plan's rank steps its slot as one tensor, or one per chunk un
   CHECK(p.balanced_step == Approx(1500 * 4e-9 + 1e-3));
   CHECK(p.over_bound == Approx(100 * 4e-9));
   for (RankResult& rank : run.cases[0].ranks)
-    rank.phase_calls = std::vector<PlannedPhase>{
-        {"sync", 4, false, {{Collective::kBroadcast, 1, 0}, {Collective::kBroadcast, 1, 0}}, true}};
+    rank.phase_calls =
+        shared_phases({{"sync", 4, false, {{Collective::kBroadcast, 1, 0}, {Collective::kBroadcast, 1, 0}}, true}});
   p = predict_run(run, c).front();
   CHECK(p.ranks[0].step == Approx(1600 * 4e-9 + 2e-3));  // two chunks
 }
@@ -138,10 +138,10 @@ TEST_CASE("each rank's phases: calls priced on its groups' tiers, the slowest ra
     rank.context.world_size = 4, rank.context.rank = r, rank.context.shard_group = 2, rank.context.replicas = 2;
     rank.context.model_numel = 3000, rank.context.model_tensors = 4;
     rank.numel = r % 2 ? 1000 : 2000, rank.param_count = 2;
-    rank.phase_calls = std::vector<PlannedPhase>{
-        {"grad_sync", 4, false, {{Collective::kAllReduce, 1000, -1}}},  // 4000 B: 20 us within the node
-        {"grad_replicas", 4, true, {{Collective::kAllReduce, r % 2 ? 250 : 500, -1}}},
-        {"sync", 4, false, {{Collective::kBroadcast, 500, 0}, {Collective::kBroadcast, 250, 1}}}};
+    rank.phase_calls =
+        shared_phases({{"grad_sync", 4, false, {{Collective::kAllReduce, 1000, -1}}},  // 4000 B: 20 us within the node
+                       {"grad_replicas", 4, true, {{Collective::kAllReduce, r % 2 ? 250 : 500, -1}}},
+                       {"sync", 4, false, {{Collective::kBroadcast, 500, 0}, {Collective::kBroadcast, 250, 1}}}});
     one.ranks.push_back(rank);
   }
   run.cases.push_back(one);
@@ -192,7 +192,7 @@ TEST_CASE("with a calibrated per-tensor curve each rank's step sums its own tens
     rank.numel = r ? 1100 : 10000, rank.param_count = r ? 2 : 1;
     rank.shards = r ? std::vector<ShardRecord>{{1, "a", 0, 100}, {2, "b", 0, 1000}}
                     : std::vector<ShardRecord>{{0, "c", 0, 10000}};
-    rank.phase_calls = std::vector<PlannedPhase>{};
+    rank.phase_calls = shared_phases({});
     one.ranks.push_back(rank);
   }
   run.cases.push_back(one);
@@ -228,7 +228,7 @@ TEST_CASE("replica groups share a node's links: as many at once as the node hold
       rank.context.world_size = 8, rank.context.rank = r, rank.context.shard_group = group;
       rank.context.model_numel = 8000, rank.context.model_tensors = 8;
       rank.numel = 1000, rank.param_count = 1;
-      rank.phase_calls = std::vector<PlannedPhase>{{"grad_replicas", 4, true, {{Collective::kAllReduce, 500, -1}}}};
+      rank.phase_calls = shared_phases({{"grad_replicas", 4, true, {{Collective::kAllReduce, 500, -1}}}});
       one.ranks.push_back(rank);
     }
     run.cases.push_back(one);

@@ -220,7 +220,8 @@ TEST_CASE("readers reject absurd values in result files, naming the file and the
 TEST_CASE("every field the writer writes, the reader reads back: written again, the record is the same text") {
   RankResult r = sample_result(true);
   r.context.tool_version = "0.1.0";
-  r.context.argv = {"zero_bench", "greedy", "2"};
+  r.context.argv =
+      std::make_shared<const std::vector<std::string>>(std::vector<std::string>{"zero_bench", "greedy", "2"});
   r.context.backend = "gloo";
   r.context.optimizer = "adamw";
   r.context.optimizer_impl = "fused";
@@ -381,8 +382,8 @@ TEST_CASE("a case file writes the shard group's phase calls once and each shard 
   const PlannedPhase sync{"sync", 2, false, {{Collective::kBroadcast, 8, 0}, {Collective::kBroadcast, 4, 1}}};
   const PlannedPhase replicas0{"grad_replicas", 4, true, {{Collective::kAllReduce, 12, -1}}};
   const PlannedPhase replicas1{"grad_replicas", 4, true, {{Collective::kAllReduce, 9, -1}}};
-  ranks[0].phase_calls = std::vector<PlannedPhase>{grad, replicas0, sync};
-  ranks[1].phase_calls = std::vector<PlannedPhase>{replicas1};  // the shard group's phases come from rank 0
+  ranks[0].phase_calls = shared_phases({grad, replicas0, sync});
+  ranks[1].phase_calls = shared_phases({replicas1});  // the shard group's phases come from rank 0
   const std::string text = case_to_json_text(ranks);
   const auto doc = nlohmann::json::parse(text);
   CHECK(doc["phase_calls"].size() == 2);
@@ -392,9 +393,11 @@ TEST_CASE("a case file writes the shard group's phase calls once and each shard 
   const auto back = case_from_json_text(text, "c.json");
   for (int r = 0; r < 4; ++r) {
     INFO("rank " << r);
-    REQUIRE(back[r].phase_calls.has_value());
+    REQUIRE(back[r].phase_calls != nullptr);
     CHECK(*back[r].phase_calls == std::vector<PlannedPhase>{grad, r % 2 ? replicas1 : replicas0, sync});
   }
+  CHECK(back[0].phase_calls == back[2].phase_calls);  // replicas of one shard-group rank share its list
+  CHECK(back[1].phase_calls != back[0].phase_calls);
   auto bad = doc;
   bad["phase_calls"][1]["calls"][0] = nlohmann::json::array({"scatter", 8, 0});
   CHECK_THROWS_WITH(case_from_json_text(bad.dump(), "c.json"),
@@ -413,13 +416,147 @@ TEST_CASE("a shard-group rank with nothing to reduce across replicas keeps its p
   const PlannedPhase sync{"sync", 4, false, {{Collective::kBroadcast, 8, 0}}};
   const PlannedPhase replicas0{"grad_replicas", 4, true, {{Collective::kAllReduce, 12, -1}}};
   const PlannedPhase replicas2{"grad_replicas", 4, true, {{Collective::kAllReduce, 7, -1}}};
-  ranks[0].phase_calls = std::vector<PlannedPhase>{replicas0, sync};
-  ranks[1].phase_calls = std::vector<PlannedPhase>{};  // shard-group rank 1 owns nothing
-  ranks[2].phase_calls = std::vector<PlannedPhase>{replicas2};
+  ranks[0].phase_calls = shared_phases({replicas0, sync});
+  ranks[1].phase_calls = shared_phases({});  // shard-group rank 1 owns nothing
+  ranks[2].phase_calls = shared_phases({replicas2});
   const std::string text = case_to_json_text(ranks);
   CHECK(nlohmann::json::parse(text)["grad_replicas_calls"].size() == 3);
   const auto back = case_from_json_text(text, "c.json");
   CHECK(*back[4].phase_calls == std::vector<PlannedPhase>{sync});
   CHECK(*back[5].phase_calls == std::vector<PlannedPhase>{replicas2, sync});
   CHECK(*back[3].phase_calls == std::vector<PlannedPhase>{replicas0, sync});
+}
+
+namespace {
+// W plan-only ranks without shard lists, rank r owning r + 1 elements in one tensor.
+std::vector<RankResult> unlisted_ranks(int world) {
+  std::vector<RankResult> ranks(static_cast<std::size_t>(world), sample_result(false));
+  for (int r = 0; r < world; ++r) {
+    RankResult& rank = ranks[static_cast<std::size_t>(r)];
+    rank.context.world_size = world, rank.context.rank = r, rank.context.model_numel = 1000;
+    rank.shards.clear(), rank.shards_listed = false;
+    rank.param_count = 1, rank.numel = r + 1, rank.optimizer_state_bytes = 8 * (r + 1);
+    rank.padding_elements = r % 2;
+    rank.plan.lower_bound = (1000 + world - 1) / world;  // whole tensors: ceil(model_numel / W), the largest 8
+  }
+  return ranks;
+}
+}  // namespace
+
+TEST_CASE("a plan-only case without shard lists writes its ranks as columns and reads them back per rank") {
+  std::vector<RankResult> ranks = unlisted_ranks(5);
+  ranks[0].phase_calls = shared_phases({{"sync", 4, false, {{Collective::kBroadcast, 8, 0}}}});
+  const std::string text = case_to_json_text(ranks);
+  const auto doc = nlohmann::json::parse(text);
+  REQUIRE(doc["ranks"].is_object());
+  CHECK(doc["ranks"]["count"] == 5);
+  CHECK(doc["ranks"]["columns"]["numel"] == nlohmann::json::array({1, 2, 3, 4, 5}));
+  CHECK(doc["ranks"]["columns"]["padding_elements"] == nlohmann::json::array({0, 1, 0, 1, 0}));
+  CHECK_FALSE(doc["ranks"]["columns"].contains("predicted_step_seconds"));  // on no rank: null, shared
+  CHECK(doc["ranks"]["shared"]["predicted_step_seconds"].is_null());
+  CHECK(doc["ranks"]["shared"]["plan"]["lower_bound"] == 200);
+  CHECK_FALSE(doc["ranks"]["shared"].contains("numel"));
+  const std::vector<RankResult> back = case_from_json_text(text, "c.json");
+  REQUIRE(back.size() == 5);
+  for (int r = 0; r < 5; ++r) {
+    INFO("rank " << r);
+    const RankResult& rank = back[static_cast<std::size_t>(r)];
+    CHECK(rank.context.rank == r);
+    CHECK(rank.numel == r + 1);
+    CHECK(rank.optimizer_state_bytes == 8 * (r + 1));
+    CHECK(rank.padding_elements == r % 2);
+    CHECK(rank.plan.lower_bound == 200);
+    CHECK_FALSE(rank.shards_listed);
+    CHECK_FALSE(rank.predicted_step_seconds);
+    REQUIRE(rank.phase_calls != nullptr);
+    CHECK(rank.phase_calls == back[0].phase_calls);  // one list for the case, not one copy per rank
+    // Written again one rank at a time, each record is the one the rows form holds.
+    ranks[static_cast<std::size_t>(r)].phase_calls = back[0].phase_calls;
+    CHECK(to_json_text(rank) == to_json_text(ranks[static_cast<std::size_t>(r)]));
+  }
+}
+
+TEST_CASE("a case's columns hold a field on every rank or none, and records that differ elsewhere stay rows") {
+  std::vector<RankResult> ranks = unlisted_ranks(3);
+  for (RankResult& r : ranks) r.predicted_step_seconds = 0.5 + r.context.rank;
+  auto doc = nlohmann::json::parse(case_to_json_text(ranks));
+  CHECK(doc["ranks"]["columns"]["predicted_step_seconds"] == nlohmann::json::array({0.5, 1.5, 2.5}));
+  CHECK(case_from_json_text(doc.dump(), "c.json")[2].predicted_step_seconds == std::optional<double>(2.5));
+  ranks[1].predicted_step_seconds.reset();  // on some ranks only
+  CHECK(nlohmann::json::parse(case_to_json_text(ranks))["ranks"].is_array());
+  ranks = unlisted_ranks(3);
+  ranks[2].plan.tensors_split = 1;  // a plan fact that differs: not one plan, written as it is
+  doc = nlohmann::json::parse(case_to_json_text(ranks));
+  REQUIRE(doc["ranks"].is_array());
+  CHECK(doc["ranks"][2]["plan"]["tensors_split"] == 1);
+  ranks = unlisted_ranks(3);
+  ranks[1].shards_listed = true, ranks[1].shards = {{0, "a", 0, 2}};  // a listed shard
+  CHECK(nlohmann::json::parse(case_to_json_text(ranks))["ranks"].is_array());
+}
+
+TEST_CASE("a case's columns are read as carefully as its rows: a bad value is refused, naming its field") {
+  const auto doc = nlohmann::json::parse(case_to_json_text(unlisted_ranks(3)));
+  const auto refused = [&](const std::function<void(nlohmann::json&)>& change) {
+    nlohmann::json bad = doc;
+    change(bad["ranks"]);
+    try {
+      case_from_json_text(bad.dump(), "c.json");
+    } catch (const UsageError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(read without an error)");
+  };
+  CHECK_THAT(refused([](auto& r) { r["columns"]["numel"][2] = -4; }),
+             Catch::Contains("'c.json': ranks.columns.numel[2] is -4; valid: an integer, 0 or more"));
+  CHECK_THAT(refused([](auto& r) { r["columns"]["param_count"][1] = 2.5; }),
+             Catch::Contains("ranks.columns.param_count[1] is 2.5; valid: an integer, 0 or more"));
+  CHECK_THAT(refused([](auto& r) { r["columns"]["padding_elements"][1] = "1"; }),
+             Catch::Contains("ranks.columns.padding_elements[1] is \"1\""));
+  CHECK_THAT(refused([](auto& r) { r["columns"]["numel"][0] = -1; }), Catch::Contains("ranks[0].numel is -1"));
+  CHECK_THAT(refused([](auto& r) { r["columns"]["numel"][1] = nullptr; }),
+             Catch::Contains("ranks.columns.numel[1] is null"));
+  CHECK_THAT(refused([](auto& r) { r["columns"]["numel"].erase(2); }),
+             Catch::Contains("ranks.columns.numel must list one value per rank, 3"));
+  CHECK_THAT(refused([](auto& r) { r["count"] = 4; }),
+             Catch::Contains("ranks.count is 4; valid: one result per rank, 3 for context.world_size"));
+  CHECK_THAT(refused([](auto& r) {
+               r["columns"]["plan"] = nlohmann::json::array({1, 2, 3});
+             }),
+             Catch::Contains("ranks.columns.plan is not a per-rank field; valid: param_count, numel"));
+  CHECK_THAT(refused([](auto& r) { r["shared"]["numel"] = 3; }),
+             Catch::Contains("ranks.shared.numel is also a column"));
+  CHECK_THAT(refused([](auto& r) { r.erase("shared"); }), Catch::Contains("\"count\", \"shared\" and \"columns\""));
+  CHECK_THAT(refused([](auto& r) { r["columns"]["numel"][0] = 2000; }),  // more than the model
+             Catch::Contains("result.numel 2000 is more than context.model_numel 1000"));
+  CHECK_THAT(refused([](auto& r) { r["columns"]["numel"][2] = 2000; }),
+             Catch::Contains("result.numel 2000 is more than context.model_numel 1000"));
+  CHECK_THAT(refused([](auto& r) {
+               r["columns"]["predicted_step_seconds"] = nlohmann::json::array({0.5, -0.5, 0.5});
+               r["shared"].erase("predicted_step_seconds");
+             }),
+             Catch::Contains("ranks.columns.predicted_step_seconds[1] is -0.5; valid: seconds, 0 or more"));
+}
+
+TEST_CASE("a case written from rank 0's record and every rank's counts is the file its W records make") {
+  std::vector<RankResult> ranks = unlisted_ranks(4);
+  for (RankResult& r : ranks) r.context.shard_group = 2, r.context.replicas = 2;
+  ranks[0].phase_calls = shared_phases({{"grad_replicas", 4, true, {{Collective::kAllReduce, 3, -1}}},
+                                        {"sync", 4, false, {{Collective::kBroadcast, 8, 0}}}});
+  ranks[1].phase_calls = shared_phases({{"grad_replicas", 4, true, {{Collective::kAllReduce, 5, -1}}}});
+  std::vector<RankCounts> counts;
+  for (const RankResult& r : ranks)
+    counts.push_back({r.param_count, r.numel, r.optimizer_state_bytes, r.padding_elements, r.predicted_step_seconds});
+  const std::vector<RankResult> group(ranks.begin(), ranks.begin() + 2);  // the shard group carries the calls
+  CHECK(case_to_json_text(group, counts) == case_to_json_text(ranks));
+  for (RankCounts& c : counts) c.predicted_step_seconds = 0.25;
+  for (RankResult& r : ranks) r.predicted_step_seconds = 0.25;
+  const std::vector<RankResult> group_with_steps(ranks.begin(), ranks.begin() + 2);
+  CHECK(case_to_json_text(group_with_steps, counts) == case_to_json_text(ranks));
+
+  counts[3].predicted_step_seconds.reset();
+  CHECK_THROWS_AS(case_to_json_text(group_with_steps, counts), RunError);
+  std::vector<RankResult> listed(ranks.begin(), ranks.begin() + 1);
+  listed[0].shards_listed = true;
+  CHECK_THROWS_AS(case_to_json_text(listed, std::vector<RankCounts>(4)), RunError);
+  CHECK_THROWS_AS(case_to_json_text(std::vector<RankResult>{}, std::vector<RankCounts>(4)), RunError);
 }
