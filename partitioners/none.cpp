@@ -5,10 +5,11 @@
 namespace zb {
 
 Plan partition_none(const ModelSpec& model, int world_size, const PlanOptions&) {
+  std::vector<Shard> every;  // one rank's list, copied to every rank
+  every.reserve(model.size());
+  for (int p = 0; p < static_cast<int>(model.size()); ++p) every.push_back(whole_tensor(model, p));
   Plan plan;
-  plan.ranks.resize(world_size);
-  for (auto& rank : plan.ranks)
-    for (int p = 0; p < static_cast<int>(model.size()); ++p) rank.push_back(whole_tensor(model, p));
+  plan.ranks.assign(world_size, every);
   return plan;
 }
 

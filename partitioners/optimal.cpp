@@ -126,8 +126,10 @@ Plan partition_optimal(const ModelSpec& model, int world_size, const PlanOptions
   std::string started_from = "lpt";
   std::vector<int> incumbent = lpt_owner;
   int64_t best = makespan(lpt_owner, sizes, world_size);
-  // KK keeps W sums per tensor: skip it where that would not fit the budget.
-  if (static_cast<double>(model.size()) * world_size <= 2e7) {
+  // KK keeps W sums per tensor: skip it where that would not fit the budget, and where LPT already
+  // reaches the simple bound (then LPT is optimal, and nothing can improve on it).
+  const bool lpt_at_bound = best <= whole_tensor_simple_bound(sizes, world_size);
+  if (!lpt_at_bound && static_cast<double>(model.size()) * world_size <= 2e7) {
     const std::vector<int> kk_by_param = karmarkar_karp_owners(model, world_size);
     for (int p : order) kk_owner.push_back(kk_by_param[p]);
     const int64_t kk = makespan(kk_owner, sizes, world_size);

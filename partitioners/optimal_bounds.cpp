@@ -19,12 +19,6 @@ int64_t gcd_of(const std::vector<int64_t>& sizes) {
 // Valid for whole tensors: the even share, the largest tensor, and — by
 // pigeonhole — the W-th and (W+1)-th largest sharing a rank; rounded up to a
 // multiple of the gcd of all sizes.
-int64_t simple_bound(const std::vector<int64_t>& sorted_desc, int w) {
-  const int64_t total = std::accumulate(sorted_desc.begin(), sorted_desc.end(), int64_t{0}), g = gcd_of(sorted_desc);
-  int64_t bound = std::max((total + w - 1) / w, sorted_desc.empty() ? 0 : sorted_desc.front());
-  if (static_cast<int>(sorted_desc.size()) > w) bound = std::max(bound, sorted_desc[w - 1] + sorted_desc[w]);
-  return g > 0 ? (bound + g - 1) / g * g : bound;
-}
 
 // Every subset sum of the sizes, as a bitset over sums/gcd. Every rank's load
 // is one of them. nullopt when the bitset would exceed 2^31 bits or the
@@ -175,10 +169,17 @@ bool residues_can_fit(const std::vector<int64_t>& sizes_desc, int world_size, in
   return true;
 }
 
+int64_t whole_tensor_simple_bound(const std::vector<int64_t>& sorted_desc, int w) {
+  const int64_t total = std::accumulate(sorted_desc.begin(), sorted_desc.end(), int64_t{0}), g = gcd_of(sorted_desc);
+  int64_t bound = std::max((total + w - 1) / w, sorted_desc.empty() ? 0 : sorted_desc.front());
+  if (static_cast<int>(sorted_desc.size()) > w) bound = std::max(bound, sorted_desc[w - 1] + sorted_desc[w]);
+  return g > 0 ? (bound + g - 1) / g * g : bound;
+}
+
 int64_t whole_tensor_lower_bound(const std::vector<int64_t>& sizes_desc, int world_size, int64_t below,
                                  Clock::time_point deadline) {
   constexpr uint64_t kResidueNodes = 100000;  // per modulus and C
-  const int64_t first = simple_bound(sizes_desc, world_size);
+  const int64_t first = whole_tensor_simple_bound(sizes_desc, world_size);
   if (first >= below) return first;
   const int64_t g = gcd_of(sizes_desc);
   const std::optional<SubsetSums> sums = subset_sums(sizes_desc, deadline);

@@ -8,6 +8,11 @@
 
 namespace zb {
 
+// The simple bound: the mean rank (ceil(total / W)), the largest tensor, and
+// with more tensors than ranks the W-th and (W+1)-th largest together (two of
+// the W + 1 largest share a rank); rounded up to the sizes' gcd.
+int64_t whole_tensor_simple_bound(const std::vector<int64_t>& sizes_desc, int world_size);
+
 // The smallest C in [simple bound, below) that no check rules out, or `below`
 // when all are ruled out (then a plan with largest rank `below` is optimal).
 // Stops early at the deadline, returning a C that is still a valid bound.
