@@ -20,8 +20,8 @@ zb_peer_mpirun() {
 
 # One allocator policy on both sides: under glibc's dynamic mmap threshold,
 # whether a step's temporaries fault in depends on what the process allocated
-# and freed before (per_call.md), so both sides run with the threshold fixed
-# at 32 MiB and no trimming (per_call_one_malloc_policy.md), unless
+# and freed before, so both sides run with the threshold fixed at 32 MiB and
+# no trimming (then their faults agree: per_call.md), unless
 # ZB_PEER_GLIBC_DYNAMIC=1 leaves glibc's default. Set before any launch, so
 # every rank of either side inherits it.
 if [ "${ZB_PEER_GLIBC_DYNAMIC:-0}" != 1 ]; then
