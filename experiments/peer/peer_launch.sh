@@ -24,7 +24,7 @@ zb_peer_mpirun() {
 # no trimming (then their faults agree: per_call.md), unless
 # ZB_PEER_GLIBC_DYNAMIC=1 leaves glibc's default. Set before any launch, so
 # every rank of either side inherits it.
-if [ "${ZB_PEER_GLIBC_DYNAMIC:-0}" != 1 ]; then
+if [ "${ZB_PEER_GLIBC_DYNAMIC:-0}" != 1 ] && [ -z "${GLIBC_TUNABLES:-}" ]; then  # tunables: the user's policy
   export MALLOC_MMAP_THRESHOLD_="${MALLOC_MMAP_THRESHOLD_:-33554432}"
   export MALLOC_TRIM_THRESHOLD_="${MALLOC_TRIM_THRESHOLD_:-17179869184}"
 fi
@@ -45,5 +45,6 @@ zb_allocator_lines() {
   for var in MALLOC_MMAP_THRESHOLD_ MALLOC_TRIM_THRESHOLD_ GLIBC_TUNABLES; do
     [ -z "${!var:-}" ] || echo "Both sides ran with $var=${!var} (glibc's allocator, the same policy on both)."
   done
-  [ "${ZB_PEER_GLIBC_DYNAMIC:-0}" != 1 ] || echo "Both sides ran with glibc's dynamic mmap threshold (its default)."
+  [ -n "${MALLOC_MMAP_THRESHOLD_:-}${GLIBC_TUNABLES:-}" ] ||
+    echo "Both sides ran with glibc's dynamic mmap threshold (its default)."
 }

@@ -16,8 +16,9 @@ at::Tensor synthetic_gradient(const ParamSpec& spec, int index, uint64_t seed, c
 // fp32 in any order (and in bf16 up to 32 ranks: sum <= 256 * 2^-12 keeps 8
 // significant bits) and a reduced gradient is the same bits however it was
 // reduced. k is never 0, so no reduced gradient is exactly zero: a step's
-// time depends on its zeros (a CPU's sqrt of 0 can take longer than of any
-// other value), and synthetic_gradient()'s uniform values have none either.
+// time depends on its zeros (a CPU's sqrt of 0 can take longer than of a
+// normal value), and synthetic_gradient()'s uniform values essentially never
+// are (a float uniform draw is 0 with probability 2^-24).
 at::Tensor rank_gradient(const ParamSpec& spec, int index, uint64_t seed, int rank, const at::Device& device,
                          at::ScalarType dtype = at::kFloat);
 // What a gradient reduction over `world` ranks leaves: the exact sum of their
