@@ -1,6 +1,7 @@
 #include "run_loader.hpp"
 
 #include <filesystem>
+#include <functional>
 #include <optional>
 
 #include "src/common/atomic_file.hpp"
@@ -98,22 +99,16 @@ std::vector<RankResult> load_case_ranks(const fs::path& dir, const std::string& 
 // run ids) or the same id.
 std::string run_id_text(const std::optional<std::string>& id) { return id ? *id : "none (an older run)"; }
 
-// What check_same_plan holds a rank to, without a message.
-bool same_plan_facts(const RankResult& r, const RankResult& first) {
-  const RunContext &c = r.context, &c0 = first.context;
-  return c.model_numel == c0.model_numel && c.model_tensors == c0.model_tensors &&
-         c.model_largest_numel == c0.model_largest_numel && c.replicas.value_or(1) == c0.replicas.value_or(1) &&
-         r.plan.lower_bound == first.plan.lower_bound && r.plan.slot_elems == first.plan.slot_elems &&
-         r.plan.granularity == first.plan.granularity;
-}
+// Names the rank a message is about, built only when one is: a case holds up to 65,536 ranks.
+using RankName = std::function<std::string()>;
 
 // Every rank of a case describes one plan of one model: the facts of the
 // plan that each record repeats are the same on every rank.
-void check_same_plan(const RankResult& r, const RankResult& first, const std::string& where) {
+void check_same_plan(const RankResult& r, const RankResult& first, const RankName& where) {
   const RunContext &c = r.context, &c0 = first.context;
   auto differs = [&](const char* what, auto mine, auto rank0s) {
     if (mine == rank0s) return;
-    throw UsageError(where + what + " is " + std::to_string(mine) + ", rank 0's " + std::to_string(rank0s) +
+    throw UsageError(where() + what + " is " + std::to_string(mine) + ", rank 0's " + std::to_string(rank0s) +
                      "; every rank of a case records the same model and plan");
   };
   differs(" model_numel", c.model_numel, c0.model_numel);
@@ -123,22 +118,23 @@ void check_same_plan(const RankResult& r, const RankResult& first, const std::st
   differs(" plan.lower_bound", r.plan.lower_bound, first.plan.lower_bound);
   differs(" plan.slot_elems", r.plan.slot_elems, first.plan.slot_elems);
   if (r.plan.granularity != first.plan.granularity)
-    throw UsageError(where + " plan.granularity is " + granularity_choices().name(r.plan.granularity) + ", rank 0's " +
-                     granularity_choices().name(first.plan.granularity) + "; every rank of a case has one plan");
+    throw UsageError(where() + " plan.granularity is " + granularity_choices().name(r.plan.granularity) +
+                     ", rank 0's " + granularity_choices().name(first.plan.granularity) +
+                     "; every rank of a case has one plan");
 }
 
 // A timed run times every rank, the same number of iterations; a plan-only
 // run times none. A rank without timings beside timed ones would drop the
 // case's time columns without a word.
-void check_timings(const RankResult& r, const RankResult& first, const ExpInfo& info, const std::string& where) {
+void check_timings(const RankResult& r, const RankResult& first, const ExpInfo& info, const RankName& where) {
   const bool timed = info.mode == "timed";
   if (r.timing.has_value() != timed)
-    throw UsageError(where + (timed
-                                  ? " has no timings, but exp_info.json describes a timed run; every rank of a "
-                                    "timed run has them"
-                                  : " has timings, but exp_info.json describes a plan-only run, which times nothing"));
+    throw UsageError(where() +
+                     (timed ? " has no timings, but exp_info.json describes a timed run; every rank of a "
+                              "timed run has them"
+                            : " has timings, but exp_info.json describes a plan-only run, which times nothing"));
   if (timed && r.timing->step.samples.size() != first.timing->step.samples.size())
-    throw UsageError(where + " holds " + std::to_string(r.timing->step.samples.size()) +
+    throw UsageError(where() + " holds " + std::to_string(r.timing->step.samples.size()) +
                      " timed iterations, rank 0's " + std::to_string(first.timing->step.samples.size()) +
                      "; every rank runs the same iterations");
 }
@@ -155,17 +151,17 @@ std::optional<int64_t> owned_elements(const LoadedCase& c) {
 // A rank's shard list is the record's evidence: its count and its lengths'
 // sum are the rank's param_count and numel (a record without the list,
 // --shard-list none, has only its counts).
-void check_shards_add_up(const RankResult& r, const std::string& where) {
+void check_shards_add_up(const RankResult& r, const RankName& where) {
   if (!r.shards_listed) return;
   if (static_cast<int64_t>(r.shards.size()) != r.param_count)
-    throw UsageError(where + " has param_count " + std::to_string(r.param_count) + ", but its shards list " +
+    throw UsageError(where() + " has param_count " + std::to_string(r.param_count) + ", but its shards list " +
                      std::to_string(r.shards.size()) + "; valid: one shard per owned tensor or range");
   int64_t sum = 0;
   for (const ShardRecord& s : r.shards)
     if (__builtin_add_overflow(sum, s.length, &sum))
-      throw UsageError(where + " lists shards whose lengths add up past 2^63");
+      throw UsageError(where() + " lists shards whose lengths add up past 2^63");
   if (sum != r.numel)
-    throw UsageError(where + " has numel " + std::to_string(r.numel) + ", but its shards' lengths add up to " +
+    throw UsageError(where() + " has numel " + std::to_string(r.numel) + ", but its shards' lengths add up to " +
                      std::to_string(sum) + "; valid: numel = the sum of the shards' lengths");
 }
 
@@ -178,20 +174,17 @@ void check_case_is_one_run(const LoadedCase& c, const ExpInfo& info, const fs::p
   const std::string where =
       "run '" + shown(dir) + "', world size " + std::to_string(c.world_size) + ", model " + c.model + ": ";
   const RankResult& first = c.ranks.front();
-  auto rank_file = [&](const RankResult& r) { return where + "rank " + std::to_string(r.context.rank) + "'s file"; };
+  auto rank_file = [&](const RankResult& r) -> RankName {
+    return [&where, rank = &r] { return where + "rank " + std::to_string(rank->context.rank) + "'s file"; };
+  };
   for (const RankResult& r : c.ranks) {
-    if (r.context.partitioner == info.partitioner && r.context.mode == info.mode && r.context.run_id == info.run_id &&
-        same_plan_facts(r, first) && r.timing.has_value() == first.timing.has_value() &&
-        (!r.timing || r.timing->step.samples.size() == first.timing->step.samples.size()) &&
-        (info.mode == "timed") == r.timing.has_value())
-      continue;  // the checks below would pass: spare W messages at W = 16,384
-    const std::string rank = rank_file(r);
+    const RankName rank = rank_file(r);
     if (r.context.partitioner != info.partitioner || r.context.mode != info.mode)
-      throw UsageError(rank + " was written by a " + r.context.mode + " run of '" + r.context.partitioner +
+      throw UsageError(rank() + " was written by a " + r.context.mode + " run of '" + r.context.partitioner +
                        "', but exp_info.json describes a " + info.mode + " run of '" + info.partitioner +
                        "' (two runs wrote into one directory?)");
     if (r.context.run_id != info.run_id)
-      throw UsageError(rank + " is from run " + run_id_text(r.context.run_id) + ", exp_info.json from run " +
+      throw UsageError(rank() + " is from run " + run_id_text(r.context.run_id) + ", exp_info.json from run " +
                        run_id_text(info.run_id) + " (a file from another run?)");
     check_same_plan(r, first, rank);
     check_timings(r, first, info, rank);
@@ -207,8 +200,7 @@ void check_case_is_one_run(const LoadedCase& c, const ExpInfo& info, const fs::p
                      " elements in all, but the model has " + std::to_string(model_numel) +
                      (copies > 1 ? " (times " + std::to_string(copies) + ": replicated)" : std::string()) +
                      " (two runs wrote into one directory, or a rank file was changed)");
-  for (const RankResult& r : c.ranks)
-    if (r.shards_listed) check_shards_add_up(r, rank_file(r));
+  for (const RankResult& r : c.ranks) check_shards_add_up(r, rank_file(r));
 }
 
 }  // namespace

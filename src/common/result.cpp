@@ -528,10 +528,25 @@ std::shared_ptr<const std::vector<PlannedPhase>> shared_phases(std::vector<Plann
 
 namespace {
 
+// The integer columns, in the schema's order; predicted_step_seconds, a number
+// on every rank or none, follows them.
+const std::vector<std::pair<std::string, int64_t RankCounts::*>>& integer_columns() {
+  static const std::vector<std::pair<std::string, int64_t RankCounts::*>> columns = {
+      {"param_count", &RankCounts::param_count},
+      {"numel", &RankCounts::numel},
+      {"optimizer_state_bytes", &RankCounts::optimizer_state_bytes},
+      {"padding_elements", &RankCounts::padding_elements}};
+  return columns;
+}
+
 // The fields a case may write as columns, in the schema's order.
 const std::vector<std::string>& column_keys() {
-  static const std::vector<std::string> keys = {"param_count", "numel", "optimizer_state_bytes", "padding_elements",
-                                                "predicted_step_seconds"};
+  static const std::vector<std::string> keys = [] {
+    std::vector<std::string> out;
+    for (const auto& [key, member] : integer_columns()) out.push_back(key);
+    out.push_back("predicted_step_seconds");
+    return out;
+  }();
   return keys;
 }
 
@@ -583,10 +598,6 @@ const std::map<std::string, SharedCheck>& shared_checks() {
   return checks;
 }
 
-RankCounts counts_of(const RankResult& r) {
-  return {r.param_count, r.numel, r.optimizer_state_bytes, r.padding_elements, r.predicted_step_seconds};
-}
-
 // A predicted step JSON can hold: NaN and inf are written as null, absent.
 bool has_predicted_step(const RankCounts& c) {
   return c.predicted_step_seconds && std::isfinite(*c.predicted_step_seconds);
@@ -618,20 +629,14 @@ std::optional<std::vector<RankCounts>> rank_columns(const std::vector<RankResult
   return counts;
 }
 
-template <typename Member>
-ordered_json column(const std::vector<RankCounts>& counts, Member member) {
-  ordered_json values = ordered_json::array();
-  values.get_ref<ordered_json::array_t&>().reserve(counts.size());
-  for (const RankCounts& c : counts) values.push_back(c.*member);
-  return values;
-}
-
 ordered_json columnar_ranks(const RankResult& first, const std::vector<RankCounts>& counts) {
   ordered_json columns = ordered_json::object();
-  columns["param_count"] = column(counts, &RankCounts::param_count);
-  columns["numel"] = column(counts, &RankCounts::numel);
-  columns["optimizer_state_bytes"] = column(counts, &RankCounts::optimizer_state_bytes);
-  columns["padding_elements"] = column(counts, &RankCounts::padding_elements);
+  for (const auto& [key, member] : integer_columns()) {
+    ordered_json values = ordered_json::array();
+    values.get_ref<ordered_json::array_t&>().reserve(counts.size());
+    for (const RankCounts& c : counts) values.push_back(c.*member);
+    columns[key] = std::move(values);
+  }
   if (has_predicted_step(counts.front())) {
     ordered_json steps = ordered_json::array();
     for (const RankCounts& c : counts) steps.push_back(*c.predicted_step_seconds);
@@ -651,26 +656,23 @@ ordered_json columnar_ranks(const RankResult& first, const std::vector<RankCount
 
 // Rank i's value of column `key`: what reading it in a whole record would
 // accept (an integer of the field's range, 0 or more; a number for the
-// predicted step), set on `r`; an error names the column and the rank.
-void set_column_value(RankResult& r, const std::string& key, const json& value, std::size_t i, const JsonSource& src) {
+// predicted step), set on `c`; an error names the column and the rank.
+void set_column_value(RankCounts& c, const std::string& key, const json& value, std::size_t i, const JsonSource& src) {
   const auto bad = [&](const char* valid) {
     src.fail("ranks.columns." + key + "[" + std::to_string(i) + "] is " + excerpt_for_message(value.dump(), 40) +
              "; valid: " + valid);
   };
   if (key == "predicted_step_seconds") {
     if (!value.is_number() || value.get<double>() < 0) bad("seconds, 0 or more");
-    r.predicted_step_seconds = value.get<double>();
+    c.predicted_step_seconds = value.get<double>();
     return;
   }
   if (!value.is_number_unsigned()) bad("an integer, 0 or more");  // nlohmann reads 0 and up as unsigned
   const std::uint64_t n = value.get<std::uint64_t>();
   if (n > static_cast<std::uint64_t>(std::numeric_limits<int64_t>::max())) bad("an integer below 2^63");
-  const auto v = static_cast<int64_t>(n);
-  if (key == "param_count") r.param_count = v;
-  else if (key == "numel") r.numel = v;
-  else if (key == "optimizer_state_bytes") r.optimizer_state_bytes = v;
-  else if (key == "padding_elements") r.padding_elements = v;
-  else throw RunError("set_column_value: no member for column '" + key + "'");
+  for (const auto& [column, member] : integer_columns())
+    if (column == key) return void(c.*member = static_cast<int64_t>(n));
+  throw RunError("set_column_value: no member for column '" + key + "'");
 }
 
 // The ranks of a columnar "ranks" (columnar_ranks), each from `base` (the
@@ -709,7 +711,9 @@ std::vector<RankResult> read_columnar_ranks(const json& ranks, const RankResult&
   for (std::size_t i = 1; i < static_cast<std::size_t>(count); ++i) {
     RankResult& r = out.emplace_back(out[0]);  // reserved: out[0] stays where it is
     r.context.rank = static_cast<int>(i);
-    for (const auto& [key, values] : read) set_column_value(r, key, (*values)[i], i, src);
+    RankCounts counts = counts_of(r);
+    for (const auto& [key, values] : read) set_column_value(counts, key, (*values)[i], i, src);
+    set_counts(r, counts);
     check_rank_counts(r, src);  // the plan and the context are rank 0's, checked with it
   }
   return out;
@@ -729,43 +733,51 @@ std::vector<RankResult> read_row_ranks(const json& ranks, const RankResult& base
   return out;
 }
 
+// A case file's text: `records.front()`'s context once, "ranks", and the phase calls `records` carry.
+std::string case_text(const std::vector<RankResult>& records, ordered_json ranks) {
+  ordered_json doc;
+  doc["context"] = write_object(records.front().context);
+  doc["context"].erase("rank");
+  doc["ranks"] = std::move(ranks);
+  if (records.front().phase_calls) write_case_phase_calls(doc, records);
+  return doc.dump(1) + "\n";
+}
+
 }  // namespace
+
+RankCounts counts_of(const RankResult& r) {
+  return {r.param_count, r.numel, r.optimizer_state_bytes, r.padding_elements, r.predicted_step_seconds};
+}
+
+void set_counts(RankResult& r, const RankCounts& c) {
+  r.param_count = c.param_count, r.numel = c.numel, r.optimizer_state_bytes = c.optimizer_state_bytes;
+  r.padding_elements = c.padding_elements, r.predicted_step_seconds = c.predicted_step_seconds;
+}
 
 std::string case_to_json_text(const std::vector<RankResult>& leading, const std::vector<RankCounts>& counts) {
   if (leading.empty() || leading.size() > counts.size())
     throw RunError("case_to_json_text: " + std::to_string(leading.size()) + " leading records for " +
                    std::to_string(counts.size()) + " ranks; valid: 1 to one per rank");
+  const RankResult& first = leading.front();
   for (const RankResult& r : leading)
-    if (!shares_rank0s_record(leading.front(), leading.front()) || !shares_rank0s_record(r, leading.front()))
+    if (!shares_rank0s_record(r, first))  // rank 0's own included: nothing beyond the columns
       throw RunError("case_to_json_text: rank " + std::to_string(r.context.rank) +
                      "'s record holds more than counts (listed shards, timings, another plan)");
   if (!predicted_steps_on_all_or_none(counts))
     throw RunError("case_to_json_text: a predicted step on some ranks only cannot be a column");
-  ordered_json doc;
-  doc["context"] = write_object(leading.front().context);
-  doc["context"].erase("rank");
-  doc["ranks"] = columnar_ranks(leading.front(), counts);
-  if (leading.front().phase_calls) write_case_phase_calls(doc, leading);
-  return doc.dump(1) + "\n";
+  return case_text(leading, columnar_ranks(first, counts));
 }
 
 std::string case_to_json_text(const std::vector<RankResult>& ranks) {
   if (ranks.empty()) throw RunError("case_to_json_text: a case has at least one rank");
-  ordered_json doc;
-  doc["context"] = write_object(ranks.front().context);
-  doc["context"].erase("rank");
-  if (std::optional<std::vector<RankCounts>> counts = rank_columns(ranks)) {
-    doc["ranks"] = columnar_ranks(ranks.front(), *counts);
-  } else {
-    ordered_json results = ordered_json::array();
-    for (const RankResult& r : ranks) {
-      results.push_back(write_object(r));
-      results.back().erase("phase_calls");  // written once below
-    }
-    doc["ranks"] = std::move(results);
+  if (std::optional<std::vector<RankCounts>> counts = rank_columns(ranks))
+    return case_text(ranks, columnar_ranks(ranks.front(), *counts));
+  ordered_json results = ordered_json::array();
+  for (const RankResult& r : ranks) {
+    results.push_back(write_object(r));
+    results.back().erase("phase_calls");  // written once beside
   }
-  if (ranks.front().phase_calls) write_case_phase_calls(doc, ranks);
-  return doc.dump(1) + "\n";
+  return case_text(ranks, std::move(results));
 }
 
 std::vector<RankResult> case_from_json_text(const std::string& text, const std::string& source) {

@@ -237,6 +237,8 @@ struct RankCounts {
   int64_t param_count = 0, numel = 0, optimizer_state_bytes = 0, padding_elements = 0;
   std::optional<double> predicted_step_seconds;
 };
+RankCounts counts_of(const RankResult& r);
+void set_counts(RankResult& r, const RankCounts& c);
 
 struct ExpInfo {
   std::string run, partitioner, mode;

@@ -64,9 +64,7 @@ RankResult rank_record(const RunContext& base, const ModelSpec& model, const Pla
   r.context.model_numel = facts.model_numel;
   r.context.model_largest_numel = facts.model_largest_numel;
   r.plan = facts.plan;
-  const RankCounts counts = rank_counts(model, plan, world_rank, facts);
-  r.param_count = counts.param_count, r.numel = counts.numel, r.optimizer_state_bytes = counts.optimizer_state_bytes;
-  r.padding_elements = counts.padding_elements, r.predicted_step_seconds = counts.predicted_step_seconds;
+  set_counts(r, rank_counts(model, plan, world_rank, facts));
   r.context.world_size = facts.world_size;
   r.context.rank = world_rank;
   if (facts.shard_group)
