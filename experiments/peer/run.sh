@@ -19,8 +19,8 @@
 # BERT"), ZB_PEER_FAST_MODELS (default "ResNet50": the models that also run the
 # faster configurations and the peer on huge pages; the others run the fidelity
 # pairs only, BERT's cost 20 minutes a round else), ZB_PEER_GLIBC_DYNAMIC=1
-# (glibc's dynamic mmap threshold on both sides instead of peer_launch.sh's
-# fixed one), ZB_BENCH_OUT (default
+# (glibc's default allocator on both sides instead of peer_launch.sh's
+# policy: nothing mapped, nothing trimmed), ZB_BENCH_OUT (default
 # README.md beside it), ZB_RECORD_NOTE (a line the record carries: the
 # machine's load, say).
 set -euo pipefail

@@ -28,6 +28,9 @@ back before every iteration. Per iteration:
               wrapper makes the ranks take turns at the local step (a
               barrier after each turn); "sync" is then opt.step() less the
               turns, and "step" the rank's own local step plus that sync.
+  heap free   before opt.step(), untimed: the free bytes in glibc's heaps
+              (mallinfo2), what a step's large temporaries may come from
+              instead of fresh pages.
 Host pages: whatever THP_MEM_ALLOC_ENABLE says (torch's CPU allocator reads
 it at the first tensor); each rank records its memory on huge pages after the
 timed iterations (AnonHugePages, /proc/self/smaps_rollup), so a run on huge
@@ -35,6 +38,7 @@ pages can be told from one that only asked for them.
 Rank 0 writes every rank's samples to --out as JSON.
 """
 import argparse
+import ctypes
 import json
 import os
 import resource
@@ -113,6 +117,29 @@ def anon_huge_page_bytes():
     raise SystemExit("zero_redundancy_peer: no AnonHugePages line in /proc/self/smaps_rollup")
 
 
+class _MallInfo2(ctypes.Structure):
+    _fields_ = [(name, ctypes.c_size_t) for name in ("arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks",
+                                                      "fsmblks", "uordblks", "fordblks", "keepcost")]
+
+
+def _glibc_mallinfo2():
+    try:
+        f = ctypes.CDLL(None).mallinfo2
+    except (AttributeError, OSError):  # not glibc, or older than 2.33
+        return None
+    f.restype = _MallInfo2
+    return f
+
+
+_MALLINFO2 = _glibc_mallinfo2()
+
+
+def heap_free_bytes():
+    """The free bytes in glibc malloc's heaps, all chunks together (mallinfo2's
+    fordblks; not the largest chunk); None off glibc."""
+    return _MALLINFO2().fordblks if _MALLINFO2 else None
+
+
 def timed(fn):
     start = time.time()
     fn()
@@ -143,7 +170,7 @@ def main():
         p.grad = g.clone()
     buckets = GradientBuckets(params, as_bucket_views=not args.grad_copies)
     opt = ZeroRedundancyOptimizer(params, optimizer_class=torch.optim.Adam, lr=0.01, **IMPL_FLAGS[args.impl])
-    local, turns, faults = [], [], []
+    local, turns, faults, heap_free = [], [], [], []
     inner_step = opt.optim.step
 
     def counted_inner_step(*a, **k):  # the local step, timed, and the minor page faults it took
@@ -174,6 +201,7 @@ def main():
                 p.grad.copy_(g)  # as the next backward() would; untimed
         dist.barrier()
         a = timed(lambda: buckets.all_reduce(world))
+        heap_free.append(heap_free_bytes())  # before the step's window, untimed
         dist.barrier()
         s = timed(opt.step)
         if i >= args.warmup:
@@ -187,7 +215,8 @@ def main():
     else:
         sync = [s - l for s, l in zip(step, local_step)]
     mine = {"rank": rank, "owned_elements": owned, "all_reduce": all_reduce, "step": step, "local_step": local_step,
-            "sync": sync, "local_step_page_faults": faults[args.warmup:], "anon_huge_page_bytes": anon_huge_page_bytes()}
+            "sync": sync, "local_step_page_faults": faults[args.warmup:],
+            "heap_free_bytes_before_step": heap_free[args.warmup:], "anon_huge_page_bytes": anon_huge_page_bytes()}
     ranks = [None] * world
     dist.all_gather_object(ranks, mine)
     if rank == 0:
