@@ -3,15 +3,33 @@
 # brings zb_mpirun): zb_peer_mpirun RANKS LOG ARGS... launches the peer
 # (ARGS: mpirun's options, then the command) on a free port of 127.0.0.1,
 # exporting MASTER_ADDR, MASTER_PORT and THP_MEM_ALLOC_ENABLE to every rank.
-# The port is picked, freed, then listened on by rank 0, so another process can
-# take it between; then (EADDRINUSE in LOG) it picks again, up to three times.
-# Any other failure shows LOG and ends the script.
+# The port is picked below the kernel's ephemeral range, free when tried: a port
+# bound as "any" (mpirun's own listener, say) comes from that range, so none can
+# take it before rank 0 listens on it, where a port from the range could be
+# (mpirun took one, and the peer's other rank waited on mpirun's socket for
+# ever). Should another program bind it all the same (EADDRINUSE in LOG), it
+# picks again, up to three times. Any other failure shows LOG and ends the
+# script.
 zb_peer_mpirun() {
   local ranks=$1 log=$2 attempt
   shift 2
   export MASTER_ADDR=127.0.0.1 THP_MEM_ALLOC_ENABLE="${THP_MEM_ALLOC_ENABLE:-0}"
   for attempt in 1 2 3; do
-    MASTER_PORT="$("$ZB_VENV/bin/python" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+    MASTER_PORT="$("$ZB_VENV/bin/python" - <<'PY'
+import random, socket
+low = int(open("/proc/sys/net/ipv4/ip_local_port_range").read().split()[0])
+for port in random.sample(range(max(1024, low - 8192), low), 200):
+    with socket.socket() as s:
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            continue
+    print(port)
+    break
+else:
+    raise SystemExit(f"peer_launch.sh: no free port below the ephemeral range ({low})")
+PY
+)"
     export MASTER_PORT
     zb_mpirun "$ranks" -x MASTER_ADDR -x MASTER_PORT -x THP_MEM_ALLOC_ENABLE "$@" >"$log" 2>&1 && return 0
     if [ "$attempt" = 3 ] || ! grep -q EADDRINUSE "$log"; then cat "$log" >&2; exit 1; fi
