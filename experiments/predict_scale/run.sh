@@ -27,7 +27,7 @@ for p in "${partitioners[@]}"; do jobs+=("flat $p" "8 $p"); done
 now() { date +%s.%N; }
 parallel="$(nproc)"  # plan-only runs at once: one per core
 start=$(now)
-pids=()
+running=0
 for job in "${jobs[@]}"; do
   read -r group p <<<"$job"
   grad=reduce-scatter
@@ -36,10 +36,11 @@ for job in "${jobs[@]}"; do
         --search-nodes 20000 -o "$work/$group/$p")
   [ "$group" = flat ] || args+=(--shard-group "$group")
   "$B" "${args[@]}" >/dev/null &
-  pids+=("$!")
-  if [ "${#pids[@]}" -ge "$parallel" ]; then wait "${pids[0]}"; pids=("${pids[@]:1}"); fi  # a failure ends the script
+  running=$((running + 1))
+  # whichever run ends first frees its core; a failed one ends the script
+  if [ "$running" -ge "$parallel" ]; then wait -n; running=$((running - 1)); fi
 done
-for pid in "${pids[@]}"; do wait "$pid"; done
+while [ "$running" -gt 0 ]; do wait -n; running=$((running - 1)); done
 planned=$(now)
 # The two layouts' runs priced at once, one zero_analyze each (one per core on this 2-core machine).
 "$A" "$work"/flat/* --predict "$cluster" --format csv >"$work/predict_flat.csv" &

@@ -152,6 +152,7 @@ CasePrediction predict_case(const LoadedRun& run, const LoadedCase& c, const Clu
   std::vector<double> sync_calls(c.ranks.size());
   std::vector<std::size_t> sync_count(c.ranks.size());
   bool overlapped = false;
+  std::vector<int64_t> slowest_stepped;  // the tensors of the first rank with the slowest step
   p.ranks.resize(c.ranks.size());
   for (std::size_t r = 0; r < c.ranks.size(); ++r) {
     const RankResult& rank = c.ranks[r];
@@ -160,7 +161,10 @@ CasePrediction predict_case(const LoadedRun& run, const LoadedCase& c, const Clu
                        ") carries no planned calls: its records predate them; run zero_bench again (--plan-only "
                        "suffices) with the flags of the step to predict");
     RankPrediction& out = p.ranks[r];
-    out.step = cluster.step.step_seconds(stepped_of(rank));
+    std::vector<int64_t> stepped = stepped_of(rank);
+    out.step = cluster.step.step_seconds(stepped);
+    if (r == 0 || out.step > p.ranks[static_cast<std::size_t>(p.slowest_step_rank)].step)
+      p.slowest_step_rank = static_cast<int>(r), slowest_stepped = std::move(stepped);
     for (const PlannedPhase& phase : *rank.phase_calls) {
       const double s = pricer.seconds(phase, static_cast<int>(r));
       if (phase.phase == "grad_sync") out.grad_sync = s;
@@ -170,9 +174,7 @@ CasePrediction predict_case(const LoadedRun& run, const LoadedCase& c, const Clu
     before_sync[r] = out.grad_sync + out.grad_replicas + out.step;
   }
   const auto slowest = std::max_element(before_sync.begin(), before_sync.end());
-  const auto slowest_step = std::max_element(
-      p.ranks.begin(), p.ranks.end(), [](const RankPrediction& a, const RankPrediction& b) { return a.step < b.step; });
-  p.slowest_step_rank = static_cast<int>(slowest_step - p.ranks.begin());
+  const RankPrediction& slowest_step = p.ranks[static_cast<std::size_t>(p.slowest_step_rank)];
   const auto own_sync = [&](std::size_t r) {
     return overlapped ? exposed_sync(sync_calls[r], sync_count[r], p.ranks[r].step) : sync_calls[r];
   };
@@ -183,13 +185,13 @@ CasePrediction predict_case(const LoadedRun& run, const LoadedCase& c, const Clu
     p.ranks[r].sync = total - before_sync[r];  // its own calls and its wait for the slowest rank
   }
   p.balanced_step = balanced_step(c, p, cluster.step);
-  p.imbalance = std::max(0.0, slowest_step->step - p.balanced_step);
+  p.imbalance = std::max(0.0, slowest_step.step - p.balanced_step);
   // What no plan of this granularity can avoid: its largest rank holds at least the lower bound's elements
   // (here: the slowest rank's own tensors, cut down to them).
-  const RankResult& slow = c.ranks[p.slowest_step_rank];
-  const std::vector<int64_t> stepped = stepped_of(slow);
-  const int64_t bound = std::min(sum(stepped), slow.plan.lower_bound);
-  p.over_bound = std::max(0.0, slowest_step->step - cluster.step.step_seconds(cut_to(stepped, bound)));
+  const RankResult& slow = c.ranks[static_cast<std::size_t>(p.slowest_step_rank)];
+  const int64_t bound = std::min(sum(slowest_stepped), slow.plan.lower_bound);
+  p.over_bound =
+      std::max(0.0, slowest_step.step - cluster.step.step_seconds(cut_to(std::move(slowest_stepped), bound)));
   return p;
 }
 
