@@ -13,7 +13,7 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 source "$here/../common/bench_env.sh"  # works from the checkout's root
 source "$here/peer_launch.sh"
-py="$ZB_VENV/bin/python"
+py="$(zb_peer_python)"  # installs the peer's model libraries when missing
 out="${ZB_BENCH_OUT:-$here/bert_w4_faults.md}" iters="${ZB_BENCH_ITERS:-5}" impls="${ZB_BENCH_IMPLS:-torch foreach}"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT

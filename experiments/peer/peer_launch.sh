@@ -54,6 +54,19 @@ if [ "${ZB_PEER_GLIBC_DYNAMIC:-0}" != 1 ] && [[ "${GLIBC_TUNABLES:-}" != *glibc.
   export MALLOC_TRIM_THRESHOLD_="${MALLOC_TRIM_THRESHOLD_:-17179869184}"
 fi
 
+# zb_peer_python: the venv's python, with the peer's model libraries
+# (torchvision and transformers, pinned; they build the peer's real modules)
+# installed into the venv when missing.
+zb_peer_python() {
+  local py="$ZB_VENV/bin/python"
+  if ! "$py" -c 'import torchvision, transformers' 2>/dev/null; then
+    zb_log "installing torchvision and transformers into $ZB_VENV (the peer's models)"
+    "$py" -m pip install -q --disable-pip-version-check "torch==$ZB_TORCH_VERSION" torchvision==0.29.2 \
+      transformers==5.23.0 >&2
+  fi
+  echo "$py"
+}
+
 # zb_allocator_env: glibc's allocator settings in the environment, as
 # "VAR=value " for each one set (a record's Regenerate prefix).
 zb_allocator_env() {

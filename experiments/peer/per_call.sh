@@ -23,7 +23,7 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 source "$here/../common/bench_env.sh"  # works from the checkout's root
 source "$here/peer_launch.sh"
-py="$ZB_VENV/bin/python"
+py="$(zb_peer_python)"  # installs the peer's model libraries when missing
 rounds="${ZB_BENCH_ROUNDS:-5}" iters="${ZB_BENCH_ITERS:-10}" models="${ZB_PEER_MODELS:-ResNet50 ResNet152 BERT}"
 out="${ZB_BENCH_OUT:-$here/per_call.md}"
 work="$(mktemp -d)"

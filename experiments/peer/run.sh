@@ -13,8 +13,8 @@
 # fused) with the peer running the same flag, at W = 2, and at W = 4 with the
 # ranks taking turns at the step on both sides (--step-timing serial). ResNet50, ResNet152 and BERT at
 # W = 2, in interleaved rounds at one binding (ZB_BIND_TO, default none).
-# Installs torchvision and transformers into the project's venv (pinned; they
-# build the peer's real modules). ZB_BENCH_ROUNDS (default 5), ZB_BENCH_ITERS
+# Installs torchvision and transformers into the project's venv when missing
+# (peer_launch.sh's zb_peer_python). ZB_BENCH_ROUNDS (default 5), ZB_BENCH_ITERS
 # (default 10) after 2 warm-up, ZB_PEER_MODELS (default "ResNet50 ResNet152
 # BERT"), ZB_PEER_FAST_MODELS (default "ResNet50": the models that also run the
 # faster configurations and the peer on huge pages; the others run the fidelity
@@ -27,11 +27,7 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 source "$here/../common/bench_env.sh"  # works from the checkout's root
 source "$here/peer_launch.sh"
-py="$ZB_VENV/bin/python"
-if ! "$py" -c 'import torchvision, transformers' 2>/dev/null; then
-  zb_log "installing torchvision and transformers into $ZB_VENV (the peer's models)"
-  "$py" -m pip install -q --disable-pip-version-check "torch==$ZB_TORCH_VERSION" torchvision==0.29.2 transformers==5.23.0
-fi
+py="$(zb_peer_python)"
 rounds="${ZB_BENCH_ROUNDS:-5}" iters="${ZB_BENCH_ITERS:-10}" models="${ZB_PEER_MODELS:-ResNet50 ResNet152 BERT}"
 fast_models="${ZB_PEER_FAST_MODELS:-ResNet50}"
 is_fast() { [[ " $fast_models " == *" $1 "* ]]; }
