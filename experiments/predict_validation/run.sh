@@ -5,10 +5,12 @@
 # layout, zero_bench --calibrate on the ranks that run it (W = 2 on node1, 4 on nodes 1-2, 8 on
 # nodes 1-4; --step-timing serial, as the runs: each rank times its own step while the others
 # wait, sharing this machine's 2 cores as the runs' ranks do). Per rate and backend (gloo, mpi):
-#   1. the collective tables, measured there by zero_bench --collectives-table: on node1's two
-#      ranks (intra_node), on nodes 1-2 (4 ranks, inter_node for W <= 4) and on nodes 1-4
-#      (8 ranks, inter_node for W = 8), and a cluster description per W naming them and its
-#      layout's step model;
+#   1. the collective tables, measured there by zero_bench --collectives-table (each file with
+#      its table of broadcasts started together): on node1's two ranks (intra_node for W = 2),
+#      on nodes 1-2 (4 ranks, inter_node for W <= 4) and on nodes 1-4 (8 ranks, inter_node for
+#      W = 8); and on nodes 1-2 and 1-4 with --table-split 2 (intra_node for W = 4 and 8: every
+#      node's pair at once, as a run's shard groups, whose nodes share this machine's cores);
+#      and a cluster description per W naming them and its layout's step model;
 #   2. timed runs of ZB_BENCH_MODELS (ResNet50 BERT) x lpt, flat, hybrid x W = 2 (node1), 4
 #      (nodes 1-2), 8 (nodes 1-4), flat and with a shard group per node (--shard-group 2; at W = 2
 #      that is the flat case), all --grad-sync reduce-scatter --step-timing serial (each rank's
@@ -20,7 +22,9 @@
 # and is reused: a step model, table or run already there is not redone, so the rates can run
 # in separate sessions (ZB_BENCH_RATES=4gbit, then 1gbit) into one record, each rate's commit,
 # date and settings recorded with it; ZB_BENCH_FRESH=1 starts over.
-# ZB_BENCH_RECORD_ONLY=1 writes the record from the work there, launching nothing.
+# ZB_BENCH_RECORD_ONLY=1 writes the record from the work there, launching nothing. ZB_BENCH_OUT
+# (default README.md beside it) names the record, ZB_BENCH_INPUTS (default inputs/ beside it; keep
+# it beside the record, which links it) the copy of what the predictions read.
 # ZB_BENCH_SKIP: runs left out, as globs of MODEL/PARTITIONER_W<w>[_G<g>] (default "BERT/*_W8*":
 # eight ranks of BERT hold more than this machine's 24 GiB; flat W = 8 was killed for memory).
 # ZB_BENCH_ITERS (default 3) timed iterations after 1 warm-up; ZB_TABLE_BYTES (default 1K:64M;
@@ -29,7 +33,7 @@
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 source "$here/../common/bench_env.sh"  # works from the checkout's root
-out="${ZB_BENCH_OUT:-$here/README.md}" iters="${ZB_BENCH_ITERS:-3}"
+out="${ZB_BENCH_OUT:-$here/README.md}" iters="${ZB_BENCH_ITERS:-3}" inputs="${ZB_BENCH_INPUTS:-$here/inputs}"
 rates="${ZB_BENCH_RATES:-1gbit 4gbit}" models="${ZB_BENCH_MODELS:-ResNet50 BERT}"
 backends="${ZB_BENCH_BACKENDS:-gloo mpi}" table_bytes="${ZB_TABLE_BYTES:-1K:64M}"
 table_iters="${ZB_TABLE_ITERS:-10}" skip="${ZB_BENCH_SKIP-BERT/*_W8*}" work="${ZB_BENCH_WORK:-$HOME/.cache/zero-bench/predict_validation}"
@@ -95,12 +99,14 @@ for rate in $rates; do
   for backend in $backends; do
     at="$work/$rate/$backend"
     mkdir -p "$at/tables"
-    for ranks in 2 4 8; do
-      table="$at/tables/ranks$ranks.txt"
+    for tables in 2 4 8 4_split2 8_split2; do
+      table="$at/tables/ranks$tables.txt" ranks=${tables%_split2}
       [ -f "$table" ] && continue
-      log "$rate $backend: collective tables on $ranks ranks"
+      log "$rate $backend: collective tables on $ranks ranks${tables#$ranks}"
+      split=()
+      [ "$tables" = "$ranks" ] || split=(--table-split 2)
       launch "$table.log" "$ranks" "$B" --collectives-table "$table" -b "$backend" --device cpu --threads 1 \
-        --table-bytes "$table_bytes" -w 2 -n "$table_iters"
+        --table-bytes "$table_bytes" -w 2 -n "$table_iters" "${split[@]}"
     done
     for model in $models; do
       for partitioner in lpt flat hybrid; do
@@ -131,7 +137,8 @@ for rate in $rates; do
   "$cluster" down >/dev/null
 done
 # Each run predicted on the description of its W: the tables of its rate and backend (the
-# inter-node one measured on the nodes W spans), the step model of its layout.
+# inter-node one measured on the nodes W spans, the intra-node one with every node of them
+# running its pair), the step model of its layout.
 log "predicting"
 for w in 2 4 8; do
   [ -f "$work/cost_model_ranks$w.json" ] || {
@@ -144,8 +151,9 @@ for at in "$work"/*/*/; do
   at=${at%/}
   [ -d "$at/tables" ] || continue
   for w in 2 4 8; do
-    describe "$at/w$w.json" "$at/tables/ranks2.txt" "$at/tables/ranks$(( w > 4 ? 8 : 4 )).txt" \
-      "$work/cost_model_ranks$w.json"
+    intra="$at/tables/ranks2.txt"
+    [ "$w" = 2 ] || intra="$at/tables/ranks${w}_split2.txt"
+    describe "$at/w$w.json" "$intra" "$at/tables/ranks$(( w > 4 ? 8 : 4 )).txt" "$work/cost_model_ranks$w.json"
   done
   for dir in "$at"/*/*_W*; do
     [ -f "$dir/exp_info.json" ] || continue
@@ -156,15 +164,24 @@ for at in "$work"/*/*/; do
   done
 done
 # What the predictions read, kept beside the record: the tables, the descriptions, the step models.
-rm -rf "$here/inputs.part"
-mkdir -p "$here/inputs.part"
-(cd "$work" && cp --parents cost_model_ranks*.json ./*/*/w*.json ./*/*/tables/*.txt "$here/inputs.part/")
-rm -rf "$here/inputs"
-mv "$here/inputs.part" "$here/inputs"
+rm -rf "$inputs.part"
+mkdir -p "$inputs.part"
+(cd "$work" && cp --parents cost_model_ranks*.json ./*/*/w*.json ./*/*/tables/*.txt "$inputs.part/")
+rm -rf "$inputs"
+mv "$inputs.part" "$inputs"
+# The settings this record was made with, as the Regenerate line's prefix (paths from the checkout's root).
+settings=""
+for var in ZB_BENCH_RATES ZB_BENCH_MODELS ZB_BENCH_BACKENDS ZB_BENCH_SKIP ZB_BENCH_ITERS ZB_TABLE_BYTES \
+  ZB_TABLE_ITERS ZB_BENCH_OUT ZB_BENCH_INPUTS; do
+  [ -n "${!var+set}" ] || continue
+  value=${!var}
+  [[ $var != *_OUT && $var != *_INPUTS ]] || value=$(realpath -m --relative-to="$ZB_ROOT" "$value")
+  settings+="$var=\"$value\" "
+done
 {
 echo "# --predict against timed runs on the rehearsal cluster"
 echo
-echo "Regenerate: \`bash experiments/predict_validation/run.sh\` (as root; ZB_BENCH_RATES runs one rate at a time)"
+echo "Regenerate: \`${settings}bash experiments/predict_validation/run.sh\` (as root; ZB_BENCH_RATES runs one rate at a time)"
 echo
 zb_host_facts
 echo "$(date -u +%Y-%m-%d); the rehearsal cluster (scripts/cluster/local_cluster.sh): nodes as network namespaces"
@@ -173,8 +190,9 @@ echo "calls never cross a link, so its rows do not depend on the rate), W = 4 on
 echo "1-4. --bind-to none, one thread per rank (up to 8 ranks share the 2 cores), --step-timing serial,"
 echo "each timed iteration followed by its probe iteration. The step model of each layout: zero_bench"
 echo "--calibrate --step-timing serial on its ranks, its per-tensor curve pricing each tensor a rank"
-echo "steps. What the predictions read (the tables, the cluster descriptions, the step models) is in"
-echo "[inputs/](inputs/). Left out: ${skip:-nothing} (ZB_BENCH_SKIP; eight"
+echo "steps. Within-node tables at W = 4 and 8: --table-split 2 on the W ranks, every node's pair at"
+echo "once, as the runs' shard groups. What the predictions read (the tables, the cluster descriptions, the step models) is in"
+echo "[$(basename "$inputs")/]($(basename "$inputs")/). Left out: ${skip:-nothing} (ZB_BENCH_SKIP; eight"
 echo "ranks of BERT hold more than this machine's 24 GiB). docs/predict.md reads the figures. Each rate as run:"
 echo
 cat "$work"/*/provenance | sed 's/^/- /'

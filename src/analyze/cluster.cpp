@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "partitioners/cost_model_file.hpp"
 #include "src/common/atomic_file.hpp"
@@ -63,13 +64,14 @@ class Reader {
 };
 
 // The rows of `table` the phases' calls are: the collective's redop and root
-// (sum, or none for all-gather and broadcast; root 0 for broadcast and reduce),
-// float where the table has it (-d all), at the placement the phases make the
-// call (the other where that one is N/A).
-std::vector<std::pair<double, double>> table_rows(Collective c, const CollectiveTable& table) {
+// (sum, or none for all-gather and broadcast; root 0 for broadcast and reduce,
+// `root` where given), float where the table has it (-d all), at the placement
+// the phases make the call (the other where that one is N/A).
+std::vector<std::pair<double, double>> table_rows(Collective c, const CollectiveTable& table,
+                                                  std::optional<int> root = std::nullopt) {
   const bool in_place = c != Collective::kAllGather && c != Collective::kReduceScatter;
-  const auto ours = [c](const TableRow& row) {
-    return row.redop == nccl_tests_redop(c) && row.root == nccl_tests_root(c);
+  const auto ours = [c, root](const TableRow& row) {
+    return row.redop == nccl_tests_redop(c) && row.root == root.value_or(nccl_tests_root(c));
   };
   const bool has_float = std::any_of(table.rows.begin(), table.rows.end(),
                                      [&](const TableRow& r) { return ours(r) && r.type == "float"; });
@@ -90,7 +92,8 @@ CollectivePrice table_price(const Reader& r, Collective c, const json& entry, co
   const std::vector<CollectiveTable> tables = parse_nccl_tests_output(read_file(file), file);
   const CollectiveTable* chosen = nullptr;
   for (const CollectiveTable& t : tables)
-    if (t.collective == c || (tables.size() == 1 && !t.collective && t.program.empty())) chosen = &t;
+    if ((t.collective == c && t.agg_iters == 1) || (tables.size() == 1 && !t.collective && t.program.empty()))
+      chosen = &t;
   if (!chosen)
     r.fail(where + "table: '" + file + "' has no " + nccl_tests_program(c) + " table (it holds " +
            std::to_string(tables.size()) + ")");
@@ -103,8 +106,19 @@ CollectivePrice table_price(const Reader& r, Collective c, const json& entry, co
   if (rows.empty())
     r.fail(where + "table: '" + file + "' has no timed row of " + nccl_tests_program(c) + " with redop " +
            nccl_tests_redop(c) + " and root " + std::to_string(nccl_tests_root(c)) + " (the calls the phases make)");
-  return CollectivePrice::from_table(c, ranks, std::move(rows),
-                                     file + " (" + nccl_tests_program(c) + ", " + std::to_string(ranks) + " ranks)");
+  CollectivePrice price = CollectivePrice::from_table(
+      c, ranks, std::move(rows), file + " (" + nccl_tests_program(c) + ", " + std::to_string(ranks) + " ranks)");
+  // Broadcasts started together, one per rank (zero_bench --collectives-table's last table: root -1).
+  for (const CollectiveTable& t : tables) {
+    if (c != Collective::kBroadcast || t.collective != c || t.agg_iters < 2) continue;
+    std::vector<std::pair<double, double>> together = table_rows(c, t, -1);
+    if (together.empty()) continue;
+    const int together_ranks = entry.contains("ranks") ? ranks : t.ranks();
+    return std::move(price).with_started_together(
+        together_ranks, std::move(together),
+        "agg iters " + std::to_string(t.agg_iters) + ", " + std::to_string(together_ranks) + " ranks");
+  }
+  return price;
 }
 
 std::map<Collective, CollectivePrice> tier_prices(const Reader& r, const json& tier, const std::string& name) {
@@ -165,23 +179,41 @@ CollectivePrice CollectivePrice::from_latency_and_busbw(Collective c, double lat
   return p;
 }
 
-double CollectivePrice::seconds(double bytes, int ranks) const {
-  if (ranks <= 1 || bytes <= 0) return 0;
-  if (rows_.empty()) return latency_s_ + bytes * bus_factor(collective_, ranks) / busbw_;
+double CollectivePrice::from_rows(const std::vector<std::pair<double, double>>& rows, int rows_ranks, double bytes,
+                                  int ranks) const {
   double at_table;  // the table's time at this size, on its own rank count
-  if (bytes <= rows_.front().first) {
-    at_table = rows_.front().second;
-  } else if (bytes >= rows_.back().first) {
-    at_table = rows_.back().second * bytes / rows_.back().first;
+  if (bytes <= rows.front().first) {
+    at_table = rows.front().second;
+  } else if (bytes >= rows.back().first) {
+    at_table = rows.back().second * bytes / rows.back().first;
   } else {
-    const auto hi = std::lower_bound(rows_.begin(), rows_.end(), std::make_pair(bytes, 0.0));
+    const auto hi = std::lower_bound(rows.begin(), rows.end(), std::make_pair(bytes, 0.0));
     const auto lo = hi - 1;
     const double f = std::log(bytes / lo->first) / std::log(hi->first / lo->first);
     at_table = std::exp(std::log(lo->second) + f * (std::log(hi->second) - std::log(lo->second)));
   }
-  if (ranks == table_ranks_) return at_table;
+  if (ranks == rows_ranks) return at_table;
   // The same bus bandwidth at this size: time scales with the collective's bus factor.
-  return at_table * bus_factor(collective_, ranks) / bus_factor(collective_, table_ranks_);
+  return at_table * bus_factor(collective_, ranks) / bus_factor(collective_, rows_ranks);
+}
+
+double CollectivePrice::seconds(double bytes, int ranks) const {
+  if (ranks <= 1 || bytes <= 0) return 0;
+  if (rows_.empty()) return latency_s_ + bytes * bus_factor(collective_, ranks) / busbw_;
+  return from_rows(rows_, table_ranks_, bytes, ranks);
+}
+
+CollectivePrice CollectivePrice::with_started_together(int ranks, std::vector<std::pair<double, double>> rows,
+                                                       const std::string& source) && {
+  together_ranks_ = ranks, together_rows_ = std::move(rows);
+  source_ += "; started together: " + source;
+  return std::move(*this);
+}
+
+double CollectivePrice::seconds_started_together(double bytes, int ranks) const {
+  if (together_rows_.empty()) return seconds(bytes, ranks);
+  if (ranks <= 1 || bytes <= 0) return 0;
+  return from_rows(together_rows_, together_ranks_, bytes, ranks);
 }
 
 const CollectivePrice& ClusterDescription::price(Collective c, Tier tier) const {

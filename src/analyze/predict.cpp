@@ -36,12 +36,25 @@ struct Placement {
 
 const char* tier_words(Tier t) { return t == Tier::kIntraNode ? "within a node" : "across nodes"; }
 
+// A whole-tensor plan's sync starts every owner's broadcasts before waiting
+// for any (the runner's OwnerBroadcasts, through broadcast_all); under
+// --overlap each starts as its part is stepped, and the other phases' calls
+// run one after another.
+bool started_together(const PlannedPhase& phase) {
+  return phase.phase == "sync" && !phase.overlapped && phase.calls.size() > 1 &&
+         std::all_of(phase.calls.begin(), phase.calls.end(),
+                     [](const PlannedCall& c) { return c.collective == Collective::kBroadcast; });
+}
+
 double phase_seconds(const PlannedPhase& phase, Tier tier, int ranks, int link_share,
                      const ClusterDescription& cluster) {
+  const bool together = started_together(phase);
   double seconds = 0;
-  for (const PlannedCall& call : phase.calls)
-    seconds += cluster.price(call.collective, tier)
-                   .seconds(static_cast<double>(call.elements) * phase.element_bytes * link_share, ranks);
+  for (const PlannedCall& call : phase.calls) {
+    const CollectivePrice& price = cluster.price(call.collective, tier);
+    const double bytes = static_cast<double>(call.elements) * phase.element_bytes * link_share;
+    seconds += together ? price.seconds_started_together(bytes, ranks) : price.seconds(bytes, ranks);
+  }
   return seconds;
 }
 

@@ -215,6 +215,11 @@ void add_table_options(CLI::App& app, Config& c, std::string& table_bytes) {
   add_text(app, "--table-bytes", table_bytes, "MIN:MAX, e.g. 1K:1G",
            "--collectives-table: message sizes from MIN to MAX, doubling (K, M, G: powers of 1024; default 1K:1G)")
       ->group(group);
+  add_integer(app, "--table-split", c.table_split, 2, kMaxWorldSize,
+              "--collectives-table: split the ranks into groups of K consecutive ranks (nccl-tests' "
+              "NCCL_TESTS_SPLIT=\"DIV K\"), every group timing the same calls at once, as the nodes of a job do "
+              "(default: one group of every rank)")
+      ->group(group);
 }
 
 void set_table_bytes(Config& c, const std::string& text) {

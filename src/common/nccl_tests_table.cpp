@@ -1,8 +1,10 @@
 #include "nccl_tests_table.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <set>
 #include <sstream>
 
 #include "errors.hpp"
@@ -94,6 +96,26 @@ bool is_rank_line(const std::string& line) {
   return !line.empty() && line[0] == '#' && trim(line.substr(1)).rfind("Rank ", 0) == 0;
 }
 
+// A rank line's Group (nccl-tests' split color), 0 where it has none.
+int group_of_rank_line(const std::string& line) {
+  const std::vector<std::string> f = fields_of(line.substr(1));
+  int group = 0;
+  if (f.size() > 3 && f[2] == "Group") std::from_chars(f[3].data(), f[3].data() + f[3].size(), group);
+  return group;
+}
+
+// nccl-tests' header line "# nThread 1 nGpus 1 ... agg iters: 4 validation: 1 ...": its agg iters, if it has one.
+std::optional<int> agg_iters_of(const std::string& line) {
+  constexpr const char* kTag = "agg iters:";
+  const std::size_t at = line.find(kTag);
+  if (line.rfind("# nThread", 0) != 0 || at == std::string::npos) return std::nullopt;
+  const std::vector<std::string> f = fields_of(line.substr(at + std::string(kTag).size()));
+  int n = 0;
+  if (f.empty() || std::from_chars(f[0].data(), f[0].data() + f[0].size(), n).ec != std::errc() || n < 1)
+    return std::nullopt;
+  return n;
+}
+
 bool is_row(const std::string& line) {
   const std::string t = trim(line);
   return !t.empty() && t[0] >= '0' && t[0] <= '9';
@@ -119,10 +141,20 @@ const char* nccl_tests_redop(Collective c) {
 
 int nccl_tests_root(Collective c) { return c == Collective::kBroadcast || c == Collective::kReduce ? 0 : -1; }
 
+int CollectiveTable::ranks() const {
+  if (rank_groups.empty()) return static_cast<int>(rank_lines.size());
+  return static_cast<int>(std::count(rank_groups.begin(), rank_groups.end(), rank_groups.front()));
+}
+
+int CollectiveTable::groups() const {
+  return static_cast<int>(std::set<int>(rank_groups.begin(), rank_groups.end()).size());
+}
+
 std::vector<CollectiveTable> parse_nccl_tests_output(const std::string& text, const std::string& source) {
   std::vector<CollectiveTable> tables;
   std::istringstream in(text);
   int line_no = 0;
+  int agg_iters = 1;  // the last header's, for a file from before the program lines
   for (std::string line; std::getline(in, line);) {
     ++line_no;
     if (line.rfind(kStartTag, 0) == 0) {
@@ -130,13 +162,23 @@ std::vector<CollectiveTable> parse_nccl_tests_output(const std::string& text, co
       t.program = trim(line.substr(std::string(kStartTag).size()));
       t.collective = collective_of_program(t.program);
       tables.push_back(std::move(t));
+      agg_iters = 1;
+      continue;
+    }
+    if (const auto agg = agg_iters_of(line)) {
+      agg_iters = *agg;
+      if (!tables.empty()) tables.back().agg_iters = *agg;
       continue;
     }
     const bool rank_line = is_rank_line(line);
     if (!rank_line && !is_row(line)) continue;
-    if (tables.empty()) tables.emplace_back();  // a file from before the program lines
-    if (rank_line) tables.back().rank_lines.push_back(trim(line));
-    else tables.back().rows.push_back(parse_row(source, line_no, line));
+    if (tables.empty()) tables.emplace_back().agg_iters = agg_iters;  // a file from before the program lines
+    if (rank_line) {
+      tables.back().rank_lines.push_back(trim(line));
+      tables.back().rank_groups.push_back(group_of_rank_line(trim(line)));
+    } else {
+      tables.back().rows.push_back(parse_row(source, line_no, line));
+    }
   }
   std::size_t rows = 0;
   for (const CollectiveTable& t : tables) rows += t.rows.size();
@@ -159,9 +201,9 @@ std::string format_nccl_tests_table(const CollectiveTable& table, const TableHea
   out << "# " << header.writer << "\n" << kStartTag << " " << table.program << "\n";
   std::snprintf(buf, sizeof buf,
                 "# nThread 1 nGpus 1 minBytes %lld maxBytes %lld step: 2(factor) warmup iters: %d iters: %d agg iters: "
-                "1 validation: 1 graph: 0 unalign: 0\n",
+                "%d validation: 1 graph: 0 unalign: 0\n",
                 static_cast<long long>(header.min_bytes), static_cast<long long>(header.max_bytes), header.warmup,
-                header.iters);
+                header.iters, table.agg_iters);
   out << buf;
   for (const std::string& note : header.notes) out << "# " << note << "\n";
   out << "#\n# Using devices\n";

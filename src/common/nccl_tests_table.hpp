@@ -37,7 +37,15 @@ struct CollectiveTable {
   std::optional<Collective> collective;  // the program's collective, when it is one the phases use
   std::vector<std::string> rank_lines;   // "#  Rank  0 Group  0 Pid ... on HOST device ...", one per rank
   std::vector<TableRow> rows;
-  int ranks() const { return static_cast<int>(rank_lines.size()); }
+  std::vector<int> rank_groups;  // each rank line's Group (0 where the line has none); empty: one group
+  // nccl-tests' -m ("agg iters: N"): the calls started together in each timed
+  // iteration, each row's time being one call's share.
+  int agg_iters = 1;
+  // The ranks each call ran on: every rank, or under a split (nccl-tests'
+  // NCCL_TESTS_SPLIT, zero_bench --table-split) the ranks of one group, every
+  // group running the same calls at once; groups() says how many.
+  int ranks() const;
+  int groups() const;
 };
 
 // nccl-tests' program for a collective ("all_reduce_perf"), and back (nullopt for the others: alltoall_perf...).

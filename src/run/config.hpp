@@ -68,6 +68,7 @@ struct Config {
   // --collectives-table FILE: each collective swept over --table-bytes MIN:MAX (doubling), in nccl-tests' format.
   std::string collectives_table;
   int64_t table_min_bytes = 1024, table_max_bytes = int64_t{1} << 30;
+  int table_split = 0;  // --table-split K: groups of K consecutive ranks timing at once; 0: one group of all
 };
 
 // nccl-tests' sizes: a byte count with an optional K, M or G (powers of 1024): "1K" = 1024.

@@ -167,6 +167,13 @@ std::vector<Constraint> make_table() {
          return "--table-bytes sizes the sweep of --collectives-table FILE; give that too, or leave --table-bytes out";
        },
        kBadInput},
+      {"table-split-without-collectives-table", S::kCommandLine,
+       [](const Facts& f) { return cfg(f).collectives_table.empty() && cfg(f).table_split != 0; },
+       [](const Facts&) -> std::string {
+         return "--table-split splits the ranks of --collectives-table FILE; give that too, or leave --table-split "
+                "out";
+       },
+       kBadInput},
       {"collectives-table-with-a-partitioner", S::kCommandLine,
        [](const Facts& f) {
          return cfg(f).action == Action::kCollectivesTable &&
@@ -234,6 +241,17 @@ std::vector<Constraint> make_table() {
        [](const Facts&) -> std::string {
          return "--collectives-table on one rank: a collective of one rank moves nothing, and a table of one rank "
                 "prices no call; launch it with mpirun -np N, N >= 2";
+       },
+       kBadInput, false, true},
+      {"table-split-not-dividing-the-ranks", S::kLaunch,
+       [](const Facts& f) {
+         return cfg(f).action == Action::kCollectivesTable && cfg(f).table_split != 0 &&
+                at_launch(f).ranks % cfg(f).table_split != 0;
+       },
+       [](const Facts& f) {
+         return "--table-split " + std::to_string(cfg(f).table_split) + " does not divide the " +
+                std::to_string(at_launch(f).ranks) +
+                " launched ranks into groups; give a K that divides them (the ranks per node, say)";
        },
        kBadInput, false, true},
       {"backend-unavailable-in-this-build", S::kLaunch,

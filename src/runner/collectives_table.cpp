@@ -13,6 +13,16 @@
 // out of place; the other placement reads N/A. After the timed calls one more
 // call on known values is checked element by element (#wrong, summed over the
 // ranks). fp32 throughout ("float").
+//
+// Two additions nccl-tests' own runs can have too: --table-split K splits the
+// ranks into groups of K consecutive ranks (its NCCL_TESTS_SPLIT="DIV K"),
+// every group timing the same calls at once, as a job's nodes do (the rank
+// lines' Group says which; the time is the mean over every rank); and after
+// the five tables a sixth, of broadcasts started together (its -m, "agg
+// iters: K"): each timed iteration starts K broadcasts at once, call i rooted
+// at group rank i (root column -1), as a per-parameter sync starts its owners'
+// broadcasts, each row's time one call's share. Its calls go up to MAX / K
+// bytes each, so that an iteration holds what one call of MAX does.
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
 #include <unistd.h>
@@ -20,6 +30,7 @@
 #include <chrono>
 #include <cstdio>
 #include <iostream>
+#include <memory>
 #include <sstream>
 
 #include "device.hpp"
@@ -58,9 +69,24 @@ CallShape call_shape(Collective c, int64_t bytes, int ranks) {
   return {per_rank, per_rank * ranks * kWordBytes};
 }
 
+// What a table times: one iteration's calls, and the same calls once more on known values.
+class TimedCalls {
+ public:
+  virtual ~TimedCalls() = default;
+  virtual void run(Communicator& comm) = 0;
+  // One iteration on known values; the elements of this rank's results that differ from what they must be.
+  virtual int64_t wrong_after_checked_call(Communicator& comm) = 0;
+  virtual int calls_per_iteration() const { return 1; }
+};
+
+// ZB_FAULT_TABLE=wrong-result:<rank>: one element of that rank's result spoiled, as a broken link would.
+void spoil_if_asked(const at::Tensor& out, int rank) {
+  if (fault_asked("ZB_FAULT_TABLE", "wrong-result", rank)) out.view({-1})[0].add_(1);
+}
+
 // One collective at one size S (nccl-tests' size column): its tensors, the
 // call as the phases make it, and the check on known values.
-class SizedCall {
+class SizedCall : public TimedCalls {
  public:
   SizedCall(Collective c, const CallShape& shape, int ranks, const at::Device& device)
       : c_(c), ranks_(ranks), count_(shape.count) {
@@ -74,7 +100,7 @@ class SizedCall {
     result_ = at::zeros({c == Collective::kAllGather ? whole : count_}, options);
   }
 
-  void run(Communicator& comm) {
+  void run(Communicator& comm) override {
     switch (c_) {
       case Collective::kAllReduce:
         return comm.all_reduce_sum(data_);
@@ -93,7 +119,7 @@ class SizedCall {
 
   // One call on known values (rank r contributes r + 1; broadcast's root 1, the others 0); the elements of
   // this rank's result that differ from what the collective must give.
-  int64_t wrong_after_checked_call(Communicator& comm) {
+  int64_t wrong_after_checked_call(Communicator& comm) override {
     const int r = comm.rank();
     const double n = ranks_;
     data_.fill_(c_ == Collective::kBroadcast ? (r == nccl_tests_root(c_) ? 1 : 0) : r + 1);
@@ -104,8 +130,7 @@ class SizedCall {
     else if (c_ == Collective::kBroadcast) expected = at::ones_like(out);
     else expected = at::full_like(out, n * (n + 1) / 2);
     if (c_ == Collective::kReduce && r != nccl_tests_root(c_)) return 0;  // only the root's result is defined
-    // ZB_FAULT_TABLE=wrong-result:<rank>: one element of that rank's result spoiled, as a broken link would.
-    if (fault_asked("ZB_FAULT_TABLE", "wrong-result", r)) out.view({-1})[0].add_(1);
+    spoil_if_asked(out, r);
     return out.ne(expected).sum().item<int64_t>();
   }
 
@@ -116,40 +141,71 @@ class SizedCall {
   at::Tensor data_, result_;
 };
 
+// Broadcasts started together: one per group rank, call i rooted at rank i,
+// all in flight before any is waited for (broadcast_all, as a per-parameter
+// sync makes its owners' calls).
+class TogetherBroadcasts : public TimedCalls {
+ public:
+  TogetherBroadcasts(int64_t count, int ranks, const at::Device& device) {
+    for (int i = 0; i < ranks; ++i) {
+      data_.push_back(at::zeros({count}, at::TensorOptions().dtype(at::kFloat).device(device)));
+      roots_.push_back(i);
+    }
+  }
+  void run(Communicator& comm) override { comm.broadcast_all(data_, roots_); }
+  // Call i's tensor holds i + 1 at its root and 0 elsewhere before the call, i + 1 everywhere after it.
+  int64_t wrong_after_checked_call(Communicator& comm) override {
+    for (std::size_t i = 0; i < data_.size(); ++i)
+      data_[i].fill_(comm.rank() == roots_[i] ? static_cast<double>(i + 1) : 0.0);
+    run(comm);
+    spoil_if_asked(data_.back(), comm.rank());
+    int64_t wrong = 0;
+    for (std::size_t i = 0; i < data_.size(); ++i)
+      wrong += data_[i].ne(static_cast<double>(i + 1)).sum().item<int64_t>();
+    return wrong;
+  }
+  int calls_per_iteration() const override { return static_cast<int>(data_.size()); }
+
+ private:
+  std::vector<at::Tensor> data_;
+  std::vector<int> roots_;
+};
+
 struct Measured {
   double seconds_per_call = 0;
   int64_t wrong = 0;
 };
 
-Measured measure(SizedCall& call, Communicator& comm, const at::Device& device, int warmup, int iters) {
+Measured measure(TimedCalls& call, Communicator& comm, const at::Device& device, int warmup, int iters) {
   for (int i = 0; i < warmup; ++i) call.run(comm);
   comm.barrier();
   const auto stopwatch = make_stopwatch(device);
   stopwatch->start();
   for (int i = 0; i < iters; ++i) call.run(comm);
   stopwatch->stop();
-  Measured m{stopwatch->total_seconds() / iters, 0};
+  Measured m{stopwatch->total_seconds() / iters / call.calls_per_iteration(), 0};
   m.wrong = call.wrong_after_checked_call(comm);
   comm.barrier();
   return m;
 }
 
-std::vector<int64_t> swept_sizes(const Config& config) {
+std::vector<int64_t> swept_sizes(int64_t min_bytes, int64_t max_bytes) {
   std::vector<int64_t> sizes;
-  for (int64_t s = config.table_min_bytes; s <= config.table_max_bytes; s *= 2) sizes.push_back(s);
+  for (int64_t s = min_bytes; s <= max_bytes; s *= 2) sizes.push_back(s);
   return sizes;
 }
 
 // "#  Rank  0 Group  0 Pid  1234 on      node1 device  cpu [gloo]", as nccl-tests prints its devices.
-std::string rank_line(int rank, const std::string& host, const std::string& backend, const at::Device& device) {
+std::string rank_line(int rank, int group, const std::string& host, const std::string& backend,
+                      const at::Device& device) {
   char buf[512];
   const std::string where = device.is_cuda() ? std::to_string(device.index()) : "cpu";
-  std::snprintf(buf, sizeof buf, "#  Rank %2d Group  0 Pid %6d on %10s device %4s [%s] %s", rank,
+  std::snprintf(buf, sizeof buf, "#  Rank %2d Group %2d Pid %6d on %10s device %4s [%s] %s", rank, group,
                 static_cast<int>(getpid()), host.c_str(), where.c_str(), backend.c_str(), device_name(device).c_str());
   return buf;
 }
 
-// Every rank's figures for one collective, one row per size: time and wrong, space-separated.
+// Every rank's figures for one table, one row per size: time and wrong, space-separated.
 std::string figures_text(const std::vector<Measured>& rows) {
   std::ostringstream out;
   out.precision(17);
@@ -157,8 +213,10 @@ std::string figures_text(const std::vector<Measured>& rows) {
   return out.str();
 }
 
-// Row `index` of every rank's figures_text: the time (the mean over the ranks) and #wrong (their sum) of `row`.
-void fill_row(TableRow& row, Collective c, const std::vector<std::string>& per_rank, std::size_t index) {
+// Row `index` of every rank's figures_text: the time (the mean over the ranks) and #wrong (their sum) of `row`,
+// its bandwidths those of a call among `group_ranks` ranks.
+void fill_row(TableRow& row, Collective c, const std::vector<std::string>& per_rank, std::size_t index,
+              int group_ranks) {
   double seconds = 0;
   int64_t wrong = 0;
   for (const std::string& text : per_rank) {
@@ -169,7 +227,7 @@ void fill_row(TableRow& row, Collective c, const std::vector<std::string>& per_r
     seconds += s, wrong += w;
   }
   seconds /= static_cast<double>(per_rank.size());
-  const PhaseBandwidth bw = phase_bandwidth(row.bytes, seconds, c, static_cast<int>(per_rank.size()));
+  const PhaseBandwidth bw = phase_bandwidth(row.bytes, seconds, c, group_ranks);
   const TableTiming timing{seconds * 1e6, bw.algbw_bytes_per_s / 1e9, bw.busbw_bytes_per_s / 1e9, wrong};
   (made_in_place(c) ? row.in_place : row.out_of_place) = timing;
 }
@@ -180,48 +238,95 @@ struct Sweep {
   at::Device device;
 };
 
+// Where one sweep runs: every launched rank (`all`, for gathering the figures on rank 0) and this rank's
+// group, whose ranks make the calls.
+struct SweepPlace {
+  const Sweep& sweep;
+  const SubWorld& all;
+  Communicator& comm;  // this rank's group
+  Watchdog& watchdog;
+  std::vector<std::string> rank_lines;  // on rank 0
+  TableHeader header;
+};
+
+// One table measured on every rank: collective `c` at each size (`together`: broadcasts started together, one
+// per group rank), the figures gathered on rank 0; its text there, "" elsewhere (and where no size fits).
+std::string measured_table(const SweepPlace& at, Collective c, bool together) {
+  const Sweep& s = at.sweep;
+  const int ranks = at.comm.size();
+  CollectiveTable table{nccl_tests_program(c), c, at.rank_lines, {}, {}};
+  TableHeader header = at.header;
+  if (together) {
+    table.agg_iters = ranks;
+    header.max_bytes = s.config.table_max_bytes / ranks;
+    header.notes.push_back("agg iters " + std::to_string(ranks) +
+                           ": each timed iteration starts one broadcast rooted at each group rank (root -1: "
+                           "call i at rank i) before waiting for any, as a per-parameter sync starts its owners' "
+                           "calls; time: one call's share of the iteration");
+  }
+  std::vector<Measured> mine;
+  for (int64_t bytes : swept_sizes(s.config.table_min_bytes, header.max_bytes)) {
+    const CallShape shape = call_shape(c, bytes, ranks);
+    if (shape.count == 0) continue;  // fewer elements than ranks: nccl-tests' count would be 0
+    at.watchdog.arm("--collectives-table, " +
+                    (together ? "broadcasts started together" : collective_choices().name(c)) + " of " +
+                    std::to_string(bytes) + " B");
+    std::unique_ptr<TimedCalls> call;
+    if (together) call = std::make_unique<TogetherBroadcasts>(shape.count, ranks, s.device);
+    else call = std::make_unique<SizedCall>(c, shape, ranks, s.device);
+    mine.push_back(measure(*call, at.comm, s.device, s.config.warmup, s.config.iters));
+    table.rows.push_back(TableRow{shape.size_bytes, shape.count, "float", nccl_tests_redop(c),
+                                  together ? -1 : nccl_tests_root(c), std::nullopt, std::nullopt});
+  }
+  at.watchdog.arm("--collectives-table, gathering the " + collective_choices().name(c) + " figures on rank 0");
+  const std::vector<std::string> per_rank = at.all.gather_strings(figures_text(mine));
+  if (at.all.rank() != 0 || table.rows.empty()) return "";
+  for (std::size_t i = 0; i < table.rows.size(); ++i) fill_row(table.rows[i], c, per_rank, i, ranks);
+  return format_nccl_tests_table(table, header);
+}
+
+// "-b gloo on the CPU, 8 ranks on 4 hosts, split into 4 groups of 2 timing at once"
+std::string header_writer(const Sweep& s, const World& world, int group_ranks, const std::string& version) {
+  std::string text = "zero-bench " + version + " --collectives-table: -b " + s.backend.name + " on the " +
+                     (s.device.is_cuda() ? "GPU" : "CPU") + ", " + std::to_string(world.size) + " ranks on " +
+                     std::to_string(world.nodes) + (world.nodes == 1 ? " host" : " hosts");
+  if (group_ranks < world.size)
+    text += ", split into " + std::to_string(world.size / group_ranks) + " groups of " + std::to_string(group_ranks) +
+            " ranks (--table-split " + std::to_string(group_ranks) + ", Group in the rank lines) timing at once";
+  return text;
+}
+
 void sweep(const Sweep& s, const World& world) {
   Watchdog watchdog(s.config.timeout_s, world.rank);
-  SubWorld group(world.size);
+  const int group_ranks = s.config.table_split ? s.config.table_split : world.size;
+  SubWorld all(world.size);
+  SubWorld group(all, world.rank / group_ranks);
   auto comm = connect(s.backend, group, s.device);
   const RunContext context = base_context(s.config);  // this host's name, the tool's version
-  const std::vector<std::string> ranks =
-      group.gather_strings(rank_line(world.rank, context.host, s.backend.name, s.device));
-  const TableHeader header{"zero-bench " + context.tool_version + " --collectives-table: -b " + s.backend.name +
-                               " on the " + (s.device.is_cuda() ? "GPU" : "CPU") + ", " + std::to_string(world.size) +
-                               " ranks on " + std::to_string(world.nodes) + (world.nodes == 1 ? " host" : " hosts"),
-                           s.config.table_min_bytes,
-                           s.config.table_max_bytes,
-                           s.config.warmup,
-                           s.config.iters,
-                           {"all-reduce, broadcast and reduce timed in place, all-gather and reduce-scatter out of "
-                            "place, as zero-bench's phases make them; the other placement reads N/A",
-                            "time: the mean over the ranks of each rank's mean per call; #wrong: one checked call "
-                            "after the timed ones, summed over the ranks"}};
+  SweepPlace at{
+      s,
+      all,
+      *comm,
+      watchdog,
+      all.gather_strings(rank_line(world.rank, world.rank / group_ranks, context.host, s.backend.name, s.device)),
+      TableHeader{header_writer(s, world, group_ranks, context.tool_version),
+                  s.config.table_min_bytes,
+                  s.config.table_max_bytes,
+                  s.config.warmup,
+                  s.config.iters,
+                  {"all-reduce, broadcast and reduce timed in place, all-gather and reduce-scatter out of "
+                   "place, as zero-bench's phases make them; the other placement reads N/A",
+                   "time: the mean over the ranks of each rank's mean per call; #wrong: one checked call "
+                   "after the timed ones, summed over the ranks"}}};
   std::string file;
-  for (Collective c : kSwept) {
-    CollectiveTable table{nccl_tests_program(c), c, ranks, {}};
-    std::vector<Measured> mine;
-    for (int64_t bytes : swept_sizes(s.config)) {
-      const CallShape shape = call_shape(c, bytes, world.size);
-      if (shape.count == 0) continue;  // fewer elements than ranks: nccl-tests' count would be 0
-      watchdog.arm("--collectives-table, " + collective_choices().name(c) + " of " + std::to_string(bytes) + " B");
-      SizedCall call(c, shape, world.size, s.device);
-      mine.push_back(measure(call, *comm, s.device, s.config.warmup, s.config.iters));
-      table.rows.push_back(TableRow{shape.size_bytes, shape.count, "float", nccl_tests_redop(c), nccl_tests_root(c),
-                                    std::nullopt, std::nullopt});
-    }
-    watchdog.arm("--collectives-table, gathering the " + collective_choices().name(c) + " figures on rank 0");
-    const std::vector<std::string> per_rank = group.gather_strings(figures_text(mine));
-    if (world.rank != 0) continue;
-    for (std::size_t i = 0; i < table.rows.size(); ++i) fill_row(table.rows[i], c, per_rank, i);
-    file += format_nccl_tests_table(table, header);
-  }
+  for (Collective c : kSwept) file += measured_table(at, c, false);
+  file += measured_table(at, Collective::kBroadcast, true);
   watchdog.arm("--collectives-table, writing the table on rank 0 (every rank arriving after it)");
   if (world.rank == 0) {
     write_file_atomically(s.config.collectives_table, file);
-    std::cout << "wrote " << s.config.collectives_table << " (" << std::size(kSwept) << " collectives on " << world.size
-              << " ranks)\n"
+    std::cout << "wrote " << s.config.collectives_table << " (" << std::size(kSwept)
+              << " collectives and broadcasts started together, on " << world.size << " ranks"
+              << (group_ranks < world.size ? " in groups of " + std::to_string(group_ranks) : std::string()) << ")\n"
               << std::flush;
   }
   comm->close();

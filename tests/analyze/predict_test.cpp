@@ -242,4 +242,63 @@ TEST_CASE("replica groups share a node's links: as many at once as the node hold
   }
 }
 
+TEST_CASE("a sync's broadcasts started together are priced from the table of such calls, overlapped ones alone") {
+  zbtest::TempDir tmp;
+  // One broadcast alone: 1000 B in 40 us; one of two started together: 1000 B in 15 us of the pair's 30.
+  CollectiveTable alone{"broadcast_perf", Collective::kBroadcast, {"#  Rank  0 Group 0", "#  Rank  1 Group 0"}, {}};
+  alone.rows.push_back({1000, 250, "float", "none", 0, std::nullopt, TableTiming{40, 0.0, 0.0, 0}});
+  CollectiveTable together = alone;
+  together.agg_iters = 2;
+  together.rows = {{1000, 250, "float", "none", -1, std::nullopt, TableTiming{15, 0.0, 0.0, 0}}};
+  const TableHeader header{"test", 1000, 1000, 1, 5, {}};
+  zbtest::write_text(tmp.path() / "b.txt",
+                     format_nccl_tests_table(alone, header) + format_nccl_tests_table(together, header));
+  zbtest::write_text(tmp.path() / "b_alone.txt", format_nccl_tests_table(alone, header));
+  std::string text = kDescription;
+  const std::string from = "\"broadcast\": {\"latency_us\": 100, \"busbw_gb_per_s\": 1}";
+  text.replace(text.find(from), from.size(), "\"broadcast\": {\"table\": \"b.txt\"}");
+  const ClusterDescription c = cluster_in(tmp, text);
+  const CollectivePrice& price = c.price(Collective::kBroadcast, Tier::kIntraNode);
+  CHECK(price.seconds(1000, 2) == Approx(40e-6));
+  CHECK(price.seconds_started_together(1000, 2) == Approx(15e-6));
+  CHECK_THAT(price.source(), Catch::Contains("started together: agg iters 2, 2 ranks"));
+  LoadedRun run;
+  run.name = "lpt";
+  LoadedCase one{2, "m", {}};
+  for (int r = 0; r < 2; ++r) {
+    RankResult rank;
+    rank.context.world_size = 2, rank.context.rank = r, rank.context.model_numel = 500, rank.context.model_tensors = 2;
+    rank.numel = 250, rank.param_count = 1;
+    rank.phase_calls =
+        shared_phases({{"sync", 4, false, {{Collective::kBroadcast, 250, 0}, {Collective::kBroadcast, 250, 1}}}});
+    one.ranks.push_back(rank);
+  }
+  run.cases.push_back(one);
+  CHECK(predict_run(run, c).front().ranks[0].sync_calls == Approx(2 * 15e-6));
+  for (RankResult& rank : run.cases[0].ranks)  // --overlap: each started as its part is stepped
+    rank.phase_calls =
+        shared_phases({{"sync", 4, false, {{Collective::kBroadcast, 250, 0}, {Collective::kBroadcast, 250, 1}}, true}});
+  const CasePrediction overlapped = predict_run(run, c).front();
+  CHECK(overlapped.ranks[0].sync_calls == Approx(std::max(40e-6, 80e-6 - overlapped.ranks[0].step / 2)));
+  // A file without the started-together table (nccl-tests' own): such calls priced alone.
+  text.replace(text.find("b.txt"), 5, "b_alone.txt");
+  const ClusterDescription plain = cluster_in(tmp, text);
+  CHECK(plain.price(Collective::kBroadcast, Tier::kIntraNode).seconds_started_together(1000, 2) == Approx(40e-6));
+}
+
+TEST_CASE("a split table prices a call among one group's ranks") {
+  zbtest::TempDir tmp;
+  std::string split = "# Collective test starting: all_reduce_perf\n";
+  for (int r = 0; r < 4; ++r)
+    split += "#  Rank  " + std::to_string(r) + " Group  " + std::to_string(r / 2) + " Pid 1 on h device 0\n";
+  split += "        1000           250     float     sum      -1    N/A  N/A  N/A  N/A    30.00    0.0    0.0      0\n";
+  zbtest::write_text(tmp.path() / "split.txt", split);
+  std::string text = kDescription;
+  text.replace(text.find("ar.txt"), 6, "split.txt");
+  const ClusterDescription c = cluster_in(tmp, text);
+  const CollectivePrice& price = c.price(Collective::kAllReduce, Tier::kIntraNode);
+  CHECK_THAT(price.source(), Catch::Contains("2 ranks"));
+  CHECK(price.seconds(1000, 2) == Approx(30e-6));  // the table's own rank count: no bus-factor scaling
+}
+
 }  // namespace zb

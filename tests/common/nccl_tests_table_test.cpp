@@ -144,3 +144,45 @@ TEST_CASE("rows with nccl-tests' per-iteration columns (-I 1) are refused, namin
       zb::parse_nccl_tests_output("1024 256 float sum -1 10.0 0.1 0.1 0 9.5 0.1 0.1 0 2026-11-26 03:00:00\n", "t.txt");
   CHECK(with_timestamp[0].rows[0].in_place->time_us == 9.5);
 }
+
+TEST_CASE("a split run's table counts the ranks of one group, each group having run the calls at once") {
+  // NCCL_TESTS_SPLIT="DIV 2" on eight ranks: four groups of two, Group the split color.
+  std::string text = "# Collective test starting: all_reduce_perf\n";
+  for (int r = 0; r < 8; ++r)
+    text += "#  Rank  " + std::to_string(r) + " Group  " + std::to_string(r / 2) + " Pid 1 on h device 0 [0] GPU\n";
+  text += "1024 256 float sum -1 10.0 0.1 0.1 0 9.0 0.1 0.1 0\n";
+  const auto tables = zb::parse_nccl_tests_output(text, "split.txt");
+  REQUIRE(tables.size() == 1);
+  CHECK(tables[0].rank_lines.size() == 8);
+  CHECK(tables[0].ranks() == 2);
+  CHECK(tables[0].groups() == 4);
+  // Without Group columns (nccl-tests before 2.14): every rank in one group.
+  const auto old = zb::parse_nccl_tests_output(
+      "#   Rank  0 Pid 1 on h device 0 [0x07] V100\n"
+      "#   Rank  1 Pid 1 on h device 1 [0x0a] V100\n"
+      "8 2 float sum -1 12.0 0.0 0.0 0 12.0 0.0 0.0 0\n",
+      "old.txt");
+  CHECK(old[0].ranks() == 2);
+  CHECK(old[0].groups() == 1);
+}
+
+TEST_CASE("agg iters is read per table and written as set, 1 where the header does not say") {
+  zb::CollectiveTable together{"broadcast_perf", zb::Collective::kBroadcast, {"#  Rank  0 Group  0 Pid 1 on h"}, {}};
+  together.agg_iters = 4;
+  together.rows.push_back({1024, 256, "float", "none", -1, std::nullopt, zb::TableTiming{30.0, 0.03, 0.03, 0}});
+  zb::CollectiveTable single = together;
+  single.agg_iters = 1;
+  const zb::TableHeader header{"zero-bench test", 1024, 1024, 1, 5, {}};
+  const std::string text = zb::format_nccl_tests_table(single, header) + zb::format_nccl_tests_table(together, header);
+  CHECK_THAT(text, Catch::Contains("iters: 5 agg iters: 4 validation"));
+  const auto back = zb::parse_nccl_tests_output(text, "agg.txt");
+  REQUIRE(back.size() == 2);
+  CHECK(back[0].agg_iters == 1);
+  CHECK(back[1].agg_iters == 4);
+  CHECK(zb::parse_nccl_tests_output(kNcclTests, "ar.txt")[0].agg_iters == 1);
+  const auto old = zb::parse_nccl_tests_output(
+      "# nThread 1 nGpus 1 minBytes 8 maxBytes 8 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 8\n" +
+          std::string("8 2 float sum -1 12.0 0.0 0.0 0 12.0 0.0 0.0 0\n"),
+      "old_agg.txt");
+  CHECK(old[0].agg_iters == 8);
+}

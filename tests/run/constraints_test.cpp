@@ -84,6 +84,21 @@ const std::map<std::string, Example>& examples() {
           c.action = Action::kCollectivesTable, c.collectives_table = "t.txt", l.ranks = 2;
           c.partitioner.clear(), c.world_sizes.clear();
         }}},
+      {"table-split-without-collectives-table",
+       {[](Config& c, LaunchFacts&) { c.table_split = 2; },
+        [](Config& c, LaunchFacts&) {
+          c.table_split = 2, c.collectives_table = "t.txt", c.action = Action::kCollectivesTable, c.partitioner.clear(),
+          c.world_sizes.clear();
+        }}},
+      {"table-split-not-dividing-the-ranks",
+       {[](Config& c, LaunchFacts& l) {
+          c.action = Action::kCollectivesTable, c.collectives_table = "t.txt", c.table_split = 4, l.ranks = 6;
+          c.partitioner.clear(), c.world_sizes.clear();
+        },
+        [](Config& c, LaunchFacts& l) {
+          c.action = Action::kCollectivesTable, c.collectives_table = "t.txt", c.table_split = 2, l.ranks = 6;
+          c.partitioner.clear(), c.world_sizes.clear();
+        }}},
       {"collectives-table-with-a-partitioner",
        {[](Config& c, LaunchFacts&) { c.action = Action::kCollectivesTable, c.collectives_table = "t.txt"; },
         [](Config& c, LaunchFacts&) {

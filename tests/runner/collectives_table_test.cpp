@@ -35,15 +35,16 @@ TEST_CASE(
                                               backend + " --device cpu --table-bytes 64:8K -n 3 -w 1");
     INFO(backend << "\nstdout: " << r.out << "\nstderr: " << r.err);
     REQUIRE(r.exit_code == 0);
-    CHECK_THAT(r.out, Catch::Contains("wrote " + file.string() + " (5 collectives on 3 ranks)"));
+    CHECK_THAT(r.out, Catch::Contains("wrote " + file.string() +
+                                      " (5 collectives and broadcasts started together, on 3 ranks)"));
     const std::string text = zbtest::read_text(file);
     CHECK_THAT(text, Catch::Contains(std::string("-b ") + backend + " on the CPU, 3 ranks on 1 host"));
     CHECK_THAT(text, Catch::Contains("# Out of bounds values : 0 OK"));
     const auto tables = zb::parse_nccl_tests_output(text, file.string());
-    REQUIRE(tables.size() == 5);
+    REQUIRE(tables.size() == 6);
     const zb::Collective order[] = {zb::Collective::kAllReduce, zb::Collective::kReduceScatter,
                                     zb::Collective::kAllGather, zb::Collective::kBroadcast, zb::Collective::kReduce};
-    for (std::size_t t = 0; t < tables.size(); ++t) {
+    for (std::size_t t = 0; t < 5; ++t) {
       const zb::Collective c = order[t];
       INFO("table " << tables[t].program);
       CHECK(tables[t].collective == c);
@@ -70,6 +71,48 @@ TEST_CASE(
         CHECK(timed->algbw_gb_per_s == Approx(algbw).margin(0.0051));
         CHECK(timed->busbw_gb_per_s == Approx(algbw * zb::bus_factor(c, kRanks)).margin(0.0051));
       }
+    }
+    // The sixth: broadcasts started together, one rooted at each rank, up to 8K / 3 bytes each.
+    const zb::CollectiveTable& together = tables[5];
+    CHECK(together.collective == zb::Collective::kBroadcast);
+    CHECK(together.agg_iters == kRanks);
+    CHECK(together.ranks() == kRanks);
+    REQUIRE(together.rows.size() == 6);  // 64 .. 2048
+    for (const zb::TableRow& row : together.rows) {
+      CHECK(row.root == -1);
+      REQUIRE(row.in_place.has_value());
+      CHECK(row.in_place->time_us > 0);
+      CHECK(row.in_place->wrong == 0);
+    }
+    CHECK(together.rows.back().bytes == 2048);
+  }
+}
+
+TEST_CASE("zero_bench --table-split times every group's calls at once and names each rank's group") {
+  zbtest::TempDir tmp;
+  const fs::path file = tmp.path() / "split.txt";
+  const auto r = zbtest::mpirun_zero_bench(
+      4, "--collectives-table " + quote(file.string()) + " --table-split 2 --device cpu --table-bytes 1K:4K -n 2 -w 1");
+  INFO("stdout: " << r.out << "\nstderr: " << r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("on 4 ranks in groups of 2)"));
+  const std::string text = zbtest::read_text(file);
+  CHECK_THAT(text, Catch::Contains("4 ranks on 1 host, split into 2 groups of 2 ranks (--table-split 2"));
+  CHECK_THAT(text, Catch::Contains("# Out of bounds values : 0 OK"));
+  const auto tables = zb::parse_nccl_tests_output(text, file.string());
+  REQUIRE(tables.size() == 6);
+  for (const zb::CollectiveTable& t : tables) {
+    INFO(t.program << " agg " << t.agg_iters);
+    CHECK(t.rank_groups == std::vector<int>{0, 0, 1, 1});
+    CHECK(t.ranks() == 2);
+    CHECK(t.groups() == 2);
+    CHECK(t.agg_iters == (&t == &tables.back() ? 2 : 1));
+    for (const zb::TableRow& row : t.rows) {
+      const auto& timed = row.in_place ? row.in_place : row.out_of_place;
+      REQUIRE(timed.has_value());
+      CHECK(timed->wrong == 0);
+      if (t.collective == zb::Collective::kAllReduce)  // a call among 2 ranks: bus factor 2 x 1/2
+        CHECK(timed->busbw_gb_per_s == Approx(static_cast<double>(row.bytes) / (timed->time_us * 1e3)).margin(0.0051));
     }
   }
 }
@@ -112,6 +155,9 @@ TEST_CASE("zero_bench --collectives-table refuses what it cannot do before measu
       {"--collectives-table t.txt --table-bytes 1K", "give MIN:MAX"},
       {"--collectives-table t.txt --table-bytes 2:1K", "'2' is not a size from 4 to 16G bytes"},
       {"--collectives-table t.txt -b nccl --device cpu", "moves GPU tensors only"},
+      {"--collectives-table t.txt --table-split 3", "--table-split 3 does not divide the 2 launched ranks"},
+      {"--collectives-table t.txt --table-split 1", "--table-split"},
+      {"lpt 2 --plan-only --table-split 2 -o t.txt", "give that too, or leave --table-split out"},
   };
   for (const auto& bad : refused) {
     std::string args = bad.args;
