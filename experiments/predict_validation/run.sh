@@ -102,9 +102,9 @@ for rate in $rates; do
     for tables in 2 4 8 4_split2 8_split2; do
       table="$at/tables/ranks$tables.txt" ranks=${tables%_split2}
       [ -f "$table" ] && continue
-      log "$rate $backend: collective tables on $ranks ranks${tables#$ranks}"
       split=()
       [ "$tables" = "$ranks" ] || split=(--table-split 2)
+      log "$rate $backend: collective tables on $ranks ranks${split[*]:+ (${split[*]})}"
       launch "$table.log" "$ranks" "$B" --collectives-table "$table" -b "$backend" --device cpu --threads 1 \
         --table-bytes "$table_bytes" -w 2 -n "$table_iters" "${split[@]}"
     done
