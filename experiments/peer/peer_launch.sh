@@ -36,23 +36,14 @@ PY
   done
 }
 
-# One allocator policy on both sides. Under glibc's defaults, and under any
-# fixed mmap threshold, whether a step's large temporaries (BERT's 94 MB
-# embedding) map fresh pages depends on whether the process's heap holds a free
-# chunk that large when the step asks, which the process's history decides, not
-# its step (bert_w4_faults.md: the peer maps one temporary fewer than
-# zero_bench). So both sides run with MALLOC_MMAP_MAX_=0 (glibc serves
-# allocations from its heaps instead of mapping them) and never trim: once the
-# warm-up has grown the heap, a step's temporaries reuse pages already there,
-# on both sides (a step may still grow it now and then). ZB_PEER_GLIBC_DYNAMIC=1
+# One allocator policy on both sides (../common/heap_policy.sh says why):
+# allocations served from the heap, never trimmed. ZB_PEER_GLIBC_DYNAMIC=1
 # leaves glibc's default; a threshold, mmap count or malloc tunables of the
 # user's own are kept as they are (MALLOC_MMAP_THRESHOLD_=33554432 with the
 # same trim threshold was this policy before). Set before any launch, so every
 # rank of either side inherits it.
-if [ "${ZB_PEER_GLIBC_DYNAMIC:-0}" != 1 ] && [[ "${GLIBC_TUNABLES:-}" != *glibc.malloc.* ]]; then
-  [ -n "${MALLOC_MMAP_THRESHOLD_:-}" ] || export MALLOC_MMAP_MAX_="${MALLOC_MMAP_MAX_:-0}"
-  export MALLOC_TRIM_THRESHOLD_="${MALLOC_TRIM_THRESHOLD_:-17179869184}"
-fi
+source "$(dirname "${BASH_SOURCE[0]}")/../common/heap_policy.sh"
+[ "${ZB_PEER_GLIBC_DYNAMIC:-0}" = 1 ] || zb_heap_policy
 
 # zb_peer_python: the venv's python, with the peer's model libraries
 # (torchvision and transformers, pinned; they build the peer's real modules)
@@ -65,27 +56,4 @@ zb_peer_python() {
       transformers==5.23.0 >&2
   fi
   echo "$py"
-}
-
-# zb_allocator_env: glibc's allocator settings in the environment, as
-# "VAR=value " for each one set (a record's Regenerate prefix).
-zb_allocator_env() {
-  local var settings=""
-  for var in ZB_PEER_GLIBC_DYNAMIC MALLOC_MMAP_THRESHOLD_ MALLOC_TRIM_THRESHOLD_ MALLOC_MMAP_MAX_ GLIBC_TUNABLES; do
-    [ -z "${!var:-}" ] || settings+="$var=${!var} "
-  done
-  printf '%s' "$settings"
-}
-
-# zb_allocator_lines: a record's sentence per allocator setting.
-zb_allocator_lines() {
-  local var tunables
-  for var in MALLOC_MMAP_THRESHOLD_ MALLOC_TRIM_THRESHOLD_ MALLOC_MMAP_MAX_ GLIBC_TUNABLES; do
-    [ -z "${!var:-}" ] || echo "Both sides ran with $var=${!var} (glibc's allocator, the same policy on both)."
-  done
-  # glibc keeps its threshold dynamic only while none of these is set
-  tunables=""
-  [[ "${GLIBC_TUNABLES:-}" != *glibc.malloc.* ]] || tunables=set
-  [ -n "${MALLOC_MMAP_THRESHOLD_:-}${MALLOC_MMAP_MAX_:-}${MALLOC_TRIM_THRESHOLD_:-}$tunables" ] ||
-    echo "Both sides ran with glibc's dynamic mmap threshold (its default)."
 }

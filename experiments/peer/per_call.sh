@@ -48,7 +48,7 @@ done
 {
   echo "# The cost of each call: zero_bench's step and per-parameter sync beside the peer's"
   echo
-  settings="$(zb_allocator_env)"
+  settings="$(zb_allocator_env ZB_PEER_GLIBC_DYNAMIC)"
   [ -z "${ZB_BENCH_ROUNDS:-}" ] || settings+="ZB_BENCH_ROUNDS=$ZB_BENCH_ROUNDS "
   echo "Regenerate: \`${settings}bash experiments/peer/per_call.sh\`"
   echo

@@ -81,7 +81,7 @@ tmp="$out.tmp.$$"
 {
   echo "# zero_bench beside PyTorch's ZeroRedundancyOptimizer"
   echo
-  settings="$(zb_allocator_env)"
+  settings="$(zb_allocator_env ZB_PEER_GLIBC_DYNAMIC)"
   for var in ZB_BENCH_ROUNDS ZB_BENCH_ITERS ZB_PEER_MODELS ZB_PEER_FAST_MODELS ZB_BIND_TO; do
     [ -z "${!var:-}" ] || settings+="$var=\"${!var}\" "
   done

@@ -33,6 +33,13 @@
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 source "$here/../common/bench_env.sh"  # works from the checkout's root
+source "$here/../common/heap_policy.sh"
+# Every process (calibration, tables, runs) under one allocator policy, so that a step's
+# temporaries come from the heap in the calibration and in the runs alike (step_allocator.md:
+# under glibc's default the runs' steps fault in pages the calibration's did not);
+# ZB_GLIBC_DYNAMIC=1 leaves glibc's default. Forwarded to the other nodes' ranks.
+[ "${ZB_GLIBC_DYNAMIC:-0}" = 1 ] || zb_heap_policy
+mapfile -t forward < <(zb_allocator_forward)
 out="${ZB_BENCH_OUT:-$here/README.md}" iters="${ZB_BENCH_ITERS:-3}" inputs="${ZB_BENCH_INPUTS:-$here/inputs}"
 rates="${ZB_BENCH_RATES:-1gbit 4gbit}" models="${ZB_BENCH_MODELS:-ResNet50 BERT}"
 backends="${ZB_BENCH_BACKENDS:-gloo mpi}" table_bytes="${ZB_TABLE_BYTES:-1K:64M}"
@@ -50,7 +57,7 @@ log() { echo "[experiments/predict_validation +$(( $(date +%s) - started ))s] $*
 launch() {
   local logfile=$1 ranks=$2
   shift 2
-  "$cluster" mpirun --bind-to none -np "$ranks" "$@" >"$logfile" 2>&1 || {
+  "$cluster" mpirun --bind-to none "${forward[@]}" -np "$ranks" "$@" >"$logfile" 2>&1 || {
     echo "experiments/predict_validation: failed ($logfile):" >&2; tail -5 "$logfile" >&2; exit 1; }
 }
 
@@ -93,8 +100,9 @@ for rate in $rates; do
     status=$?; cat "$work/up_$rate.log" >&2; exit "$status"; }
   for w in 2 4 8; do calibrate_layout "$w"; done
   mkdir -p "$work/$rate"
+  allocator="$(zb_allocator_env)" allocator="${allocator% }"
   [ -f "$work/$rate/provenance" ] ||
-    echo "$rate: git $(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown), $(date -u +%Y-%m-%d), $iters timed iterations after 1 warm-up; tables $table_bytes, $table_iters calls per size after 2 warm-up" \
+    echo "$rate: git $(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown), $(date -u +%Y-%m-%d), $iters timed iterations after 1 warm-up; tables $table_bytes, $table_iters calls per size after 2 warm-up; allocator: ${allocator:-glibc defaults}" \
       >"$work/$rate/provenance"
   for backend in $backends; do
     at="$work/$rate/$backend"
@@ -172,7 +180,7 @@ mv "$inputs.part" "$inputs"
 # The settings this record was made with, as the Regenerate line's prefix (paths from the checkout's root).
 settings=""
 for var in ZB_BENCH_RATES ZB_BENCH_MODELS ZB_BENCH_BACKENDS ZB_BENCH_SKIP ZB_BENCH_ITERS ZB_TABLE_BYTES \
-  ZB_TABLE_ITERS ZB_BENCH_OUT ZB_BENCH_INPUTS; do
+  ZB_TABLE_ITERS ZB_BENCH_OUT ZB_BENCH_INPUTS ZB_GLIBC_DYNAMIC; do
   [ -n "${!var+set}" ] || continue
   value=${!var}
   [[ $var != *_OUT && $var != *_INPUTS ]] || value=$(realpath -m --relative-to="$ZB_ROOT" "$value")
