@@ -53,7 +53,7 @@ zb_peer_python() {
   if ! "$py" -c 'import torchvision, transformers' 2>/dev/null; then
     zb_log "installing torchvision and transformers into $ZB_VENV (the peer's models)"
     "$py" -m pip install -q --disable-pip-version-check "torch==$ZB_TORCH_VERSION" torchvision==0.29.2 \
-      transformers==5.23.0 >&2
+      transformers==5.23.0 >&2 || return 1  # set -e does not reach inside $(zb_peer_python)
   fi
   echo "$py"
 }

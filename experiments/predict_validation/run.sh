@@ -40,7 +40,7 @@ source "$here/../common/heap_policy.sh"
 # ZB_GLIBC_DYNAMIC=1 leaves glibc's default. Forwarded to the other nodes' ranks.
 [ "${ZB_GLIBC_DYNAMIC:-0}" = 1 ] || zb_heap_policy
 mapfile -t forward < <(zb_allocator_forward)
-out="${ZB_BENCH_OUT:-$here/README.md}" iters="${ZB_BENCH_ITERS:-3}" inputs="${ZB_BENCH_INPUTS:-$here/inputs}"
+out="${ZB_BENCH_OUT:-$here/README.md}" iters="${ZB_BENCH_ITERS:-3}" inputs="$(realpath -m "${ZB_BENCH_INPUTS:-$here/inputs}")"
 rates="${ZB_BENCH_RATES:-1gbit 4gbit}" models="${ZB_BENCH_MODELS:-ResNet50 BERT}"
 backends="${ZB_BENCH_BACKENDS:-gloo mpi}" table_bytes="${ZB_TABLE_BYTES:-1K:64M}"
 table_iters="${ZB_TABLE_ITERS:-10}" skip="${ZB_BENCH_SKIP-BERT/*_W8*}" work="${ZB_BENCH_WORK:-$HOME/.cache/zero-bench/predict_validation}"
@@ -49,6 +49,16 @@ cluster=scripts/cluster/local_cluster.sh
 export ZB_CLUSTER_KEEPALIVE="${ZB_CLUSTER_KEEPALIVE:-0 1 3}"
 [ "${ZB_BENCH_FRESH:-0}" != 1 ] || rm -rf "$work"
 mkdir -p "$work"
+# The work's step models and tables are reused: all of them measured under one allocator policy.
+allocator="$(zb_allocator_env)" allocator="${allocator% }"
+if [ "${ZB_BENCH_RECORD_ONLY:-0}" != 1 ]; then
+  if [ -f "$work/allocator" ] && [ "$(cat "$work/allocator")" != "${allocator:-glibc defaults}" ]; then
+    echo "experiments/predict_validation: $work was measured under allocator '$(cat "$work/allocator")'," \
+      "this run's is '${allocator:-glibc defaults}'; ZB_BENCH_FRESH=1 starts over (or name another ZB_BENCH_WORK)" >&2
+    exit 2
+  fi
+  echo "${allocator:-glibc defaults}" >"$work/allocator"
+fi
 trap '"$cluster" down >/dev/null 2>&1 || true' EXIT
 started=$(date +%s)
 log() { echo "[experiments/predict_validation +$(( $(date +%s) - started ))s] $*" >&2; }
@@ -100,7 +110,6 @@ for rate in $rates; do
     status=$?; cat "$work/up_$rate.log" >&2; exit "$status"; }
   for w in 2 4 8; do calibrate_layout "$w"; done
   mkdir -p "$work/$rate"
-  allocator="$(zb_allocator_env)" allocator="${allocator% }"
   [ -f "$work/$rate/provenance" ] ||
     echo "$rate: git $(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown), $(date -u +%Y-%m-%d), $iters timed iterations after 1 warm-up; tables $table_bytes, $table_iters calls per size after 2 warm-up; allocator: ${allocator:-glibc defaults}" \
       >"$work/$rate/provenance"

@@ -90,10 +90,15 @@ std::vector<std::pair<double, double>> table_rows(Collective c, const Collective
 CollectivePrice table_price(const Reader& r, Collective c, const json& entry, const std::string& where) {
   const std::string file = r.beside(r.text(entry, "table", where));
   const std::vector<CollectiveTable> tables = parse_nccl_tests_output(read_file(file), file);
+  // The collective's table of calls alone; else one of its tables of calls aggregated with nccl-tests' -m
+  // (its rows still one call's time, at the collective's usual root); else the one table of a file that
+  // does not name its program.
   const CollectiveTable* chosen = nullptr;
   for (const CollectiveTable& t : tables)
     if ((t.collective == c && t.agg_iters == 1) || (tables.size() == 1 && !t.collective && t.program.empty()))
       chosen = &t;
+  for (const CollectiveTable& t : tables)
+    if (!chosen && t.collective == c && !table_rows(c, t).empty()) chosen = &t;
   if (!chosen)
     r.fail(where + "table: '" + file + "' has no " + nccl_tests_program(c) + " table (it holds " +
            std::to_string(tables.size()) + ")");

@@ -147,6 +147,7 @@ int CollectiveTable::ranks() const {
 }
 
 int CollectiveTable::groups() const {
+  if (rank_groups.empty()) return 1;
   return static_cast<int>(std::set<int>(rank_groups.begin(), rank_groups.end()).size());
 }
 

@@ -16,8 +16,9 @@
 //
 // Two additions nccl-tests' own runs can have too: --table-split K splits the
 // ranks into groups of K consecutive ranks (its NCCL_TESTS_SPLIT="DIV K"),
-// every group timing the same calls at once, as a job's nodes do (the rank
-// lines' Group says which; the time is the mean over every rank); and after
+// every group timing the same calls at once, as a job's nodes do (every rank
+// meets before each size; the rank lines' Group says which group a rank is in;
+// the time is the mean over every rank); and after
 // the five tables a sixth, of broadcasts started together (its -m, "agg
 // iters: K"): each timed iteration starts K broadcasts at once, call i rooted
 // at group rank i (root column -1), as a per-parameter sync starts its owners'
@@ -27,6 +28,7 @@
 #include <ATen/Parallel.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <iostream>
@@ -265,9 +267,12 @@ std::string measured_table(const SweepPlace& at, Collective c, bool together) {
                            "calls; time: one call's share of the iteration");
   }
   std::vector<Measured> mine;
-  for (int64_t bytes : swept_sizes(s.config.table_min_bytes, header.max_bytes)) {
+  // From MIN, or from MAX / K alone where that is below MIN: the table is never left out for its sizes.
+  for (int64_t bytes : swept_sizes(std::min(s.config.table_min_bytes, header.max_bytes), header.max_bytes)) {
     const CallShape shape = call_shape(c, bytes, ranks);
     if (shape.count == 0) continue;  // fewer elements than ranks: nccl-tests' count would be 0
+    // Every group starts each size together, so that split groups time their calls at the same time.
+    at.all.barrier();
     at.watchdog.arm("--collectives-table, " +
                     (together ? "broadcasts started together" : collective_choices().name(c)) + " of " +
                     std::to_string(bytes) + " B");

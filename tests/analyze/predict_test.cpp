@@ -284,6 +284,12 @@ TEST_CASE("a sync's broadcasts started together are priced from the table of suc
   text.replace(text.find("b.txt"), 5, "b_alone.txt");
   const ClusterDescription plain = cluster_in(tmp, text);
   CHECK(plain.price(Collective::kBroadcast, Tier::kIntraNode).seconds_started_together(1000, 2) == Approx(40e-6));
+  // nccl-tests run with -m 4: its one table aggregates calls at the usual root, each row still one call's time.
+  CollectiveTable aggregated = alone;
+  aggregated.agg_iters = 4;
+  zbtest::write_text(tmp.path() / "b_m4.txt", format_nccl_tests_table(aggregated, header));
+  text.replace(text.find("b_alone.txt"), 11, "b_m4.txt");
+  CHECK(cluster_in(tmp, text).price(Collective::kBroadcast, Tier::kIntraNode).seconds(1000, 2) == Approx(40e-6));
 }
 
 TEST_CASE("a split table prices a call among one group's ranks") {

@@ -112,6 +112,7 @@ TEST_CASE("what zero_bench writes reads back as written, one table per collectiv
   CHECK(back[1].rows[0].in_place == std::nullopt);
   CHECK(back[1].rows[0].out_of_place->time_us == 20.0);
   CHECK(back[1].ranks() == 1);
+  CHECK(ar.groups() == 1);  // built without groups: one group of every rank
 }
 
 TEST_CASE("a bad row is refused naming the file, the line and the field, and so is a file without rows") {

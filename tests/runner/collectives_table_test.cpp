@@ -156,7 +156,7 @@ TEST_CASE("zero_bench --collectives-table refuses what it cannot do before measu
       {"--collectives-table t.txt --table-bytes 2:1K", "'2' is not a size from 4 to 16G bytes"},
       {"--collectives-table t.txt -b nccl --device cpu", "moves GPU tensors only"},
       {"--collectives-table t.txt --table-split 3", "--table-split 3 does not divide the 2 launched ranks"},
-      {"--collectives-table t.txt --table-split 1", "--table-split"},
+      {"--collectives-table t.txt --table-split 1", "--table-split 1: must be an integer from 2 to"},
       {"lpt 2 --plan-only --table-split 2 -o t.txt", "give that too, or leave --table-split out"},
   };
   for (const auto& bad : refused) {
