@@ -50,14 +50,14 @@ export ZB_CLUSTER_KEEPALIVE="${ZB_CLUSTER_KEEPALIVE:-0 1 3}"
 [ "${ZB_BENCH_FRESH:-0}" != 1 ] || rm -rf "$work"
 mkdir -p "$work"
 # The work's step models and tables are reused: all of them measured under one allocator policy.
-allocator="$(zb_allocator_env)" allocator="${allocator% }"
+allocator="$(zb_allocator_env)" allocator="${allocator% }" allocator="${allocator:-glibc defaults}"
 if [ "${ZB_BENCH_RECORD_ONLY:-0}" != 1 ]; then
-  if [ -f "$work/allocator" ] && [ "$(cat "$work/allocator")" != "${allocator:-glibc defaults}" ]; then
+  if [ -f "$work/allocator" ] && [ "$(cat "$work/allocator")" != "$allocator" ]; then
     echo "experiments/predict_validation: $work was measured under allocator '$(cat "$work/allocator")'," \
-      "this run's is '${allocator:-glibc defaults}'; ZB_BENCH_FRESH=1 starts over (or name another ZB_BENCH_WORK)" >&2
+      "this run's is '$allocator'; ZB_BENCH_FRESH=1 starts over (or name another ZB_BENCH_WORK)" >&2
     exit 2
   fi
-  echo "${allocator:-glibc defaults}" >"$work/allocator"
+  echo "$allocator" >"$work/allocator"
 fi
 trap '"$cluster" down >/dev/null 2>&1 || true' EXIT
 started=$(date +%s)
@@ -111,7 +111,7 @@ for rate in $rates; do
   for w in 2 4 8; do calibrate_layout "$w"; done
   mkdir -p "$work/$rate"
   [ -f "$work/$rate/provenance" ] ||
-    echo "$rate: git $(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown), $(date -u +%Y-%m-%d), $iters timed iterations after 1 warm-up; tables $table_bytes, $table_iters calls per size after 2 warm-up; allocator: ${allocator:-glibc defaults}" \
+    echo "$rate: git $(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown), $(date -u +%Y-%m-%d), $iters timed iterations after 1 warm-up; tables $table_bytes, $table_iters calls per size after 2 warm-up; allocator: $allocator" \
       >"$work/$rate/provenance"
   for backend in $backends; do
     at="$work/$rate/$backend"

@@ -176,7 +176,7 @@ std::vector<CollectiveTable> parse_nccl_tests_output(const std::string& text, co
     if (tables.empty()) tables.emplace_back().agg_iters = agg_iters;  // a file from before the program lines
     if (rank_line) {
       tables.back().rank_lines.push_back(trim(line));
-      tables.back().rank_groups.push_back(group_of_rank_line(trim(line)));
+      tables.back().rank_groups.push_back(group_of_rank_line(tables.back().rank_lines.back()));
     } else {
       tables.back().rows.push_back(parse_row(source, line_no, line));
     }

@@ -26,6 +26,13 @@ std::string all_reduce_table() {
   return format_nccl_tests_table(t, TableHeader{"test", 1000, 4000, 1, 5, {}});
 }
 
+// kDescription with its intra-node broadcast read from the table file `file`.
+std::string with_broadcast_table(const std::string& file) {
+  std::string text = kDescription;
+  const std::string from = "\"broadcast\": {\"latency_us\": 100, \"busbw_gb_per_s\": 1}";
+  return text.replace(text.find(from), from.size(), "\"broadcast\": {\"table\": \"" + file + "\"}");
+}
+
 ClusterDescription cluster_in(const zbtest::TempDir& tmp, const std::string& description = kDescription) {
   zbtest::write_text(tmp.path() / "ar.txt", all_reduce_table());
   zbtest::write_text(tmp.path() / "cluster.json", description);
@@ -92,10 +99,7 @@ TEST_CASE("a table of several types, ops and roots (-d all, -o all, -r all) is r
         1000           250     float    none       1    77.00    0.0    0.0      0    77.00    0.0    0.0      0
         1000           250     float    none       0    30.00    0.0    0.0      0    10.00    0.0    0.0      0
 )");
-  std::string text = kDescription;
-  const std::string from = "\"broadcast\": {\"latency_us\": 100, \"busbw_gb_per_s\": 1}";
-  text.replace(text.find(from), from.size(), "\"broadcast\": {\"table\": \"b.txt\"}");
-  const ClusterDescription c = cluster_in(tmp, text);
+  const ClusterDescription c = cluster_in(tmp, with_broadcast_table("b.txt"));
   CHECK(c.price(Collective::kBroadcast, Tier::kIntraNode).seconds(1000, 2) == Approx(10e-6));  // in place, root 0
 }
 
@@ -254,10 +258,7 @@ TEST_CASE("a sync's broadcasts started together are priced from the table of suc
   zbtest::write_text(tmp.path() / "b.txt",
                      format_nccl_tests_table(alone, header) + format_nccl_tests_table(together, header));
   zbtest::write_text(tmp.path() / "b_alone.txt", format_nccl_tests_table(alone, header));
-  std::string text = kDescription;
-  const std::string from = "\"broadcast\": {\"latency_us\": 100, \"busbw_gb_per_s\": 1}";
-  text.replace(text.find(from), from.size(), "\"broadcast\": {\"table\": \"b.txt\"}");
-  const ClusterDescription c = cluster_in(tmp, text);
+  const ClusterDescription c = cluster_in(tmp, with_broadcast_table("b.txt"));
   const CollectivePrice& price = c.price(Collective::kBroadcast, Tier::kIntraNode);
   CHECK(price.seconds(1000, 2) == Approx(40e-6));
   CHECK(price.seconds_started_together(1000, 2) == Approx(15e-6));
@@ -281,15 +282,15 @@ TEST_CASE("a sync's broadcasts started together are priced from the table of suc
   const CasePrediction overlapped = predict_run(run, c).front();
   CHECK(overlapped.ranks[0].sync_calls == Approx(std::max(40e-6, 80e-6 - overlapped.ranks[0].step / 2)));
   // A file without the started-together table (nccl-tests' own): such calls priced alone.
-  text.replace(text.find("b.txt"), 5, "b_alone.txt");
-  const ClusterDescription plain = cluster_in(tmp, text);
+  const ClusterDescription plain = cluster_in(tmp, with_broadcast_table("b_alone.txt"));
   CHECK(plain.price(Collective::kBroadcast, Tier::kIntraNode).seconds_started_together(1000, 2) == Approx(40e-6));
   // nccl-tests run with -m 4: its one table aggregates calls at the usual root, each row still one call's time.
   CollectiveTable aggregated = alone;
   aggregated.agg_iters = 4;
   zbtest::write_text(tmp.path() / "b_m4.txt", format_nccl_tests_table(aggregated, header));
-  text.replace(text.find("b_alone.txt"), 11, "b_m4.txt");
-  CHECK(cluster_in(tmp, text).price(Collective::kBroadcast, Tier::kIntraNode).seconds(1000, 2) == Approx(40e-6));
+  CHECK(cluster_in(tmp, with_broadcast_table("b_m4.txt"))
+            .price(Collective::kBroadcast, Tier::kIntraNode)
+            .seconds(1000, 2) == Approx(40e-6));
 }
 
 TEST_CASE("a split table prices a call among one group's ranks") {
