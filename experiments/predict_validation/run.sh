@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # --predict against timed runs on the rehearsal cluster (scripts/cluster/local_cluster.sh,
 # root only): 4 nodes x 2 ranks, the links between nodes shaped to each of ZB_BENCH_RATES
-# (default "1gbit 4gbit"; 100 us one way). Once, on the first rate run: the step model of each
-# layout, zero_bench --calibrate on the ranks that run it (W = 2 on node1, 4 on nodes 1-2, 8 on
-# nodes 1-4; --step-timing serial, as the runs: each rank times its own step while the others
-# wait, sharing this machine's 2 cores as the runs' ranks do). Per rate and backend (gloo, mpi):
+# (default "1gbit 4gbit"; 100 us one way). Per rate, the step model of each layout, zero_bench
+# --calibrate on the ranks that run it (W = 2 on node1, 4 on nodes 1-2, 8 on nodes 1-4;
+# --step-timing serial, as the runs: each rank times its own step while the others wait, sharing
+# this machine's 2 cores as the runs' ranks do), so that each rate's runs are priced by a step
+# model measured in the same session as they were. Per rate and backend (gloo, mpi):
 #   1. the collective tables, measured there by zero_bench --collectives-table (each file with
 #      its table of broadcasts started together): on node1's two ranks (intra_node for W = 2),
 #      on nodes 1-2 (4 ranks, inter_node for W <= 4) and on nodes 1-4 (8 ranks, inter_node for
@@ -19,12 +20,15 @@
 #      run in the work directory each time, in seconds, without the cluster).
 # validation_table.py (beside it) compares each rank's predicted phases with its measured ones
 # and writes README.md. Work lives in ZB_BENCH_WORK (default ~/.cache/zero-bench/predict_validation)
-# and is reused: a step model, table or run already there is not redone, so the rates can run
-# in separate sessions (ZB_BENCH_RATES=4gbit, then 1gbit) into one record, each rate's commit,
-# date and settings recorded with it; ZB_BENCH_FRESH=1 starts over.
-# ZB_BENCH_RECORD_ONLY=1 writes the record from the work there, launching nothing. ZB_BENCH_OUT
-# (default README.md beside it) names the record, ZB_BENCH_INPUTS (default inputs/ beside it; keep
-# it beside the record, which links it) the copy of what the predictions read.
+# and is reused: a step model, table or run already there is not redone; ZB_BENCH_FRESH=1 starts
+# over. ZB_BENCH_INPUTS (default inputs/ beside it; keep it beside the record, which links it)
+# keeps, per rate, what the predictions read (the tables, the descriptions, the step models) and
+# every run's rank records (<rate>/runs.tar.xz): a rate there that the work lacks is restored
+# into it before predicting, so the rates can run in separate sessions, on fresh machines
+# (ZB_BENCH_RATES=4gbit, then 1gbit), into one record, each re-predicted by the current
+# zero_analyze, each rate's commit, date and settings recorded with it.
+# ZB_BENCH_RECORD_ONLY=1 writes the record from the work and the inputs, launching nothing.
+# ZB_BENCH_OUT (default README.md beside it) names the record.
 # ZB_BENCH_SKIP: runs left out, as globs of MODEL/PARTITIONER_W<w>[_G<g>] (default "BERT/*_W8*":
 # eight ranks of BERT hold more than this machine's 24 GiB; flat W = 8 was killed for memory).
 # ZB_BENCH_ITERS (default 3) timed iterations after 1 warm-up; ZB_TABLE_BYTES (default 1K:64M;
@@ -40,6 +44,12 @@ source "$here/../common/heap_policy.sh"
 # ZB_GLIBC_DYNAMIC=1 leaves glibc's default. Forwarded to the other nodes' ranks.
 [ "${ZB_GLIBC_DYNAMIC:-0}" = 1 ] || zb_heap_policy
 mapfile -t forward < <(zb_allocator_forward)
+# Open MPI's progress yields the core while a rank waits (mpi_yield_when_idle, its setting for
+# more ranks than cores): up to 8 ranks share 2 cores with the processes that carry the shaped
+# links (zbc-wire), and ranks spinning in MPI_Wait starve those, so that a 1 KiB all-reduce across
+# two nodes took 9-12 ms and a 4 MiB one twice its yielding time. A real node's NIC needs no core.
+export OMPI_MCA_mpi_yield_when_idle=1
+forward+=(-x OMPI_MCA_mpi_yield_when_idle)
 out="${ZB_BENCH_OUT:-$here/README.md}" iters="${ZB_BENCH_ITERS:-3}" inputs="$(realpath -m "${ZB_BENCH_INPUTS:-$here/inputs}")"
 rates="${ZB_BENCH_RATES:-1gbit 4gbit}" models="${ZB_BENCH_MODELS:-ResNet50 BERT}"
 backends="${ZB_BENCH_BACKENDS:-gloo mpi}" table_bytes="${ZB_TABLE_BYTES:-1K:64M}"
@@ -49,15 +59,17 @@ cluster=scripts/cluster/local_cluster.sh
 export ZB_CLUSTER_KEEPALIVE="${ZB_CLUSTER_KEEPALIVE:-0 1 3}"
 [ "${ZB_BENCH_FRESH:-0}" != 1 ] || rm -rf "$work"
 mkdir -p "$work"
-# The work's step models and tables are reused: all of them measured under one allocator policy.
+# The work's step models and tables are reused: all of them measured under one allocator policy
+# and Open MPI's yielding progress.
 allocator="$(zb_allocator_env)" allocator="${allocator% }" allocator="${allocator:-glibc defaults}"
+policy="allocator: $allocator; Open MPI mpi_yield_when_idle=1"
 if [ "${ZB_BENCH_RECORD_ONLY:-0}" != 1 ]; then
-  if [ -f "$work/allocator" ] && [ "$(cat "$work/allocator")" != "$allocator" ]; then
-    echo "experiments/predict_validation: $work was measured under allocator '$(cat "$work/allocator")'," \
-      "this run's is '$allocator'; ZB_BENCH_FRESH=1 starts over (or name another ZB_BENCH_WORK)" >&2
+  if [ -f "$work/policy" ] && [ "$(cat "$work/policy")" != "$policy" ]; then
+    echo "experiments/predict_validation: $work was measured under '$(cat "$work/policy")'," \
+      "this run's is '$policy'; ZB_BENCH_FRESH=1 starts over (or name another ZB_BENCH_WORK)" >&2
     exit 2
   fi
-  echo "$allocator" >"$work/allocator"
+  echo "$policy" >"$work/policy"
 fi
 trap '"$cluster" down >/dev/null 2>&1 || true' EXIT
 started=$(date +%s)
@@ -71,12 +83,12 @@ launch() {
     echo "experiments/predict_validation: failed ($logfile):" >&2; tail -5 "$logfile" >&2; exit 1; }
 }
 
-# The step model of the layout of W ranks, calibrated on them (the cluster up).
+# The step model of the layout of W ranks in the rate's work AT, calibrated on them (the cluster up).
 calibrate_layout() {
-  local w=$1 cost="$work/cost_model_ranks$1.json"
+  local at=$1 w=$2 cost="$1/cost_model_ranks$2.json"
   [ -f "$cost" ] && return
   log "calibrating the step model on $w ranks"
-  launch "$work/calibrate_ranks$w.log" "$w" "$B" --calibrate --cost-model "$cost.part" --device cpu --threads 1 \
+  launch "$at/calibrate_ranks$w.log" "$w" "$B" --calibrate --cost-model "$cost.part" --device cpu --threads 1 \
     --step-timing serial
   mv "$cost.part" "$cost"
 }
@@ -108,10 +120,10 @@ for rate in $rates; do
   "$cluster" down >/dev/null 2>&1 || true
   "$cluster" up 4 --rate "$rate" --delay 100us --slots 2 >"$work/up_$rate.log" 2>&1 || {
     status=$?; cat "$work/up_$rate.log" >&2; exit "$status"; }
-  for w in 2 4 8; do calibrate_layout "$w"; done
   mkdir -p "$work/$rate"
+  for w in 2 4 8; do calibrate_layout "$work/$rate" "$w"; done
   [ -f "$work/$rate/provenance" ] ||
-    echo "$rate: git $(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown), $(date -u +%Y-%m-%d), $iters timed iterations after 1 warm-up; tables $table_bytes, $table_iters calls per size after 2 warm-up; allocator: $allocator" \
+    echo "$rate: git $(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown), $(date -u +%Y-%m-%d), $iters timed iterations after 1 warm-up; tables $table_bytes, $table_iters calls per size after 2 warm-up; $policy" \
       >"$work/$rate/provenance"
   for backend in $backends; do
     at="$work/$rate/$backend"
@@ -153,24 +165,37 @@ for rate in $rates; do
   done
   "$cluster" down >/dev/null
 done
+# A rate kept in the inputs (measured in an earlier session) that the work lacks comes back into
+# it, to be predicted again with the rest.
+for kept in "$inputs"/*/runs.tar.xz; do
+  [ -f "$kept" ] || continue
+  rate=$(basename "$(dirname "$kept")")
+  [ -f "$work/$rate/provenance" ] && continue
+  log "restoring the $rate runs from $kept"
+  rm -rf "$work/.restoring"
+  mkdir -p "$work/.restoring"
+  (cd "$inputs/$rate" && cp --parents provenance cost_model_ranks*.json ./*/tables/*.txt "$work/.restoring/")
+  tar -xJf "$kept" -C "$work/.restoring"
+  rm -rf "${work:?}/$rate"
+  mv "$work/.restoring" "$work/$rate"
+done
 # Each run predicted on the description of its W: the tables of its rate and backend (the
 # inter-node one measured on the nodes W spans, the intra-node one with every node of them
-# running its pair), the step model of its layout.
+# running its pair), the step model of its rate's layout.
 log "predicting"
-for w in 2 4 8; do
-  [ -f "$work/cost_model_ranks$w.json" ] || {
-    echo "experiments/predict_validation: no step model of W = $w in $work (run without ZB_BENCH_RECORD_ONLY" \
-      "to calibrate it on the cluster)" >&2
-    exit 1
-  }
-done
 for at in "$work"/*/*/; do
   at=${at%/}
   [ -d "$at/tables" ] || continue
   for w in 2 4 8; do
+    cost="$(dirname "$at")/cost_model_ranks$w.json"
+    [ -f "$cost" ] || {
+      echo "experiments/predict_validation: no step model of W = $w in $(dirname "$at") (run that rate" \
+        "without ZB_BENCH_RECORD_ONLY to calibrate it on the cluster)" >&2
+      exit 1
+    }
     intra="$at/tables/ranks2.txt"
     [ "$w" = 2 ] || intra="$at/tables/ranks${w}_split2.txt"
-    describe "$at/w$w.json" "$intra" "$at/tables/ranks$(( w > 4 ? 8 : 4 )).txt" "$work/cost_model_ranks$w.json"
+    describe "$at/w$w.json" "$intra" "$at/tables/ranks$(( w > 4 ? 8 : 4 )).txt" "$cost"
   done
   for dir in "$at"/*/*_W*; do
     [ -f "$dir/exp_info.json" ] || continue
@@ -180,10 +205,20 @@ for at in "$work"/*/*/; do
     mv "$dir.predict.json.part" "$dir.predict.json"
   done
 done
-# What the predictions read, kept beside the record: the tables, the descriptions, the step models.
+# Kept beside the record, per rate: what the predictions read (the tables, the descriptions, the
+# step models) and every finished run's records (runs.tar.xz, made the same from the same files).
 rm -rf "$inputs.part"
 mkdir -p "$inputs.part"
-(cd "$work" && cp --parents cost_model_ranks*.json ./*/*/w*.json ./*/*/tables/*.txt "$inputs.part/")
+for at in "$work"/*/; do
+  at=${at%/} rate=$(basename "$at")
+  [ -f "$at/provenance" ] || continue
+  mkdir -p "$inputs.part/$rate"
+  (cd "$at" && cp --parents provenance cost_model_ranks*.json ./*/w*.json ./*/tables/*.txt "$inputs.part/$rate/")
+  (cd "$at" && find . -mindepth 4 -maxdepth 4 -path './*/*/*_W*/*.json' -print0 |
+    LC_ALL=C sort -z |
+    tar --null --files-from=- --create --mtime=@0 --owner=0 --group=0 --numeric-owner --format=gnu -f - |
+    xz -9 >"$inputs.part/$rate/runs.tar.xz")
+done
 rm -rf "$inputs"
 mv "$inputs.part" "$inputs"
 # The settings this record was made with, as the Regenerate line's prefix (paths from the checkout's root).
@@ -204,13 +239,15 @@ zb_host_facts
 echo "$(date -u +%Y-%m-%d); the rehearsal cluster (scripts/cluster/local_cluster.sh): nodes as network namespaces"
 echo "with 2 slots each, each node's link shaped by tbf, 100 us one way: W = 2 runs on node1 alone (its"
 echo "calls never cross a link, so its rows do not depend on the rate), W = 4 on nodes 1-2, W = 8 on nodes"
-echo "1-4. --bind-to none, one thread per rank (up to 8 ranks share the 2 cores), --step-timing serial,"
-echo "each timed iteration followed by its probe iteration. The step model of each layout: zero_bench"
+echo "1-4. --bind-to none, one thread per rank (up to 8 ranks share the 2 cores with the links' wires;"
+echo "Open MPI's progress yields the core while it waits), --step-timing serial, each timed iteration"
+echo "followed by its probe iteration. The step model of each layout, per rate: zero_bench"
 echo "--calibrate --step-timing serial on its ranks, its per-tensor curve pricing each tensor a rank"
 echo "steps. Within-node tables at W = 4 and 8: --table-split 2 on the W ranks, every node's pair at"
-echo "once, as the runs' shard groups. What the predictions read (the tables, the cluster descriptions, the step models) is in"
-echo "[$(basename "$inputs")/]($(basename "$inputs")/). Left out: ${skip:-nothing} (ZB_BENCH_SKIP; eight"
-echo "ranks of BERT hold more than this machine's 24 GiB). docs/predict.md reads the figures. Each rate as run:"
+echo "once, as the runs' shard groups. What the predictions read (the tables, the cluster descriptions, the"
+echo "step models) and each run's rank records (runs.tar.xz) are in [$(basename "$inputs")/]($(basename "$inputs")/), per rate: a rate"
+echo "measured in an earlier session is predicted again from them. Left out: ${skip:-nothing} (ZB_BENCH_SKIP;"
+echo "eight ranks of BERT hold more than this machine's 24 GiB). docs/predict.md reads the figures. Each rate as run:"
 echo
 cat "$work"/*/provenance | sed 's/^/- /'
 echo
