@@ -5,6 +5,7 @@
 #   slurm CMD... (srun, sbatch, squeue, scancel, scontrol, sinfo on node1; after up --slurm)
 #   kill NODE | status | check [NODE NODE] | down
 # ZB_CLUSTER_KEEPALIVE="2 1 3": the mpirun daemons' TCP keepalive (idle s, interval s, probes).
+# ZB_CLUSTER_MPI_YIELD=1: Open MPI's mpi_yield_when_idle for the ranks (0: they spin while waiting).
 # Each node has its own network and UTS namespace (hostname nodeK) and an eth0 (veth) on a
 # bridge in the namespace zbc-switch; nothing touches the host's own interfaces. Each direction
 # of a node's link is shaped to --rate (tbf); what a node sends waits --delay on its way out
@@ -300,6 +301,11 @@ cmd_mpirun() {
   # On a link mpi keeps full (ResNet50's gradients at 1 Gbit/s), though, the daemons were
   # declared lost mid-run even at 30 s idle + 6 probes 5 s apart, and never with keepalive off:
   # ZB_CLUSTER_KEEPALIVE="TIME INTERVAL PROBES" sets it ("0 1 3": off, Open MPI's TIME <= 0).
+  # The nodes' ranks share this machine's cores with the zbc-wire processes that carry their
+  # links: a rank spinning in MPI_Wait starves the wire its own messages wait on (a 1 KiB
+  # all-reduce across two nodes took 9-12 ms spinning, 0.24 ms yielding), so Open MPI's progress
+  # yields the core while it waits (mpi_yield_when_idle, its setting for more ranks than cores);
+  # ZB_CLUSTER_MPI_YIELD=0 spins, as on a node with a core per rank.
   local keepalive_time keepalive_intvl keepalive_probes
   read -r keepalive_time keepalive_intvl keepalive_probes <<<"${ZB_CLUSTER_KEEPALIVE:-2 1 3}"
   exec "$HERE/local_cluster.sh" exec node1 env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
@@ -307,7 +313,8 @@ cmd_mpirun() {
     --mca plm_rsh_agent "$HERE/agent.sh" \
     --mca btl_tcp_if_include eth0 --mca oob_tcp_if_include eth0 \
     --mca oob_tcp_keepalive_time "$keepalive_time" --mca oob_tcp_keepalive_intvl "$keepalive_intvl" \
-    --mca oob_tcp_keepalive_probes "$keepalive_probes" "$@"
+    --mca oob_tcp_keepalive_probes "$keepalive_probes" \
+    --mca mpi_yield_when_idle "${ZB_CLUSTER_MPI_YIELD:-1}" "$@"
 }
 
 cmd_slurm() {
