@@ -24,13 +24,15 @@
 # over. ZB_BENCH_INPUTS (default inputs/ beside it; keep it beside the record, which links it)
 # keeps, per rate, what the predictions read (the tables, the descriptions, the step models) and
 # every run's rank records (<rate>/runs.tar.xz): a rate there that the work lacks is restored
-# into it before predicting, so the rates can run in separate sessions, on fresh machines
-# (ZB_BENCH_RATES=4gbit, then 1gbit), into one record, each re-predicted by the current
-# zero_analyze, each rate's commit, date and settings recorded with it.
+# into it first, so the rates can run in separate sessions, on fresh machines (ZB_BENCH_RATES=4gbit,
+# then 1gbit), into one record, each re-predicted by the current zero_analyze, each rate's commit,
+# date and settings recorded with it; a rate named again is continued (only what it lacks is
+# measured, on its kept step models and tables; its provenance gains a "continued" line).
 # ZB_BENCH_RECORD_ONLY=1 writes the record from the work and the inputs, launching nothing.
 # ZB_BENCH_OUT (default README.md beside it) names the record.
-# ZB_BENCH_SKIP: runs left out, as globs of MODEL/PARTITIONER_W<w>[_G<g>] (default "BERT/*_W8*":
-# eight ranks of BERT hold more than this machine's 24 GiB; flat W = 8 was killed for memory).
+# ZB_BENCH_SKIP: runs left out, as globs of MODEL/PARTITIONER_W<w>[_G<g>] (default "BERT/*_W8*
+# BERT/flat_W4* BERT/hybrid_W4*": their ranks hold more than this machine's 24 GiB; under the heap
+# policy, which never gives memory back, a rank of flat BERT at W = 4 held 6.4 GB and was killed).
 # ZB_BENCH_ITERS (default 3) timed iterations after 1 warm-up; ZB_TABLE_BYTES (default 1K:64M;
 # larger calls are read at the last row's bus bandwidth), ZB_TABLE_ITERS (default 10, after 2
 # warm-up) for the tables.
@@ -53,7 +55,7 @@ forward+=(-x OMPI_MCA_mpi_yield_when_idle)
 out="${ZB_BENCH_OUT:-$here/README.md}" iters="${ZB_BENCH_ITERS:-3}" inputs="$(realpath -m "${ZB_BENCH_INPUTS:-$here/inputs}")"
 rates="${ZB_BENCH_RATES:-1gbit 4gbit}" models="${ZB_BENCH_MODELS:-ResNet50 BERT}"
 backends="${ZB_BENCH_BACKENDS:-gloo mpi}" table_bytes="${ZB_TABLE_BYTES:-1K:64M}"
-table_iters="${ZB_TABLE_ITERS:-10}" skip="${ZB_BENCH_SKIP-BERT/*_W8*}" work="${ZB_BENCH_WORK:-$HOME/.cache/zero-bench/predict_validation}"
+table_iters="${ZB_TABLE_ITERS:-10}" skip="${ZB_BENCH_SKIP-BERT/*_W8* BERT/flat_W4* BERT/hybrid_W4*}" work="${ZB_BENCH_WORK:-$HOME/.cache/zero-bench/predict_validation}"
 cluster=scripts/cluster/local_cluster.sh
 # The daemons' keepalive off, as experiments/cluster: a link kept full loses them mid-run otherwise.
 export ZB_CLUSTER_KEEPALIVE="${ZB_CLUSTER_KEEPALIVE:-0 1 3}"
@@ -74,11 +76,33 @@ fi
 trap '"$cluster" down >/dev/null 2>&1 || true' EXIT
 started=$(date +%s)
 log() { echo "[experiments/predict_validation +$(( $(date +%s) - started ))s] $*" >&2; }
+# A rate kept in the inputs (measured in an earlier session) that the work lacks comes back into
+# it: to be predicted again with the rest, and, where ZB_BENCH_RATES names it, continued (what it
+# lacks measured, on its own step models and tables).
+for kept in "$inputs"/*/runs.tar.xz; do
+  [ -f "$kept" ] || continue
+  rate=$(basename "$(dirname "$kept")")
+  [ -f "$work/$rate/provenance" ] && continue
+  log "restoring the $rate runs from $kept"
+  rm -rf "$work/.restoring"
+  mkdir -p "$work/.restoring"
+  (cd "$inputs/$rate" && cp --parents provenance cost_model_ranks*.json ./*/tables/*.txt "$work/.restoring/")
+  tar -xJf "$kept" -C "$work/.restoring"
+  rm -rf "${work:?}/$rate"
+  mv "$work/.restoring" "$work/$rate"
+done
 
-# One launch on the cluster; its output kept beside what it made, shown if it fails.
+# One launch on the cluster; its output kept beside what it made, shown if it fails. The first in
+# a rate measured before this invocation adds a line to its provenance.
+continuing="" provenance=""
 launch() {
   local logfile=$1 ranks=$2
   shift 2
+  if [ -n "$continuing" ]; then
+    echo "  continued: git $(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown), $(date -u +%Y-%m-%d); $policy" \
+      >>"$provenance"
+    continuing=""
+  fi
   "$cluster" mpirun --bind-to none "${forward[@]}" -np "$ranks" "$@" >"$logfile" 2>&1 || {
     echo "experiments/predict_validation: failed ($logfile):" >&2; tail -5 "$logfile" >&2; exit 1; }
 }
@@ -121,10 +145,14 @@ for rate in $rates; do
   "$cluster" up 4 --rate "$rate" --delay 100us --slots 2 >"$work/up_$rate.log" 2>&1 || {
     status=$?; cat "$work/up_$rate.log" >&2; exit "$status"; }
   mkdir -p "$work/$rate"
-  for w in 2 4 8; do calibrate_layout "$work/$rate" "$w"; done
-  [ -f "$work/$rate/provenance" ] ||
+  provenance="$work/$rate/provenance" continuing=""
+  if [ -f "$provenance" ]; then
+    continuing=1
+  else
     echo "$rate: git $(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown), $(date -u +%Y-%m-%d), $iters timed iterations after 1 warm-up; tables $table_bytes, $table_iters calls per size after 2 warm-up; $policy" \
-      >"$work/$rate/provenance"
+      >"$provenance"
+  fi
+  for w in 2 4 8; do calibrate_layout "$work/$rate" "$w"; done
   for backend in $backends; do
     at="$work/$rate/$backend"
     mkdir -p "$at/tables"
@@ -165,20 +193,6 @@ for rate in $rates; do
   done
   "$cluster" down >/dev/null
 done
-# A rate kept in the inputs (measured in an earlier session) that the work lacks comes back into
-# it, to be predicted again with the rest.
-for kept in "$inputs"/*/runs.tar.xz; do
-  [ -f "$kept" ] || continue
-  rate=$(basename "$(dirname "$kept")")
-  [ -f "$work/$rate/provenance" ] && continue
-  log "restoring the $rate runs from $kept"
-  rm -rf "$work/.restoring"
-  mkdir -p "$work/.restoring"
-  (cd "$inputs/$rate" && cp --parents provenance cost_model_ranks*.json ./*/tables/*.txt "$work/.restoring/")
-  tar -xJf "$kept" -C "$work/.restoring"
-  rm -rf "${work:?}/$rate"
-  mv "$work/.restoring" "$work/$rate"
-done
 # Each run predicted on the description of its W: the tables of its rate and backend (the
 # inter-node one measured on the nodes W spans, the intra-node one with every node of them
 # running its pair), the step model of its rate's layout.
@@ -193,9 +207,11 @@ for at in "$work"/*/*/; do
         "without ZB_BENCH_RECORD_ONLY to calibrate it on the cluster)" >&2
       exit 1
     }
-    intra="$at/tables/ranks2.txt"
+    intra="$at/tables/ranks2.txt" inter="$at/tables/ranks$(( w > 4 ? 8 : 4 )).txt"
     [ "$w" = 2 ] || intra="$at/tables/ranks${w}_split2.txt"
-    describe "$at/w$w.json" "$intra" "$at/tables/ranks$(( w > 4 ? 8 : 4 )).txt" "$cost"
+    rm -f "$at/w$w.json"
+    [ -f "$intra" ] && [ -f "$inter" ] || continue  # tables not (yet) measured: no run of this W either
+    describe "$at/w$w.json" "$intra" "$inter" "$cost"
   done
   for dir in "$at"/*/*_W*; do
     [ -f "$dir/exp_info.json" ] || continue
@@ -247,11 +263,12 @@ echo "steps. Within-node tables at W = 4 and 8: --table-split 2 on the W ranks, 
 echo "once, as the runs' shard groups. What the predictions read (the tables, the cluster descriptions, the"
 echo "step models) and each run's rank records (runs.tar.xz) are in [$(basename "$inputs")/]($(basename "$inputs")/), per rate: a rate"
 echo "measured in an earlier session is predicted again from them. Left out: ${skip:-nothing} (ZB_BENCH_SKIP;"
-echo "eight ranks of BERT hold more than this machine's 24 GiB). docs/predict.md reads the figures. Each rate as run:"
+echo "their ranks hold more than this machine's 24 GiB: under the heap policy a rank of flat BERT at W = 4 held"
+echo "6.4 GB). docs/predict.md reads the figures. Each rate as run:"
 echo
-cat "$work"/*/provenance | sed 's/^/- /'
+cat "$work"/*/provenance | sed -e 's/^  /  - /' -e t -e 's/^/- /'
 echo
-python3 "$here/validation_table.py" "$work"
+python3 "$here/validation_table.py" "$work" "$skip"
 } >"$out.part"
 mv "$out.part" "$out"
 log "wrote $out"

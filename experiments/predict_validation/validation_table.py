@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """The tables of experiments/predict_validation/README.md from run.sh's work directory.
 
-    python3 experiments/predict_validation/validation_table.py WORK
+    python3 experiments/predict_validation/validation_table.py WORK [SKIP]
+
+SKIP: run.sh's ZB_BENCH_SKIP (globs of MODEL/PARTITIONER_W<w>[_G<g>], space separated):
+the cases of the grid it names are listed as left out, apart from those not run.
 
 WORK/<rate>/<backend>/<model>/<partitioner>_W<w>[_G<g>]/ holds a timed run's rank
 records and, beside it, <that>.predict.json (zero_analyze --predict --format json).
@@ -15,6 +18,7 @@ a barrier before each phase). Beside each communication phase, the raw replay of
 its calls (the probe iteration's median, slowest rank) separates the tables'
 price of the calls from what the phase adds to them. Standard library only.
 """
+import fnmatch
 import json
 import re
 import statistics
@@ -186,16 +190,28 @@ def every_case(cases):
     print()
 
 
+def left_out(case, skip):
+    """Whether RATE/BACKEND/MODEL/RUN is one that SKIP's globs name (as MODEL/RUN)."""
+    model_run = "/".join(case.split("/")[-2:])
+    return any(fnmatch.fnmatchcase(model_run, glob) for glob in skip)
+
+
 def main():
-    if len(sys.argv) != 2:
-        sys.exit("usage: validation_table.py WORK")
+    if len(sys.argv) not in (2, 3):
+        sys.exit("usage: validation_table.py WORK [SKIP]")
     cases, missing = load(sys.argv[1])
+    skip = sys.argv[2].split() if len(sys.argv) == 3 else []
     if not cases:
         sys.exit(f"validation_table.py: no finished case under {sys.argv[1]}")
     summary(cases)
-    if missing:
-        print(f"Not run (or without a prediction): {len(missing)} of {len(cases) + len(missing)} cases: "
-              + ", ".join(missing) + ".")
+    skipped = [m for m in missing if left_out(m, skip)]
+    not_run = [m for m in missing if not left_out(m, skip)]
+    total = len(cases) + len(missing)
+    if skipped:
+        print(f"Left out (ZB_BENCH_SKIP): {len(skipped)} of {total} cases: " + ", ".join(skipped) + ".")
+        print()
+    if not_run:
+        print(f"Not run (or without a prediction): {len(not_run)} of {total} cases: " + ", ".join(not_run) + ".")
         print()
     every_case(cases)
 
