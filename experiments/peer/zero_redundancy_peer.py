@@ -31,6 +31,11 @@ back before every iteration. Per iteration:
   heap free   before opt.step(), untimed: the free bytes in glibc's heaps
               (mallinfo2), what a step's large temporaries may come from
               instead of fresh pages.
+  --sync-trace  the sync's two halves, as ZeroRedundancyOptimizer._sync_params
+              makes them (every owner's broadcasts issued, then each waited
+              for): the issuing's wall time and its thread's CPU time and
+              involuntary context switches, and the waiting's wall time; an
+              issuing that takes longer than its CPU time was kept off a core.
 Host pages: whatever THP_MEM_ALLOC_ENABLE says (torch's CPU allocator reads
 it at the first tensor); each rank records its memory on huge pages after the
 timed iterations (AnonHugePages, /proc/self/smaps_rollup), so a run on huge
@@ -157,6 +162,9 @@ def main():
                          "zero_bench's --step-timing serial, for ranks that share cores")
     ap.add_argument("--impl", choices=sorted(IMPL_FLAGS), default="torch",
                     help="Adam's implementation, as zero_bench's --optimizer-impl names PyTorch's own")
+    ap.add_argument("--sync-trace", action="store_true",
+                    help="time the sync's issuing and waiting apart (ZeroRedundancyOptimizer._sync_params's calls, "
+                         "with timestamps between them)")
     ap.add_argument("--grad-copies", action="store_true",
                     help="gradients of their own, copied into the buckets and back inside the all-reduce phase "
                          "(DDP's default), instead of views of the buckets (gradient_as_bucket_view=True)")
@@ -194,6 +202,23 @@ def main():
         return result
 
     opt.optim.step = timed_inner_step
+    sync_trace = []
+
+    def traced_sync_params():  # _sync_params's own calls (torch 2.14.1), timed in its two halves
+        start, cpu = time.perf_counter(), time.thread_time()
+        switches = resource.getrusage(resource.RUSAGE_THREAD).ru_nivcsw
+        handles = []
+        for owner in range(opt.world_size):
+            handles.extend(opt._broadcast_params_from_rank(owner))
+        issued, issue_cpu = time.perf_counter(), time.thread_time() - cpu
+        issue_switches = resource.getrusage(resource.RUSAGE_THREAD).ru_nivcsw - switches
+        for handle in handles:
+            handle.wait()
+        sync_trace.append({"calls": len(handles), "issue_s": issued - start, "issue_cpu_s": issue_cpu,
+                           "issue_involuntary_switches": issue_switches, "wait_s": time.perf_counter() - issued})
+
+    if args.sync_trace:
+        opt._sync_params = traced_sync_params
     all_reduce, step = [], []
     for i in range(args.warmup + args.iters):
         with torch.no_grad():
@@ -217,6 +242,8 @@ def main():
     mine = {"rank": rank, "owned_elements": owned, "all_reduce": all_reduce, "step": step, "local_step": local_step,
             "sync": sync, "local_step_page_faults": faults[args.warmup:],
             "heap_free_bytes_before_step": heap_free[args.warmup:], "anon_huge_page_bytes": anon_huge_page_bytes()}
+    if args.sync_trace:
+        mine["sync_trace"] = sync_trace[args.warmup:]
     ranks = [None] * world
     dist.all_gather_object(ranks, mine)
     if rank == 0:
