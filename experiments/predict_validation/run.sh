@@ -50,7 +50,7 @@ mapfile -t forward < <(zb_allocator_forward)
 # more ranks than cores): up to 8 ranks share 2 cores with the processes that carry the shaped
 # links (zbc-wire), and ranks spinning in MPI_Wait starve those, so that a 1 KiB all-reduce across
 # two nodes took 9-12 ms and a 4 MiB one twice its yielding time. A real node's NIC needs no core.
-export OMPI_MCA_mpi_yield_when_idle=1
+export OMPI_MCA_mpi_yield_when_idle=1 ZB_CLUSTER_MPI_YIELD=1  # the cluster's mpirun sets it too
 forward+=(-x OMPI_MCA_mpi_yield_when_idle)
 out="${ZB_BENCH_OUT:-$here/README.md}" iters="${ZB_BENCH_ITERS:-3}" inputs="$(realpath -m "${ZB_BENCH_INPUTS:-$here/inputs}")"
 rates="${ZB_BENCH_RATES:-1gbit 4gbit}" models="${ZB_BENCH_MODELS:-ResNet50 BERT}"
@@ -83,6 +83,8 @@ for kept in "$inputs"/*/runs.tar.xz; do
   [ -f "$kept" ] || continue
   rate=$(basename "$(dirname "$kept")")
   [ -f "$work/$rate/provenance" ] && continue
+  # ZB_BENCH_FRESH=1 measures the rates it runs afresh; the others are kept.
+  [ "${ZB_BENCH_FRESH:-0}" = 1 ] && [ "${ZB_BENCH_RECORD_ONLY:-0}" != 1 ] && [[ " $rates " == *" $rate "* ]] && continue
   log "restoring the $rate runs from $kept"
   rm -rf "$work/.restoring"
   mkdir -p "$work/.restoring"
@@ -221,22 +223,6 @@ for at in "$work"/*/*/; do
     mv "$dir.predict.json.part" "$dir.predict.json"
   done
 done
-# Kept beside the record, per rate: what the predictions read (the tables, the descriptions, the
-# step models) and every finished run's records (runs.tar.xz, made the same from the same files).
-rm -rf "$inputs.part"
-mkdir -p "$inputs.part"
-for at in "$work"/*/; do
-  at=${at%/} rate=$(basename "$at")
-  [ -f "$at/provenance" ] || continue
-  mkdir -p "$inputs.part/$rate"
-  (cd "$at" && cp --parents provenance cost_model_ranks*.json ./*/w*.json ./*/tables/*.txt "$inputs.part/$rate/")
-  (cd "$at" && find . -mindepth 4 -maxdepth 4 -path './*/*/*_W*/*.json' -print0 |
-    LC_ALL=C sort -z |
-    tar --null --files-from=- --create --mtime=@0 --owner=0 --group=0 --numeric-owner --format=gnu -f - |
-    xz -9 >"$inputs.part/$rate/runs.tar.xz")
-done
-rm -rf "$inputs"
-mv "$inputs.part" "$inputs"
 # The settings this record was made with, as the Regenerate line's prefix (paths from the checkout's root).
 settings=""
 for var in ZB_BENCH_RATES ZB_BENCH_MODELS ZB_BENCH_BACKENDS ZB_BENCH_SKIP ZB_BENCH_ITERS ZB_TABLE_BYTES \
@@ -271,4 +257,20 @@ echo
 python3 "$here/validation_table.py" "$work" "$skip"
 } >"$out.part"
 mv "$out.part" "$out"
-log "wrote $out"
+# Kept beside the record, per rate: what the predictions read (the tables, the descriptions, the
+# step models) and every finished run's records (runs.tar.xz, made the same from the same files).
+rm -rf "$inputs.part"
+mkdir -p "$inputs.part"
+for at in "$work"/*/; do
+  at=${at%/} rate=$(basename "$at")
+  [ -f "$at/provenance" ] || continue
+  mkdir -p "$inputs.part/$rate"
+  (cd "$at" && cp --parents provenance cost_model_ranks*.json ./*/w*.json ./*/tables/*.txt "$inputs.part/$rate/")
+  (cd "$at" && find . -mindepth 4 -maxdepth 4 -path './*/*/*_W*/*.json' -print0 |
+    LC_ALL=C sort -z |
+    tar --null --files-from=- --create --mtime=@0 --owner=0 --group=0 --numeric-owner --format=gnu -f - |
+    xz -9 >"$inputs.part/$rate/runs.tar.xz")
+done
+rm -rf "$inputs"
+mv "$inputs.part" "$inputs"
+log "wrote $out and $inputs"
