@@ -43,7 +43,8 @@ def main():
         sys.exit("usage: sync_issue_table.py WORK_DIR ROUNDS MODEL...")
     work, rounds, models = Path(sys.argv[1]), int(sys.argv[2]), sys.argv[3:]
     print("| model | W | calls | peer sync (ms) | its issuing, wall (ms) | its issuing, CPU (ms) | involuntary "
-          "switches while issuing | its waiting (ms) | zero_bench sync (ms) | peer - zero_bench, per call (us) |")
+          "switches while issuing | its waiting (ms) | zero_bench sync (ms) | peer - zero_bench per call, median "
+          "over the rounds of each round's (us) |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for model in models:
         for w in (1, 2):
