@@ -46,12 +46,9 @@ source "$here/../common/heap_policy.sh"
 # ZB_GLIBC_DYNAMIC=1 leaves glibc's default. Forwarded to the other nodes' ranks.
 [ "${ZB_GLIBC_DYNAMIC:-0}" = 1 ] || zb_heap_policy
 mapfile -t forward < <(zb_allocator_forward)
-# Open MPI's progress yields the core while a rank waits (mpi_yield_when_idle, its setting for
-# more ranks than cores): up to 8 ranks share 2 cores with the processes that carry the shaped
-# links (zbc-wire), and ranks spinning in MPI_Wait starve those, so that a 1 KiB all-reduce across
-# two nodes took 9-12 ms and a 4 MiB one twice its yielding time. A real node's NIC needs no core.
-export OMPI_MCA_mpi_yield_when_idle=1 ZB_CLUSTER_MPI_YIELD=1  # the cluster's mpirun sets it too
-forward+=(-x OMPI_MCA_mpi_yield_when_idle)
+# Open MPI's progress yields the core while a rank waits: the cluster's mpirun sets
+# mpi_yield_when_idle (local_cluster.sh says why), pinned here to what the provenance records.
+export ZB_CLUSTER_MPI_YIELD=1
 out="${ZB_BENCH_OUT:-$here/README.md}" iters="${ZB_BENCH_ITERS:-3}" inputs="$(realpath -m "${ZB_BENCH_INPUTS:-$here/inputs}")"
 rates="${ZB_BENCH_RATES:-1gbit 4gbit}" models="${ZB_BENCH_MODELS:-ResNet50 BERT}"
 backends="${ZB_BENCH_BACKENDS:-gloo mpi}" table_bytes="${ZB_TABLE_BYTES:-1K:64M}"
@@ -97,12 +94,12 @@ done
 # One launch on the cluster; its output kept beside what it made, shown if it fails. The first in
 # a rate measured before this invocation adds a line to its provenance.
 continuing="" provenance=""
+stamp() { echo "git $(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown), $(date -u +%Y-%m-%d)"; }
 launch() {
   local logfile=$1 ranks=$2
   shift 2
   if [ -n "$continuing" ]; then
-    echo "  continued: git $(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown), $(date -u +%Y-%m-%d); $policy" \
-      >>"$provenance"
+    echo "  continued: $(stamp); $policy" >>"$provenance"
     continuing=""
   fi
   "$cluster" mpirun --bind-to none "${forward[@]}" -np "$ranks" "$@" >"$logfile" 2>&1 || {
@@ -151,7 +148,7 @@ for rate in $rates; do
   if [ -f "$provenance" ]; then
     continuing=1
   else
-    echo "$rate: git $(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown), $(date -u +%Y-%m-%d), $iters timed iterations after 1 warm-up; tables $table_bytes, $table_iters calls per size after 2 warm-up; $policy" \
+    echo "$rate: $(stamp), $iters timed iterations after 1 warm-up; tables $table_bytes, $table_iters calls per size after 2 warm-up; $policy" \
       >"$provenance"
   fi
   for w in 2 4 8; do calibrate_layout "$work/$rate" "$w"; done

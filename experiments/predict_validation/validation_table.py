@@ -204,8 +204,9 @@ def main():
     if not cases:
         sys.exit(f"validation_table.py: no finished case under {sys.argv[1]}")
     summary(cases)
-    skipped = [m for m in missing if left_out(m, skip)]
-    not_run = [m for m in missing if not left_out(m, skip)]
+    skipped, not_run = [], []
+    for m in missing:
+        (skipped if left_out(m, skip) else not_run).append(m)
     total = len(cases) + len(missing)
     if skipped:
         print(f"Left out (ZB_BENCH_SKIP): {len(skipped)} of {total} cases: " + ", ".join(skipped) + ".")
