@@ -36,6 +36,12 @@ back before every iteration. Per iteration:
               for): the issuing's wall time and its thread's CPU time and
               involuntary context switches, and the waiting's wall time; an
               issuing that takes longer than its CPU time was kept off a core.
+  --call-trace  inside the local Adam step, the time spent in the torch calls
+              it makes from Python (each outermost call: ATen's kernels and
+              their C++ dispatch) and how many, timed by a TorchFunctionMode;
+              the local step less that time is the peer's Python around them.
+              The mode's own cost (a few us a call) lands in the local step
+              of that run, not in the calls' time.
 Host pages: whatever THP_MEM_ALLOC_ENABLE says (torch's CPU allocator reads
 it at the first tensor); each rank records its memory on huge pages after the
 timed iterations (AnonHugePages, /proc/self/smaps_rollup), so a run on huge
@@ -52,6 +58,7 @@ import time
 import torch
 import torch.distributed as dist
 from torch.distributed.optim import ZeroRedundancyOptimizer
+from torch.overrides import TorchFunctionMode
 
 BUCKET_BYTES = 25 * 1024 * 1024
 # torch.optim.Adam's flags for each of zero_bench's PyTorch implementations.
@@ -145,6 +152,22 @@ def heap_free_bytes():
     return _MALLINFO2().fordblks if _MALLINFO2 else None
 
 
+class TorchCallTimer(TorchFunctionMode):
+    """While active, times every torch function and tensor method called from Python, the outermost only (a
+    mode is off while its handler runs, so a call's own torch calls are inside its time)."""
+
+    def __init__(self):
+        super().__init__()
+        self.seconds, self.calls = 0.0, 0
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        start = time.perf_counter()
+        result = func(*args, **(kwargs or {}))
+        self.seconds += time.perf_counter() - start
+        self.calls += 1
+        return result
+
+
 def timed(fn):
     start = time.time()
     fn()
@@ -165,6 +188,8 @@ def main():
     ap.add_argument("--sync-trace", action="store_true",
                     help="time the sync's issuing and waiting apart (ZeroRedundancyOptimizer._sync_params's calls, "
                          "with timestamps between them)")
+    ap.add_argument("--call-trace", action="store_true",
+                    help="time the torch calls the local Adam step makes from Python (a TorchFunctionMode)")
     ap.add_argument("--grad-copies", action="store_true",
                     help="gradients of their own, copied into the buckets and back inside the all-reduce phase "
                          "(DDP's default), instead of views of the buckets (gradient_as_bucket_view=True)")
@@ -178,13 +203,21 @@ def main():
         p.grad = g.clone()
     buckets = GradientBuckets(params, as_bucket_views=not args.grad_copies)
     opt = ZeroRedundancyOptimizer(params, optimizer_class=torch.optim.Adam, lr=0.01, **IMPL_FLAGS[args.impl])
-    local, turns, faults, heap_free = [], [], [], []
+    local, turns, faults, heap_free, torch_calls = [], [], [], [], []
     inner_step = opt.optim.step
+
+    def traced_inner_step(*a, **k):
+        if not args.call_trace:
+            return inner_step(*a, **k)
+        with TorchCallTimer() as timer:
+            result = inner_step(*a, **k)
+        torch_calls.append({"calls": timer.calls, "seconds": timer.seconds})
+        return result
 
     def counted_inner_step(*a, **k):  # the local step, timed, and the minor page faults it took
         before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
         start = time.time()
-        result = inner_step(*a, **k)
+        result = traced_inner_step(*a, **k)
         local.append(time.time() - start)
         faults.append(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before)
         return result
@@ -244,13 +277,15 @@ def main():
             "heap_free_bytes_before_step": heap_free[args.warmup:], "anon_huge_page_bytes": anon_huge_page_bytes()}
     if args.sync_trace:
         mine["sync_trace"] = sync_trace[args.warmup:]
+    if args.call_trace:
+        mine["local_step_torch_calls"] = torch_calls[args.warmup:]
     ranks = [None] * world
     dist.all_gather_object(ranks, mine)
     if rank == 0:
         doc = {"peer": "torch.distributed.optim.ZeroRedundancyOptimizer", "torch": torch.__version__,
                "model": args.model, "elements": sum(p.numel() for p in params), "world_size": world,
                "backend": "gloo", "optimizer": "torch.optim.Adam(lr=0.01, " + ", ".join(f"{k}={v}" for k, v in IMPL_FLAGS[args.impl].items()) + ")", "threads": 1,
-               "warmup": args.warmup, "step_timing": args.step_timing,
+               "warmup": args.warmup, "step_timing": args.step_timing, "call_trace": args.call_trace,
                "gradient_as_bucket_view": not args.grad_copies,
                "thp_mem_alloc_enable": os.environ.get("THP_MEM_ALLOC_ENABLE", ""), "ranks": ranks}
         tmp = args.out + ".tmp"
