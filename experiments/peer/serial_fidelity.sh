@@ -14,7 +14,8 @@
 # ZB_BENCH_ROUNDS (default 5) interleaved rounds of 2 warm-up +
 # ZB_BENCH_ITERS (default 6) timed iterations, ZB_PEER_MODELS (default
 # "ResNet50 ResNet152"), --bind-to none unless ZB_BIND_TO; the heap policy of
-# peer_launch.sh. Records serial_fidelity.md beside it (ZB_BENCH_OUT).
+# peer_launch.sh. Records serial_fidelity.md beside it (ZB_BENCH_OUT), its
+# runs (every rank's JSON of both sides) in serial_fidelity_runs.tar.xz.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 source "$here/../common/bench_env.sh"  # works from the checkout's root
@@ -22,6 +23,7 @@ source "$here/peer_launch.sh"
 py="$(zb_peer_python)"  # installs the peer's model libraries when missing
 rounds="${ZB_BENCH_ROUNDS:-5}" iters="${ZB_BENCH_ITERS:-6}" models="${ZB_PEER_MODELS:-ResNet50 ResNet152}"
 out="${ZB_BENCH_OUT:-$here/serial_fidelity.md}"
+runs="${out%.md}_runs.tar.xz"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 started=$(date +%s)
@@ -62,9 +64,14 @@ done
   echo "ranks taking turns at the step and meeting before the sync. Each figure: the slowest rank's median over"
   echo "the timed iterations, then the median over the rounds (the range: the rounds' lowest and highest)."
   zb_allocator_lines
+  echo "The runs, every rank's record of both sides: $(basename "$runs") beside it (\`serial_fidelity_table.py DIR"
+  echo "$rounds $models\` on its contents remakes the tables below)."
   echo
   # shellcheck disable=SC2086  # models is a list
   "$py" "$here/serial_fidelity_table.py" "$work" "$rounds" $models
 } >"$out.part"
+rm -f "$work"/*.log
+tar -C "$work" --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner --exclude=.zero_bench.lock -cJf "$runs.part" .
+mv "$runs.part" "$runs"
 mv "$out.part" "$out"
 zb_log "wrote $out"

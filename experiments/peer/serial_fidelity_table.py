@@ -48,6 +48,7 @@ def case_rounds(work, rounds, model, w, impl):
                    "ours_step": ours["step"], "ours_sync": ours["sync"], "ours_whole": ours["total"],
                    "peer_calls_s": traced["calls_s"], "peer_calls": traced["calls"],
                    "peer_traced_step": traced["traced_step"],
+                   "peer_traced_sync": peer_figures(work / f"{name}_peer-traced.json")["sync"],
                    "peer_faults": faults(work / f"{name}_peer.json", model, w),
                    "ours_faults": faults(work / f"{name}_ours", model, w)}
         for key, value in figures.items():
@@ -58,6 +59,16 @@ def case_rounds(work, rounds, model, w, impl):
 def ms(values):
     m = statistics.median(values)
     return f"{1e3 * m:.1f} ({1e3 * min(values):.1f}-{1e3 * max(values):.1f})"
+
+
+def sync_spread(cases, model, w):
+    """The same broadcasts timed in each side's runs that differ elsewhere: the peer's six (three
+    implementations, plain and traced: the trace covers the local step only), zero_bench's three; slowest
+    over fastest of their medians over the rounds, the noise floor a sync ratio must clear."""
+    peer = [statistics.median(cases[(model, w, i)][k]) for i in IMPLS for k in ("peer_sync", "peer_traced_sync")]
+    ours = [statistics.median(cases[(model, w, i)]["ours_sync"]) for i in IMPLS]
+    return f"the sync (the same broadcasts), slowest / fastest over the peer's six runs {max(peer) / min(peer):.3f}, " \
+           f"over zero_bench's three {max(ours) / min(ours):.3f}"
 
 
 def ratio(ours, peer):
@@ -85,6 +96,9 @@ def main():
         print("| " + " | ".join(row) + " |")
     print()
     print(f"- within 10 % of the peer's: {within} of {figures} figures")
+    for model in models:
+        for w in WORLD_SIZES:
+            print(f"- {model}, W = {w}, each side against itself: {sync_spread(cases, model, w)}")
     print()
     print("## The step split: the peer's torch calls and its Python around them")
     print()
