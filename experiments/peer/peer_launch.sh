@@ -57,3 +57,16 @@ zb_peer_python() {
   fi
   echo "$py"
 }
+
+# zb_peer_regenerate_line SCRIPT VAR...: a record's "Regenerate:" line: the
+# allocator settings both sides ran under, each named variable that is set,
+# then the command.
+zb_peer_regenerate_line() {
+  local script=$1 settings var
+  shift
+  settings="$(zb_allocator_env ZB_PEER_GLIBC_DYNAMIC)"
+  for var in "$@"; do
+    [ -z "${!var:-}" ] || settings+="$var=\"${!var}\" "
+  done
+  echo "Regenerate: \`${settings}bash $script\`"
+}

@@ -81,11 +81,7 @@ tmp="$out.tmp.$$"
 {
   echo "# zero_bench beside PyTorch's ZeroRedundancyOptimizer"
   echo
-  settings="$(zb_allocator_env ZB_PEER_GLIBC_DYNAMIC)"
-  for var in ZB_BENCH_ROUNDS ZB_BENCH_ITERS ZB_PEER_MODELS ZB_PEER_FAST_MODELS ZB_BIND_TO; do
-    [ -z "${!var:-}" ] || settings+="$var=\"${!var}\" "
-  done
-  echo "Regenerate: \`${settings}bash experiments/peer/run.sh\`"
+  zb_peer_regenerate_line experiments/peer/run.sh ZB_BENCH_ROUNDS ZB_BENCH_ITERS ZB_PEER_MODELS ZB_PEER_FAST_MODELS ZB_BIND_TO
   echo
   echo "Run at $(git rev-parse --short=12 HEAD), $(date -u +%F), $(nproc) cores,"
   echo "torch $("$py" -c 'import torch; print(torch.__version__)') (peer) and libtorch $ZB_TORCH_VERSION (zero_bench),"

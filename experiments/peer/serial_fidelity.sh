@@ -50,11 +50,7 @@ done
 {
   echo "# The fidelity pairs with each phase timed alone (--step-timing serial on both sides)"
   echo
-  settings="$(zb_allocator_env ZB_PEER_GLIBC_DYNAMIC)"
-  for var in ZB_BENCH_ROUNDS ZB_BENCH_ITERS ZB_PEER_MODELS ZB_BIND_TO ZB_BENCH_OUT; do
-    [ -z "${!var:-}" ] || settings+="$var=\"${!var}\" "
-  done
-  echo "Regenerate: \`${settings}bash experiments/peer/serial_fidelity.sh\`"
+  zb_peer_regenerate_line experiments/peer/serial_fidelity.sh ZB_BENCH_ROUNDS ZB_BENCH_ITERS ZB_PEER_MODELS ZB_BIND_TO ZB_BENCH_OUT
   echo
   zb_host_facts
   echo "git $(git rev-parse --short=12 HEAD), $(date -u +%F), torch $("$py" -c 'import torch; print(torch.__version__)') (peer)"
