@@ -448,6 +448,7 @@ TEST_CASE(
   check_storage_run(dir, "contiguous", "views of one contiguous allocation");
   r = mpirun(2, "lpt 2 --device cpu -b mpi -w 0 -n 1 --sync bucket --model-file " + small_model_file(tmp) + " -o " +
                     quote(tmp.str() + "/bucket"));
+  INFO("--sync bucket: exit " << r.exit_code << "\nstdout: " << r.out << "\nstderr: " << r.err);
   REQUIRE(r.exit_code == 0);  // the bucket is the parameters' storage: no param_storage recorded
   CHECK(load(fs::path(tmp.str()) / "bucket" / "small_2_0.json")["context"]["param_storage"].is_null());
   for (const char* refused : {"flat 2 --param-storage contiguous", "lpt 2 --sync bucket --param-storage contiguous"}) {
