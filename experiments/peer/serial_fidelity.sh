@@ -47,6 +47,11 @@ for round in $(seq 1 "$rounds"); do
   done
   zb_log "round $round/$rounds done"
 done
+# The runs first: should the table fail, they are kept (the trap removes the work folder).
+rm -f "$work"/*.log
+tar -C "$work" --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner --mode=u+rwX,go+rX \
+  --exclude=.zero_bench.lock -cJf "$runs.part" .
+mv "$runs.part" "$runs"
 {
   echo "# The fidelity pairs with each phase timed alone (--step-timing serial on both sides)"
   echo
@@ -66,8 +71,5 @@ done
   # shellcheck disable=SC2086  # models is a list
   "$py" "$here/serial_fidelity_table.py" "$work" "$rounds" $models
 } >"$out.part"
-rm -f "$work"/*.log
-tar -C "$work" --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner --exclude=.zero_bench.lock -cJf "$runs.part" .
-mv "$runs.part" "$runs"
 mv "$out.part" "$out"
 zb_log "wrote $out"

@@ -18,8 +18,9 @@ TOLERANCE = 0.10
 
 
 def peer_calls(path):
-    """The traced peer's figures: its local step, the time inside its torch calls and their count, for the
-    rank whose calls took longest (medians over the timed iterations)."""
+    """The traced peer's figures: the time inside its torch calls and their count, for the rank whose calls
+    took longest, and its slowest rank's local step (which may be another rank); medians over the timed
+    iterations."""
     ranks = json.loads(path.read_text())["ranks"]
     if any("local_step_torch_calls" not in r for r in ranks):
         sys.exit(f"serial_fidelity_table.py: {path} has no local_step_torch_calls (run the peer with --call-trace)")
