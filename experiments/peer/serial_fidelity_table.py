@@ -11,6 +11,8 @@ import sys
 from pathlib import Path
 
 from peer_table import ours_figures, peer_figures, slowest
+from per_call_table import ours_records
+from sync_issue_table import ms
 
 IMPLS = ["torch", "foreach", "fused"]
 WORLD_SIZES = [2, 4]
@@ -30,12 +32,14 @@ def peer_calls(path):
     return {"calls_s": seconds, "calls": calls, "traced_step": slowest([r["local_step"] for r in ranks])}
 
 
-def faults(path_or_dir, model, w):
-    """The most minor page faults any rank took in a step (median over its timed iterations)."""
-    if path_or_dir.suffix == ".json":
-        return max(statistics.median(r["local_step_page_faults"]) for r in json.loads(path_or_dir.read_text())["ranks"])
-    docs = [json.loads(f.read_text()) for f in sorted(path_or_dir.glob(f"{model}_{w}_*.json"))]
-    return max(statistics.median(d["result"]["timing"]["step_page_faults"]) for d in docs)
+def peer_faults(path):
+    """The most minor page faults any of the peer's ranks took in its local step (median over its iterations)."""
+    return max(statistics.median(r["local_step_page_faults"]) for r in json.loads(path.read_text())["ranks"])
+
+
+def ours_faults(run_dir, model, w):
+    """The most minor page faults any of zero_bench's ranks took in its step (median over its iterations)."""
+    return max(statistics.median(d["result"]["timing"]["step_page_faults"]) for d in ours_records(run_dir, model, w))
 
 
 def case_rounds(work, rounds, model, w, impl):
@@ -49,16 +53,11 @@ def case_rounds(work, rounds, model, w, impl):
                    "ours_step": ours["step"], "ours_sync": ours["sync"], "ours_whole": ours["total"],
                    "peer_calls_s": traced["calls_s"], "peer_calls": traced["calls"],
                    "peer_traced_step": traced["traced_step"],
-                   "peer_faults": faults(work / f"{name}_peer.json", model, w),
-                   "ours_faults": faults(work / f"{name}_ours", model, w)}
+                   "peer_faults": peer_faults(work / f"{name}_peer.json"),
+                   "ours_faults": ours_faults(work / f"{name}_ours", model, w)}
         for key, value in figures.items():
             out.setdefault(key, []).append(value)
     return out
-
-
-def ms(values):
-    m = statistics.median(values)
-    return f"{1e3 * m:.1f} ({1e3 * min(values):.1f}-{1e3 * max(values):.1f})"
 
 
 def sync_spread(cases, model, w):
