@@ -113,14 +113,14 @@ CollectivePrice table_price(const Reader& r, Collective c, const json& entry, co
            nccl_tests_redop(c) + " and root " + std::to_string(nccl_tests_root(c)) + " (the calls the phases make)");
   CollectivePrice price = CollectivePrice::from_table(
       c, ranks, std::move(rows), file + " (" + nccl_tests_program(c) + ", " + std::to_string(ranks) + " ranks)");
-  // Broadcasts started together, one per rank (zero_bench --collectives-table's last table: root -1).
+  // Broadcasts started together (zero_bench --collectives-table's last tables: root -1), one table per depth.
   for (const CollectiveTable& t : tables) {
     if (c != Collective::kBroadcast || t.collective != c || t.agg_iters < 2) continue;
     std::vector<std::pair<double, double>> together = table_rows(c, t, -1);
     if (together.empty()) continue;
     const int together_ranks = entry.contains("ranks") ? ranks : t.ranks();
-    return std::move(price).with_started_together(
-        together_ranks, std::move(together),
+    price = std::move(price).with_started_together(
+        t.agg_iters, together_ranks, std::move(together),
         "agg iters " + std::to_string(t.agg_iters) + ", " + std::to_string(together_ranks) + " ranks");
   }
   return price;
@@ -208,17 +208,31 @@ double CollectivePrice::seconds(double bytes, int ranks) const {
   return from_rows(rows_, table_ranks_, bytes, ranks);
 }
 
-CollectivePrice CollectivePrice::with_started_together(int ranks, std::vector<std::pair<double, double>> rows,
+CollectivePrice CollectivePrice::with_started_together(int depth, int ranks,
+                                                       std::vector<std::pair<double, double>> rows,
                                                        const std::string& source) && {
-  together_ranks_ = ranks, together_rows_ = std::move(rows);
-  source_ += "; started together: " + source;
+  const auto at =
+      std::find_if(together_.begin(), together_.end(), [depth](const StartedTogether& t) { return t.depth >= depth; });
+  if (at != together_.end() && at->depth == depth) return std::move(*this);  // the file's first of that depth
+  together_.insert(at, StartedTogether{depth, ranks, std::move(rows), source});
+  if (alone_source_.empty()) alone_source_ = source_;
+  source_ = alone_source_ + "; started together: ";
+  for (const StartedTogether& t : together_) source_ += (&t == &together_.front() ? "" : "; ") + t.source;
   return std::move(*this);
 }
 
-double CollectivePrice::seconds_started_together(double bytes, int ranks) const {
-  if (together_rows_.empty()) return seconds(bytes, ranks);
+double CollectivePrice::seconds_started_together(double bytes, int ranks, std::size_t calls) const {
+  if (together_.empty()) return seconds(bytes, ranks);
   if (ranks <= 1 || bytes <= 0) return 0;
-  return from_rows(together_rows_, together_ranks_, bytes, ranks);
+  const double depth = static_cast<double>(std::max<std::size_t>(calls, 1));
+  const auto above =
+      std::find_if(together_.begin(), together_.end(), [depth](const StartedTogether& t) { return t.depth >= depth; });
+  const auto read = [&](const StartedTogether& t) { return from_rows(t.rows, t.ranks, bytes, ranks); };
+  if (above == together_.begin()) return read(together_.front());
+  if (above == together_.end()) return read(together_.back());
+  const StartedTogether& lo = *(above - 1);
+  const double f = std::log(depth / lo.depth) / std::log(static_cast<double>(above->depth) / lo.depth);
+  return std::exp(std::log(read(lo)) + f * (std::log(read(*above)) - std::log(read(lo))));
 }
 
 const CollectivePrice& ClusterDescription::price(Collective c, Tier tier) const {

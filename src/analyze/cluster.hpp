@@ -28,25 +28,33 @@ class CollectivePrice {
   // the first row's time; above its last: at the last row's bus bandwidth);
   // at another rank count, the same bus bandwidth at that size. 0 for one rank.
   double seconds(double bytes, int ranks) const;
-  // This price, with the times of calls started together on `ranks` ranks (a
-  // table of broadcasts with agg iters: one call's share of each iteration).
-  CollectivePrice with_started_together(int ranks, std::vector<std::pair<double, double>> rows,
+  // This price, with the times of `depth` calls started together on `ranks`
+  // ranks (a table of broadcasts with agg iters: one call's share of each
+  // iteration); one such table per depth.
+  CollectivePrice with_started_together(int depth, int ranks, std::vector<std::pair<double, double>> rows,
                                         const std::string& source) &&;
-  // Seconds for one of several calls a phase starts before waiting for any:
-  // read from the started-together rows as seconds() reads its own, or
-  // seconds() where the price has none (a call alone).
-  double seconds_started_together(double bytes, int ranks) const;
+  // Seconds for one of `calls` calls a phase starts before waiting for any:
+  // read from each started-together table as seconds() reads its own; from
+  // the table of the depth nearest `calls` where no two depths bracket it,
+  // else between the two that do, in log-log (time against depth); seconds()
+  // where the price has none (a call alone).
+  double seconds_started_together(double bytes, int ranks, std::size_t calls) const;
   const std::string& source() const { return source_; }
 
  private:
   double from_rows(const std::vector<std::pair<double, double>>& rows, int rows_ranks, double bytes, int ranks) const;
 
   Collective collective_ = Collective::kAllReduce;
-  int table_ranks_ = 0, together_ranks_ = 0;
-  std::vector<std::pair<double, double>> rows_;           // empty: latency + busbw
-  std::vector<std::pair<double, double>> together_rows_;  // empty: calls started together priced alone
+  struct StartedTogether {
+    int depth = 0, ranks = 0;
+    std::vector<std::pair<double, double>> rows;
+    std::string source;
+  };
+  int table_ranks_ = 0;
+  std::vector<std::pair<double, double>> rows_;  // empty: latency + busbw
+  std::vector<StartedTogether> together_;        // by depth; empty: calls started together priced alone
   double latency_s_ = 0, busbw_ = 0;
-  std::string source_;
+  std::string source_, alone_source_;  // alone_source_: the calls alone, without the started-together tables
 };
 
 enum class Tier { kIntraNode, kInterNode };

@@ -53,7 +53,8 @@ double phase_seconds(const PlannedPhase& phase, Tier tier, int ranks, int link_s
   for (const PlannedCall& call : phase.calls) {
     const CollectivePrice& price = cluster.price(call.collective, tier);
     const double bytes = static_cast<double>(call.elements) * phase.element_bytes * link_share;
-    seconds += together ? price.seconds_started_together(bytes, ranks) : price.seconds(bytes, ranks);
+    seconds +=
+        together ? price.seconds_started_together(bytes, ranks, phase.calls.size()) : price.seconds(bytes, ranks);
   }
   return seconds;
 }

@@ -205,7 +205,7 @@ int64_t parse_table_bytes(const std::string& text, const std::string& whole) {
   return read.value << shift;
 }
 
-void add_table_options(CLI::App& app, Config& c, std::string& table_bytes) {
+void add_table_options(CLI::App& app, Config& c, std::string& table_bytes, std::string& table_depths) {
   auto* group = "collective tables (under mpirun)";
   add_text(app, "--collectives-table", c.collectives_table, "the path of the table to write",
            "sweep all-reduce, reduce-scatter, all-gather, broadcast and reduce over --table-bytes on the launched "
@@ -220,6 +220,34 @@ void add_table_options(CLI::App& app, Config& c, std::string& table_bytes) {
               "NCCL_TESTS_SPLIT=\"DIV K\"), every group timing the same calls at once, as the nodes of a job do "
               "(default: one group of every rank)")
       ->group(group);
+  add_text(app, "--table-depth", table_depths, "depths, e.g. 161,199",
+           "--collectives-table: after the table of K broadcasts started together (K the group's ranks), one more "
+           "per depth D of this comma-separated list, each timed iteration starting D broadcasts rooted owner by "
+           "owner (call i at group rank i x K / D), as a per-parameter sync of D parameters starts them; "
+           "zero_analyze --predict reads a sync of N calls between the depths around N")
+      ->group(group);
+}
+
+// --table-depth D,...: each an integer from 2 to kMaxTableDepth, none twice, ascending in the config.
+std::vector<int> table_depth_list(const std::string& list) {
+  std::vector<int> depths;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t comma = list.find(',', start);
+    const std::string piece = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    const DecimalInteger read = read_decimal_integer(piece);
+    if (read.kind != DecimalInteger::Kind::kInteger || read.value < 2 || read.value > kMaxTableDepth)
+      throw UsageError("--table-depth '" + list + "': '" + piece + "' is not a depth from 2 to " +
+                       std::to_string(kMaxTableDepth) + " (the calls one sync starts together; e.g. 161,199)");
+    const int depth = static_cast<int>(read.value);
+    if (std::find(depths.begin(), depths.end(), depth) != depths.end())
+      throw UsageError("--table-depth '" + list + "': depth " + std::to_string(depth) + " is given twice");
+    depths.push_back(depth);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  std::sort(depths.begin(), depths.end());
+  return depths;
 }
 
 void set_table_bytes(Config& c, const std::string& text) {
@@ -270,8 +298,8 @@ Config parse_command_line(int argc, char** argv, bool& help_shown) {
   add_options(app, c, world_sizes, models);
   add_timed_options(app, c, grad_dtype);
   add_partitioner_options(app, c);
-  std::string table_bytes;
-  add_table_options(app, c, table_bytes);
+  std::string table_bytes, table_depths;
+  add_table_options(app, c, table_bytes, table_depths);
   help_shown = false;
   try {
     app.parse(argc, argv);
@@ -285,6 +313,7 @@ Config parse_command_line(int argc, char** argv, bool& help_shown) {
   if (app.count("--models")) c.model_names = model_list(models);
   set_grad_dtype(c, grad_dtype);
   if (app.count("--table-bytes")) set_table_bytes(c, table_bytes);
+  if (app.count("--table-depth")) c.table_depths = table_depth_list(table_depths);
   check_unique(c.model_names, "model");
   if (app.count("--list-partitioners")) c.action = Action::kListPartitioners;
   else if (app.count("--list-models")) c.action = Action::kListModels;

@@ -69,7 +69,12 @@ struct Config {
   std::string collectives_table;
   int64_t table_min_bytes = 1024, table_max_bytes = int64_t{1} << 30;
   int table_split = 0;  // --table-split K: groups of K consecutive ranks timing at once; 0: one group of all
+  // --table-depth D,...: a table of D broadcasts started together per depth, besides the one at the group's ranks.
+  std::vector<int> table_depths;
 };
+
+// --table-depth's largest depth: the calls one sync starts together (a tensor per parameter) stay far below it.
+inline constexpr int kMaxTableDepth = 65536;
 
 // nccl-tests' sizes: a byte count with an optional K, M or G (powers of 1024): "1K" = 1024.
 inline constexpr int64_t kMaxTableBytes = int64_t{1} << 34;  // 16 GiB: above any single collective of a step

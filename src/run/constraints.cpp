@@ -174,6 +174,13 @@ std::vector<Constraint> make_table() {
                 "out";
        },
        kBadInput},
+      {"table-depth-without-collectives-table", S::kCommandLine,
+       [](const Facts& f) { return cfg(f).collectives_table.empty() && !cfg(f).table_depths.empty(); },
+       [](const Facts&) -> std::string {
+         return "--table-depth adds tables of broadcasts started together to --collectives-table FILE; give that "
+                "too, or leave --table-depth out";
+       },
+       kBadInput},
       {"collectives-table-with-a-partitioner", S::kCommandLine,
        [](const Facts& f) {
          return cfg(f).action == Action::kCollectivesTable &&

@@ -23,7 +23,10 @@
 // iters: K"): each timed iteration starts K broadcasts at once, call i rooted
 // at group rank i (root column -1), as a per-parameter sync starts its owners'
 // broadcasts, each row's time one call's share. Its calls go up to MAX / K
-// bytes each, so that an iteration holds what one call of MAX does.
+// bytes each, so that an iteration holds what one call of MAX does. Each
+// --table-depth D adds one such table of D calls (call i rooted at group rank
+// i x K / D: the owners' calls one owner after another, as a sync of D
+// parameters makes them), up to MAX / D bytes a call.
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
 #include <unistd.h>
@@ -143,15 +146,16 @@ class SizedCall : public TimedCalls {
   at::Tensor data_, result_;
 };
 
-// Broadcasts started together: one per group rank, call i rooted at rank i,
-// all in flight before any is waited for (broadcast_all, as a per-parameter
-// sync makes its owners' calls).
+// `depth` broadcasts started together, call i rooted at group rank
+// i x ranks / depth (at depth = ranks: one per rank, call i at rank i), all in
+// flight before any is waited for (broadcast_all, as a per-parameter sync
+// makes its owners' calls, owner by owner).
 class TogetherBroadcasts : public TimedCalls {
  public:
-  TogetherBroadcasts(int64_t count, int ranks, const at::Device& device) {
-    for (int i = 0; i < ranks; ++i) {
+  TogetherBroadcasts(int64_t count, int ranks, int depth, const at::Device& device) {
+    for (int i = 0; i < depth; ++i) {
       data_.push_back(at::zeros({count}, at::TensorOptions().dtype(at::kFloat).device(device)));
-      roots_.push_back(i);
+      roots_.push_back(static_cast<int>(int64_t{i} * ranks / depth));
     }
   }
   void run(Communicator& comm) override { comm.broadcast_all(data_, roots_); }
@@ -251,20 +255,29 @@ struct SweepPlace {
   TableHeader header;
 };
 
-// One table measured on every rank: collective `c` at each size (`together`: broadcasts started together, one
-// per group rank), the figures gathered on rank 0; its text there, "" elsewhere (and where no size fits).
-std::string measured_table(const SweepPlace& at, Collective c, bool together) {
+// What a table of broadcasts started together `depth` deep (on `ranks` ranks) says it times.
+std::string together_note(int depth, int ranks) {
+  const std::string head = "agg iters " + std::to_string(depth) + ": each timed iteration starts ";
+  const std::string tail =
+      " before waiting for any, as a per-parameter sync starts its owners' calls; time: one "
+      "call's share of the iteration";
+  if (depth == ranks) return head + "one broadcast rooted at each group rank (root -1: call i at rank i)" + tail;
+  return head + std::to_string(depth) + " broadcasts rooted owner by owner (root -1: call i at group rank i x " +
+         std::to_string(ranks) + " / " + std::to_string(depth) + ")" + tail;
+}
+
+// One table measured on every rank: collective `c` at each size (`together`: that many broadcasts started
+// together; 0: each call alone), the figures gathered on rank 0; its text there, "" elsewhere (and where no size
+// fits).
+std::string measured_table(const SweepPlace& at, Collective c, int together) {
   const Sweep& s = at.sweep;
   const int ranks = at.comm.size();
   CollectiveTable table{nccl_tests_program(c), c, at.rank_lines, {}, {}};
   TableHeader header = at.header;
   if (together) {
-    table.agg_iters = ranks;
-    header.max_bytes = s.config.table_max_bytes / ranks;
-    header.notes.push_back("agg iters " + std::to_string(ranks) +
-                           ": each timed iteration starts one broadcast rooted at each group rank (root -1: "
-                           "call i at rank i) before waiting for any, as a per-parameter sync starts its owners' "
-                           "calls; time: one call's share of the iteration");
+    table.agg_iters = together;
+    header.max_bytes = s.config.table_max_bytes / together;
+    header.notes.push_back(together_note(together, ranks));
   }
   std::vector<Measured> mine;
   // From MIN, or from MAX / K alone where that is below MIN: the table is never left out for its sizes.
@@ -273,11 +286,12 @@ std::string measured_table(const SweepPlace& at, Collective c, bool together) {
     if (shape.count == 0) continue;  // fewer elements than ranks: nccl-tests' count would be 0
     // Every group starts each size together, so that split groups time their calls at the same time.
     at.all.barrier();
-    at.watchdog.arm("--collectives-table, " +
-                    (together ? "broadcasts started together" : collective_choices().name(c)) + " of " +
-                    std::to_string(bytes) + " B");
+    at.watchdog.arm(
+        "--collectives-table, " +
+        (together ? std::to_string(together) + " broadcasts started together" : collective_choices().name(c)) + " of " +
+        std::to_string(bytes) + " B");
     std::unique_ptr<TimedCalls> call;
-    if (together) call = std::make_unique<TogetherBroadcasts>(shape.count, ranks, s.device);
+    if (together) call = std::make_unique<TogetherBroadcasts>(shape.count, ranks, together, s.device);
     else call = std::make_unique<SizedCall>(c, shape, ranks, s.device);
     mine.push_back(measure(*call, at.comm, s.device, s.config.warmup, s.config.iters));
     table.rows.push_back(TableRow{shape.size_bytes, shape.count, "float", nccl_tests_redop(c),
@@ -324,14 +338,21 @@ void sweep(const Sweep& s, const World& world) {
                    "time: the mean over the ranks of each rank's mean per call; #wrong: one checked call "
                    "after the timed ones, summed over the ranks"}}};
   std::string file;
-  for (Collective c : kSwept) file += measured_table(at, c, false);
-  file += measured_table(at, Collective::kBroadcast, true);
+  for (Collective c : kSwept) file += measured_table(at, c, 0);
+  file += measured_table(at, Collective::kBroadcast, group_ranks);
+  std::string deeper;  // --table-depth's tables, but for the one at the group's ranks, already there
+  for (int depth : s.config.table_depths) {
+    if (depth == group_ranks) continue;
+    file += measured_table(at, Collective::kBroadcast, depth);
+    deeper += (deeper.empty() ? "; " : ", ") + std::to_string(depth);
+  }
   watchdog.arm("--collectives-table, writing the table on rank 0 (every rank arriving after it)");
   if (world.rank == 0) {
     write_file_atomically(s.config.collectives_table, file);
     std::cout << "wrote " << s.config.collectives_table << " (" << std::size(kSwept)
               << " collectives and broadcasts started together, on " << world.size << " ranks"
-              << (group_ranks < world.size ? " in groups of " + std::to_string(group_ranks) : std::string()) << ")\n"
+              << (group_ranks < world.size ? " in groups of " + std::to_string(group_ranks) : std::string())
+              << (deeper.empty() ? "" : deeper + " deep too") << ")\n"
               << std::flush;
   }
   comm->close();

@@ -261,7 +261,7 @@ TEST_CASE("a sync's broadcasts started together are priced from the table of suc
   const ClusterDescription c = cluster_in(tmp, with_broadcast_table("b.txt"));
   const CollectivePrice& price = c.price(Collective::kBroadcast, Tier::kIntraNode);
   CHECK(price.seconds(1000, 2) == Approx(40e-6));
-  CHECK(price.seconds_started_together(1000, 2) == Approx(15e-6));
+  CHECK(price.seconds_started_together(1000, 2, 2) == Approx(15e-6));
   CHECK_THAT(price.source(), Catch::Contains("started together: agg iters 2, 2 ranks"));
   LoadedRun run;
   run.name = "lpt";
@@ -283,7 +283,7 @@ TEST_CASE("a sync's broadcasts started together are priced from the table of suc
   CHECK(overlapped.ranks[0].sync_calls == Approx(std::max(40e-6, 80e-6 - overlapped.ranks[0].step / 2)));
   // A file without the started-together table (nccl-tests' own): such calls priced alone.
   const ClusterDescription plain = cluster_in(tmp, with_broadcast_table("b_alone.txt"));
-  CHECK(plain.price(Collective::kBroadcast, Tier::kIntraNode).seconds_started_together(1000, 2) == Approx(40e-6));
+  CHECK(plain.price(Collective::kBroadcast, Tier::kIntraNode).seconds_started_together(1000, 2, 2) == Approx(40e-6));
   // nccl-tests run with -m 4: its one table aggregates calls at the usual root, each row still one call's time.
   CollectiveTable aggregated = alone;
   aggregated.agg_iters = 4;
@@ -291,6 +291,47 @@ TEST_CASE("a sync's broadcasts started together are priced from the table of suc
   CHECK(cluster_in(tmp, with_broadcast_table("b_m4.txt"))
             .price(Collective::kBroadcast, Tier::kIntraNode)
             .seconds(1000, 2) == Approx(40e-6));
+}
+
+TEST_CASE("a sync of N calls started together is read between the tables of the depths around N") {
+  zbtest::TempDir tmp;
+  // One call of 1000 B: alone 40 us; its share at depth 2 16 us, at 8 4 us, at 32 2 us (written deepest first).
+  CollectiveTable alone{"broadcast_perf", Collective::kBroadcast, {"#  Rank  0 Group 0", "#  Rank  1 Group 0"}, {}};
+  alone.rows.push_back({1000, 250, "float", "none", 0, std::nullopt, TableTiming{40, 0.0, 0.0, 0}});
+  const TableHeader header{"test", 1000, 1000, 1, 5, {}};
+  std::string file = format_nccl_tests_table(alone, header);
+  for (const auto& [depth, us] : {std::pair{32, 2.0}, {2, 16.0}, {8, 4.0}}) {
+    CollectiveTable together = alone;
+    together.agg_iters = depth;
+    together.rows = {{1000, 250, "float", "none", -1, std::nullopt, TableTiming{us, 0.0, 0.0, 0}}};
+    file += format_nccl_tests_table(together, header);
+  }
+  zbtest::write_text(tmp.path() / "b.txt", file);
+  const ClusterDescription c = cluster_in(tmp, with_broadcast_table("b.txt"));
+  const CollectivePrice& price = c.price(Collective::kBroadcast, Tier::kIntraNode);
+  CHECK_THAT(price.source(), Catch::Contains("started together: agg iters 2, 2 ranks; agg iters 8, 2 ranks; agg "
+                                             "iters 32, 2 ranks"));
+  CHECK(price.seconds_started_together(1000, 2, 2) == Approx(16e-6));
+  CHECK(price.seconds_started_together(1000, 2, 8) == Approx(4e-6));
+  CHECK(price.seconds_started_together(1000, 2, 4) == Approx(8e-6));  // halfway in log depth: sqrt(16 x 4)
+  CHECK(price.seconds_started_together(1000, 2, 16) == Approx(2.828e-6).epsilon(1e-3));  // sqrt(4 x 2)
+  CHECK(price.seconds_started_together(1000, 2, 161) == Approx(2e-6));  // past the deepest: the deepest
+  CHECK(price.seconds(1000, 2) == Approx(40e-6));
+  // The phase's own count of calls picks the depth: 8 broadcasts of 250 floats, each read at depth 8.
+  LoadedRun run;
+  run.name = "lpt";
+  LoadedCase one{2, "m", {}};
+  std::vector<PlannedCall> calls;
+  for (int i = 0; i < 8; ++i) calls.push_back({Collective::kBroadcast, 250, i / 4});
+  for (int r = 0; r < 2; ++r) {
+    RankResult rank;
+    rank.context.world_size = 2, rank.context.rank = r, rank.context.model_numel = 2000, rank.context.model_tensors = 8;
+    rank.numel = 1000, rank.param_count = 4;
+    rank.phase_calls = shared_phases({{"sync", 4, false, calls}});
+    one.ranks.push_back(rank);
+  }
+  run.cases.push_back(one);
+  CHECK(predict_run(run, c).front().ranks[1].sync_calls == Approx(8 * 4e-6));
 }
 
 TEST_CASE("a split table prices a call among one group's ranks") {

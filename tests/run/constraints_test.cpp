@@ -90,6 +90,12 @@ const std::map<std::string, Example>& examples() {
           c.table_split = 2, c.collectives_table = "t.txt", c.action = Action::kCollectivesTable, c.partitioner.clear(),
           c.world_sizes.clear();
         }}},
+      {"table-depth-without-collectives-table",
+       {[](Config& c, LaunchFacts&) { c.table_depths = {161}; },
+        [](Config& c, LaunchFacts&) {
+          c.table_depths = {161}, c.collectives_table = "t.txt", c.action = Action::kCollectivesTable,
+          c.partitioner.clear(), c.world_sizes.clear();
+        }}},
       {"table-split-not-dividing-the-ranks",
        {[](Config& c, LaunchFacts& l) {
           c.action = Action::kCollectivesTable, c.collectives_table = "t.txt", c.table_split = 4, l.ranks = 6;

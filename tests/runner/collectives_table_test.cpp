@@ -120,6 +120,37 @@ TEST_CASE("zero_bench --table-split times every group's calls at once and names 
   }
 }
 
+TEST_CASE("zero_bench --table-depth adds a table of D broadcasts started together, rooted owner by owner") {
+  for (const char* backend : {"gloo", "mpi"}) {
+    zbtest::TempDir tmp;
+    const fs::path file = tmp.path() / "deep.txt";
+    // Depth 3 is the group's ranks: its table is there already, once.
+    const auto r =
+        zbtest::mpirun_zero_bench(kRanks, "--collectives-table " + quote(file.string()) + " -b " + backend +
+                                              " --device cpu --table-bytes 64:8K -n 2 -w 1 --table-depth 7,3");
+    INFO(backend << "\nstdout: " << r.out << "\nstderr: " << r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK_THAT(r.out, Catch::Contains("started together, on 3 ranks; 7 deep too)"));
+    const std::string text = zbtest::read_text(file);
+    CHECK_THAT(text, Catch::Contains("agg iters 7: each timed iteration starts 7 broadcasts rooted owner by owner "
+                                     "(root -1: call i at group rank i x 3 / 7)"));
+    const auto tables = zb::parse_nccl_tests_output(text, file.string());
+    REQUIRE(tables.size() == 7);
+    CHECK(tables[5].agg_iters == kRanks);
+    const zb::CollectiveTable& deep = tables[6];
+    CHECK(deep.collective == zb::Collective::kBroadcast);
+    CHECK(deep.agg_iters == 7);
+    REQUIRE(deep.rows.size() == 5);  // 64 .. 1024: up to 8K / 7 bytes a call
+    CHECK(deep.rows.back().bytes == 1024);
+    for (const zb::TableRow& row : deep.rows) {
+      CHECK(row.root == -1);
+      REQUIRE(row.in_place.has_value());
+      CHECK(row.in_place->time_us > 0);
+      CHECK(row.in_place->wrong == 0);  // each of the 7 calls checked at every rank
+    }
+  }
+}
+
 TEST_CASE("zero_bench --collectives-table counts the elements a collective got wrong and says the table FAILED") {
   zbtest::TempDir tmp;
   const fs::path file = tmp.path() / "table.txt";
@@ -161,6 +192,10 @@ TEST_CASE("zero_bench --collectives-table refuses what it cannot do before measu
       {"--collectives-table t.txt --table-split 3", "--table-split 3 does not divide the 2 launched ranks"},
       {"--collectives-table t.txt --table-split 1", "--table-split 1: must be an integer from 2 to"},
       {"lpt 2 --plan-only --table-split 2 -o t.txt", "give that too, or leave --table-split out"},
+      {"--collectives-table t.txt --table-depth 1", "--table-depth '1': '1' is not a depth from 2 to 65536"},
+      {"--collectives-table t.txt --table-depth 4,x", "--table-depth '4,x': 'x' is not a depth from 2 to 65536"},
+      {"--collectives-table t.txt --table-depth 8,4,8", "--table-depth '8,4,8': depth 8 is given twice"},
+      {"lpt 2 --plan-only --table-depth 4 -o t.txt", "give that too, or leave --table-depth out"},
   };
   for (const auto& bad : refused) {
     std::string args = bad.args;
