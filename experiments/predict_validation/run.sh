@@ -5,7 +5,8 @@
 # --calibrate on the ranks that run it (W = 2 on node1, 4 on nodes 1-2, 8 on nodes 1-4;
 # --step-timing serial, as the runs: each rank times its own step while the others wait, sharing
 # this machine's 2 cores as the runs' ranks do), so that each rate's runs are priced by a step
-# model measured in the same session as they were. Per rate and backend (gloo, mpi):
+# model measured in the same session as they were (a backend first measured in a later session
+# than its rate's, its own step models, calibrated then). Per rate and backend (gloo, mpi):
 #   1. the collective tables, measured there by zero_bench --collectives-table (each file with
 #      its table of broadcasts started together): on node1's two ranks (intra_node for W = 2),
 #      on nodes 1-2 (4 ranks, inter_node for W <= 4) and on nodes 1-4 (8 ranks, inter_node for
@@ -85,7 +86,9 @@ for kept in "$inputs"/*/runs.tar.xz; do
   log "restoring the $rate runs from $kept"
   rm -rf "$work/.restoring"
   mkdir -p "$work/.restoring"
-  (cd "$inputs/$rate" && cp --parents provenance cost_model_ranks*.json ./*/tables/*.txt "$work/.restoring/")
+  # shellcheck disable=SC2046  # the backends' step models: names without spaces
+  (cd "$inputs/$rate" && cp --parents provenance cost_model_ranks*.json ./*/tables/*.txt \
+    $(find . -mindepth 2 -maxdepth 2 -name 'cost_model_ranks*.json') "$work/.restoring/")
   tar -xJf "$kept" -C "$work/.restoring"
   rm -rf "${work:?}/$rate"
   mv "$work/.restoring" "$work/$rate"
@@ -144,9 +147,9 @@ for rate in $rates; do
   "$cluster" up 4 --rate "$rate" --delay 100us --slots 2 >"$work/up_$rate.log" 2>&1 || {
     status=$?; cat "$work/up_$rate.log" >&2; exit "$status"; }
   mkdir -p "$work/$rate"
-  provenance="$work/$rate/provenance" continuing=""
+  provenance="$work/$rate/provenance" continuing="" kept_rate=""
   if [ -f "$provenance" ]; then
-    continuing=1
+    continuing=1 kept_rate=1
   else
     echo "$rate: $(stamp), $iters timed iterations after 1 warm-up; tables $table_bytes, $table_iters calls per size after 2 warm-up; $policy" \
       >"$provenance"
@@ -157,6 +160,13 @@ for rate in $rates; do
     mkdir -p "$at/tables"
     # A backend left out of a kept rate ("  mpi: not measured; ..." in its provenance) is measured now.
     sed -i "/^  $backend: not measured/d" "$provenance"
+    # A backend first measured in a later session than its rate's step models gets step models of its
+    # own, calibrated in its session: a machine's step can change from one session to the next.
+    if [ -n "$kept_rate" ] && [ ! -f "$at/tables/ranks2.txt" ] && [ ! -f "$at/cost_model_ranks2.json" ]; then
+      echo "  $backend: measured in a later session, with step models of its own calibrated then: $(stamp)" \
+        >>"$provenance"
+      for w in 2 4 8; do calibrate_layout "$at" "$w"; done
+    fi
     for tables in 2 4 8 4_split2 8_split2; do
       table="$at/tables/ranks$tables.txt" ranks=${tables%_split2}
       [ -f "$table" ] && continue
@@ -202,7 +212,8 @@ for at in "$work"/*/*/; do
   at=${at%/}
   [ -d "$at/tables" ] || continue
   for w in 2 4 8; do
-    cost="$(dirname "$at")/cost_model_ranks$w.json"
+    cost="$at/cost_model_ranks$w.json"  # the backend's own step model, where it has one (see above)
+    [ -f "$cost" ] || cost="$(dirname "$at")/cost_model_ranks$w.json"
     [ -f "$cost" ] || {
       echo "experiments/predict_validation: no step model of W = $w in $(dirname "$at") (run that rate" \
         "without ZB_BENCH_RECORD_ONLY to calibrate it on the cluster)" >&2
@@ -242,9 +253,9 @@ echo "with 2 slots each, each node's link shaped by tbf, 100 us one way: W = 2 r
 echo "calls never cross a link, so its rows do not depend on the rate), W = 4 on nodes 1-2, W = 8 on nodes"
 echo "1-4. --bind-to none, one thread per rank (up to 8 ranks share the 2 cores with the links' wires;"
 echo "Open MPI's progress yields the core while it waits), --step-timing serial, each timed iteration"
-echo "followed by its probe iteration. The step model of each layout, per rate: zero_bench"
-echo "--calibrate --step-timing serial on its ranks, its per-tensor curve pricing each tensor a rank"
-echo "steps. Within-node tables at W = 4 and 8: --table-split 2 on the W ranks, every node's pair at"
+echo "followed by its probe iteration. The step model of each layout, per rate (and per backend where a"
+echo "backend was measured in a later session than its rate): zero_bench --calibrate --step-timing serial"
+echo "on its ranks, its per-tensor curve pricing each tensor a rank steps. Within-node tables at W = 4 and 8: --table-split 2 on the W ranks, every node's pair at"
 echo "once, as the runs' shard groups. What the predictions read (the tables, the cluster descriptions, the"
 echo "step models) and each run's rank records (runs.tar.xz) are in [$(basename "$inputs")/]($(basename "$inputs")/), per rate: a rate"
 echo "measured in an earlier session is predicted again from them. Left out: ${skip:-nothing} (ZB_BENCH_SKIP;"
@@ -264,7 +275,9 @@ for at in "$work"/*/; do
   at=${at%/} rate=$(basename "$at")
   [ -f "$at/provenance" ] || continue
   mkdir -p "$inputs.part/$rate"
-  (cd "$at" && cp --parents provenance cost_model_ranks*.json ./*/w*.json ./*/tables/*.txt "$inputs.part/$rate/")
+  # shellcheck disable=SC2046  # the backends' step models: names without spaces
+  (cd "$at" && cp --parents provenance cost_model_ranks*.json ./*/w*.json ./*/tables/*.txt \
+    $(find . -mindepth 2 -maxdepth 2 -name 'cost_model_ranks*.json') "$inputs.part/$rate/")
   (cd "$at" && find . -mindepth 4 -maxdepth 4 -path './*/*/*_W*/*.json' -print0 |
     LC_ALL=C sort -z |
     tar --null --files-from=- --create --mtime=@0 --owner=0 --group=0 --numeric-owner --format=gnu -f - |
