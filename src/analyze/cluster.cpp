@@ -224,14 +224,23 @@ CollectivePrice CollectivePrice::with_started_together(int depth, int ranks,
 double CollectivePrice::seconds_started_together(double bytes, int ranks, std::size_t calls) const {
   if (together_.empty()) return seconds(bytes, ranks);
   if (ranks <= 1 || bytes <= 0) return 0;
+  // The tables that measured calls this large (a deeper table stops at MAX / D bytes a call); where none
+  // did, the one that reached the largest calls.
+  std::vector<const StartedTogether*> measured;
+  for (const StartedTogether& t : together_)
+    if (t.rows.back().first >= bytes) measured.push_back(&t);
+  if (measured.empty())
+    measured.push_back(&*std::max_element(together_.begin(), together_.end(), [](const auto& a, const auto& b) {
+      return a.rows.back().first < b.rows.back().first;
+    }));
   const double depth = static_cast<double>(std::max<std::size_t>(calls, 1));
   const auto above =
-      std::find_if(together_.begin(), together_.end(), [depth](const StartedTogether& t) { return t.depth >= depth; });
-  const auto read = [&](const StartedTogether& t) { return from_rows(t.rows, t.ranks, bytes, ranks); };
-  if (above == together_.begin()) return read(together_.front());
-  if (above == together_.end()) return read(together_.back());
-  const StartedTogether& lo = *(above - 1);
-  const double f = std::log(depth / lo.depth) / std::log(static_cast<double>(above->depth) / lo.depth);
+      std::find_if(measured.begin(), measured.end(), [depth](const StartedTogether* t) { return t->depth >= depth; });
+  const auto read = [&](const StartedTogether* t) { return from_rows(t->rows, t->ranks, bytes, ranks); };
+  if (above == measured.begin()) return read(measured.front());
+  if (above == measured.end()) return read(measured.back());
+  const StartedTogether* lo = *(above - 1);
+  const double f = std::log(depth / lo->depth) / std::log(static_cast<double>((*above)->depth) / lo->depth);
   return std::exp(std::log(read(lo)) + f * (std::log(read(*above)) - std::log(read(lo))));
 }
 

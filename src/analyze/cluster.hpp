@@ -34,10 +34,11 @@ class CollectivePrice {
   CollectivePrice with_started_together(int depth, int ranks, std::vector<std::pair<double, double>> rows,
                                         const std::string& source) &&;
   // Seconds for one of `calls` calls a phase starts before waiting for any:
-  // read from each started-together table as seconds() reads its own; from
-  // the table of the depth nearest `calls` where no two depths bracket it,
-  // else between the two that do, in log-log (time against depth); seconds()
-  // where the price has none (a call alone).
+  // read from each started-together table that measured calls of its size
+  // (where none did, the one that reached the largest) as seconds() reads its
+  // own; from the table of the depth nearest `calls` where no two depths
+  // bracket it, else between the two that do, in log-log (time against
+  // depth); seconds() where the price has none (a call alone).
   double seconds_started_together(double bytes, int ranks, std::size_t calls) const;
   const std::string& source() const { return source_; }
 

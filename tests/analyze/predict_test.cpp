@@ -295,7 +295,8 @@ TEST_CASE("a sync's broadcasts started together are priced from the table of suc
 
 TEST_CASE("a sync of N calls started together is read between the tables of the depths around N") {
   zbtest::TempDir tmp;
-  // One call of 1000 B: alone 40 us; its share at depth 2 16 us, at 8 4 us, at 32 2 us (written deepest first).
+  // One call of 1000 B: alone 40 us; its share at depth 2 16 us, at 8 4 us, at 32 2 us (written deepest first);
+  // only depth 2 measured calls of 4000 B (40 us), as a deeper table stops at MAX / D bytes a call.
   CollectiveTable alone{"broadcast_perf", Collective::kBroadcast, {"#  Rank  0 Group 0", "#  Rank  1 Group 0"}, {}};
   alone.rows.push_back({1000, 250, "float", "none", 0, std::nullopt, TableTiming{40, 0.0, 0.0, 0}});
   const TableHeader header{"test", 1000, 1000, 1, 5, {}};
@@ -304,6 +305,7 @@ TEST_CASE("a sync of N calls started together is read between the tables of the 
     CollectiveTable together = alone;
     together.agg_iters = depth;
     together.rows = {{1000, 250, "float", "none", -1, std::nullopt, TableTiming{us, 0.0, 0.0, 0}}};
+    if (depth == 2) together.rows.push_back({4000, 1000, "float", "none", -1, std::nullopt, TableTiming{40, 0, 0, 0}});
     file += format_nccl_tests_table(together, header);
   }
   zbtest::write_text(tmp.path() / "b.txt", file);
@@ -316,6 +318,10 @@ TEST_CASE("a sync of N calls started together is read between the tables of the 
   CHECK(price.seconds_started_together(1000, 2, 4) == Approx(8e-6));  // halfway in log depth: sqrt(16 x 4)
   CHECK(price.seconds_started_together(1000, 2, 16) == Approx(2.828e-6).epsilon(1e-3));  // sqrt(4 x 2)
   CHECK(price.seconds_started_together(1000, 2, 161) == Approx(2e-6));  // past the deepest: the deepest
+  // A call larger than a deeper table's calls is read from the tables that measured its size, not extrapolated
+  // from the deeper one's small calls; larger than any, from the table that reached the largest.
+  CHECK(price.seconds_started_together(4000, 2, 8) == Approx(40e-6));
+  CHECK(price.seconds_started_together(8000, 2, 161) == Approx(80e-6));  // depth 2's last row's bandwidth
   CHECK(price.seconds(1000, 2) == Approx(40e-6));
   // The phase's own count of calls picks the depth: 8 broadcasts of 250 floats, each read at depth 8.
   LoadedRun run;
