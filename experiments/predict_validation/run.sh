@@ -5,7 +5,7 @@
 # --calibrate on the ranks that run it (W = 2 on node1, 4 on nodes 1-2, 8 on nodes 1-4;
 # --step-timing serial, as the runs: each rank times its own step while the others wait, sharing
 # this machine's 2 cores as the runs' ranks do), so that each rate's runs are priced by a step
-# model measured in the same session as they were (a backend first measured in a later session
+# model measured in the same session as they were (a backend first measured on a later day
 # than its rate's, its own step models, calibrated then). Per rate and backend (gloo, mpi):
 #   1. the collective tables, measured there by zero_bench --collectives-table (each file with
 #      its table of broadcasts started together): on node1's two ranks (intra_node for W = 2),
@@ -160,11 +160,13 @@ for rate in $rates; do
     mkdir -p "$at/tables"
     # A backend left out of a kept rate ("  mpi: not measured; ..." in its provenance) is measured now.
     sed -i "/^  $backend: not measured/d" "$provenance"
-    # A backend first measured in a later session than its rate's step models gets step models of its
-    # own, calibrated in its session: a machine's step can change from one session to the next.
-    if [ -n "$kept_rate" ] && [ ! -f "$at/tables/ranks2.txt" ] && [ ! -f "$at/cost_model_ranks2.json" ]; then
-      echo "  $backend: measured in a later session, with step models of its own calibrated then: $(stamp)" \
-        >>"$provenance"
+    # A backend first measured on a later day than its rate's step models gets step models of its own,
+    # calibrated then (finished first where an interrupted run left them part made): a machine's step
+    # can change from one session to the next.
+    own="  $backend: measured on a later day, with step models of its own calibrated then"
+    if [ -n "$kept_rate" ] && ! head -1 "$provenance" | grep -q ", $(date -u +%Y-%m-%d)," &&
+      { [ ! -f "$at/tables/ranks2.txt" ] || grep -q "^$own" "$provenance"; }; then
+      grep -q "^$own" "$provenance" || echo "$own: $(stamp)" >>"$provenance"
       for w in 2 4 8; do calibrate_layout "$at" "$w"; done
     fi
     for tables in 2 4 8 4_split2 8_split2; do
@@ -254,7 +256,7 @@ echo "calls never cross a link, so its rows do not depend on the rate), W = 4 on
 echo "1-4. --bind-to none, one thread per rank (up to 8 ranks share the 2 cores with the links' wires;"
 echo "Open MPI's progress yields the core while it waits), --step-timing serial, each timed iteration"
 echo "followed by its probe iteration. The step model of each layout, per rate (and per backend where a"
-echo "backend was measured in a later session than its rate): zero_bench --calibrate --step-timing serial"
+echo "backend was measured on a later day than its rate): zero_bench --calibrate --step-timing serial"
 echo "on its ranks, its per-tensor curve pricing each tensor a rank steps. Within-node tables at W = 4 and 8: --table-split 2 on the W ranks, every node's pair at"
 echo "once, as the runs' shard groups. What the predictions read (the tables, the cluster descriptions, the"
 echo "step models) and each run's rank records (runs.tar.xz) are in [$(basename "$inputs")/]($(basename "$inputs")/), per rate: a rate"

@@ -125,9 +125,10 @@ def summary(cases):
     for c, phase, _, e in errs:
         by_case.setdefault((id(c), phase), []).append(abs(e))
     case_medians = [statistics.median(v) for v in by_case.values()]
+    beyond = sum(m > TARGET_WORST for m in case_medians)
     print(f"Each case's phase as one figure (the median over its ranks, so that a case of 8 ranks weighs what "
           f"one of 2 does): median {100 * statistics.median(case_medians):.1f} % over {len(case_medians)} case-phases, "
-          f"worst {100 * max(case_medians):.0f} %.")
+          f"worst {100 * max(case_medians):.0f} %; {beyond} beyond {100 * TARGET_WORST:.0f} %.")
     print()
     spreads = [p["spread"] for c in cases for p in c["phases"].values()]
     print(f"The measurement's own spread (the slowest rank's slowest over fastest timed iteration, per case-phase): "
@@ -143,6 +144,10 @@ def summary(cases):
     for key in ("rate", "backend", "model", "partitioner"):
         for value in sorted({c[key] for c in cases}):
             rows.append((f"{key} {value}", [x for x in errs if x[0][key] == value]))
+    for rate, backend in sorted({(c["rate"], c["backend"]) for c in cases}):
+        rows.append((f"{rate} {backend}", [x for x in errs if (x[0]["rate"], x[0]["backend"]) == (rate, backend)]))
+        rows.append((f"{rate} {backend} step",
+                     [x for x in errs if (x[0]["rate"], x[0]["backend"], x[1]) == (rate, backend, "step")]))
     for phase in PHASES:
         tiers = sorted({c["phases"][phase]["tier"] or "-" for c in cases if phase in c["phases"]})
         for tier in tiers:

@@ -343,8 +343,9 @@ void sweep(const Sweep& s, const World& world) {
   std::string deeper;  // --table-depth's tables, but for the one at the group's ranks, already there
   for (int depth : s.config.table_depths) {
     if (depth == group_ranks) continue;
-    file += measured_table(at, Collective::kBroadcast, depth);
-    deeper += (deeper.empty() ? "; " : ", ") + std::to_string(depth);
+    const std::string table = measured_table(at, Collective::kBroadcast, depth);  // "" where no size fits
+    file += table;
+    if (!table.empty()) deeper += (deeper.empty() ? "; " : ", ") + std::to_string(depth);
   }
   watchdog.arm("--collectives-table, writing the table on rank 0 (every rank arriving after it)");
   if (world.rank == 0) {

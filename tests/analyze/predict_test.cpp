@@ -318,6 +318,7 @@ TEST_CASE("a sync of N calls started together is read between the tables of the 
   CHECK(price.seconds_started_together(1000, 2, 4) == Approx(8e-6));  // halfway in log depth: sqrt(16 x 4)
   CHECK(price.seconds_started_together(1000, 2, 16) == Approx(2.828e-6).epsilon(1e-3));  // sqrt(4 x 2)
   CHECK(price.seconds_started_together(1000, 2, 161) == Approx(2e-6));  // past the deepest: the deepest
+  CHECK(price.seconds_started_together(1000, 2, 1) == Approx(16e-6));   // below the shallowest: the shallowest
   // A call larger than a deeper table's calls is read from the tables that measured its size, not extrapolated
   // from the deeper one's small calls; larger than any, from the table that reached the largest.
   CHECK(price.seconds_started_together(4000, 2, 8) == Approx(40e-6));
