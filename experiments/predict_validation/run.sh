@@ -71,7 +71,8 @@ if [ "${ZB_BENCH_RECORD_ONLY:-0}" != 1 ]; then
   fi
   echo "$policy" >"$work/policy"
 fi
-trap '"$cluster" down >/dev/null 2>&1 || true' EXIT
+# A record-only run brings no cluster up, so takes none down (another may be using it).
+[ "${ZB_BENCH_RECORD_ONLY:-0}" = 1 ] || trap '"$cluster" down >/dev/null 2>&1 || true' EXIT
 started=$(date +%s)
 log() { echo "[experiments/predict_validation +$(( $(date +%s) - started ))s] $*" >&2; }
 # A rate kept in the inputs (measured in an earlier session) that the work lacks comes back into
