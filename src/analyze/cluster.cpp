@@ -166,6 +166,12 @@ void read_step(const Reader& r, const json& step, ClusterDescription& d) {
   d.step_source = "memory bandwidth";
 }
 
+// y at x on the straight line through (x0, y0) and (x1, y1) in log-log.
+double log_log_between(double x, double x0, double y0, double x1, double y1) {
+  const double f = std::log(x / x0) / std::log(x1 / x0);
+  return std::exp(std::log(y0) + f * (std::log(y1) - std::log(y0)));
+}
+
 }  // namespace
 
 CollectivePrice CollectivePrice::from_table(Collective c, int ranks, std::vector<std::pair<double, double>> rows,
@@ -194,8 +200,7 @@ double CollectivePrice::from_rows(const std::vector<std::pair<double, double>>& 
   } else {
     const auto hi = std::lower_bound(rows.begin(), rows.end(), std::make_pair(bytes, 0.0));
     const auto lo = hi - 1;
-    const double f = std::log(bytes / lo->first) / std::log(hi->first / lo->first);
-    at_table = std::exp(std::log(lo->second) + f * (std::log(hi->second) - std::log(lo->second)));
+    at_table = log_log_between(bytes, lo->first, lo->second, hi->first, hi->second);
   }
   if (ranks == rows_ranks) return at_table;
   // The same bus bandwidth at this size: time scales with the collective's bus factor.
@@ -240,8 +245,7 @@ double CollectivePrice::seconds_started_together(double bytes, int ranks, std::s
   if (above == measured.begin()) return read(measured.front());
   if (above == measured.end()) return read(measured.back());
   const StartedTogether* lo = *(above - 1);
-  const double f = std::log(depth / lo->depth) / std::log(static_cast<double>((*above)->depth) / lo->depth);
-  return std::exp(std::log(read(lo)) + f * (std::log(read(*above)) - std::log(read(lo))));
+  return log_log_between(depth, lo->depth, read(lo), (*above)->depth, read(*above));
 }
 
 const CollectivePrice& ClusterDescription::price(Collective c, Tier tier) const {
