@@ -40,12 +40,17 @@
 #   calibrate  --calibrate for fused and foreach Adam at W = 1 (nccl), the cost
 #           models kept; then the cost partitioner at W = 1 over each, --check,
 #           whose records hold the step each model predicts beside the measured one
+#   predict the steps `zero_analyze --predict` prices from those cost models (run
+#           calibrate first), measured: W = 1 (nccl) and W = 2 and 4 (four ranks
+#           sharing the GPU through gloo, --step-timing serial, so each rank's
+#           step is its own), ResNet50 and BERT x lpt, greedy, flat x fused,
+#           foreach; --check
 # The build directory (build-gpu/) survives between calls on a warm machine,
 # so a second call with `build shared` only re-links what changed.
 # ZB_GPU_BUDGET_S: seconds this call may use (default 560, under the 600 s limit).
 set -uo pipefail
 ZB_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-OUTDIR="${1:?usage: run.sh OUTDIR [build] [test] [gputests] [w1] [shared] [gradsync] [mixed] [layout] [fidelity] [calibrate] [nccl] [roofline] [shard]}"
+OUTDIR="${1:?usage: run.sh OUTDIR [build] [test] [gputests] [w1] [shared] [gradsync] [mixed] [layout] [fidelity] [calibrate] [predict] [nccl] [roofline] [shard]}"
 shift
 STAGES=("$@")
 [ ${#STAGES[@]} -eq 0 ] && STAGES=(build test w1 shared)
@@ -296,14 +301,29 @@ stage_calibrate() {
   done
 }
 
+stage_predict() {
+  for impl in fused foreach; do
+    for part in lpt greedy flat; do
+      enough 60 || { log "predict: stopped before $impl $part, $(left) s left"; return 0; }
+      zb -b nccl "$part" 1 --models ResNet50,BERT --optimizer-impl "$impl" --check -w 3 -n 20 \
+        -o "$RES/predict_w1_$impl/$part" --force >"$WORK/logs/predict_w1_${impl}_$part.log" 2>&1
+      log "predict w1 $impl $part: exit $? $(grep -c 'check passed' "$WORK/logs/predict_w1_${impl}_$part.log") cases checked"
+      timeout "$(left)" mpirun --bind-to none -np 4 "$BUILD/zero_bench" -b gloo --device cuda "$part" 2 4 \
+        --models ResNet50,BERT --optimizer-impl "$impl" --step-timing serial --check -w 2 -n 10 \
+        -o "$RES/predict_shared_$impl/$part" --force >"$WORK/logs/predict_shared_${impl}_$part.log" 2>&1
+      log "predict shared $impl $part (gloo, serial, --bind-to none): exit $? $(grep -c 'check passed' "$WORK/logs/predict_shared_${impl}_$part.log") cases checked"
+    done
+  done
+}
+
 for stage in "${STAGES[@]}"; do
   case "$stage" in
     build) stage_build || { STAGES=(); break; } ;;
-    test | gputests | w1 | shared | gradsync | mixed | layout | fidelity | calibrate | nccl | roofline | shard)
+    test | gputests | w1 | shared | gradsync | mixed | layout | fidelity | calibrate | predict | nccl | roofline | shard)
       setup_env
       "stage_$stage"
       ;;
-    *) log "unknown stage '$stage'; valid: build test gputests w1 shared gradsync mixed layout fidelity calibrate nccl roofline shard" ;;
+    *) log "unknown stage '$stage'; valid: build test gputests w1 shared gradsync mixed layout fidelity calibrate predict nccl roofline shard" ;;
   esac
 done
 
