@@ -11,7 +11,10 @@ PyTorch: for each model (shapes from `zero_bench --print-model`), one
 against a device copy of 2 x 512 MiB (zero_bench's bandwidth probe), 28 bytes
 per element (read param, grad, exp_avg, exp_avg_sq; write three). Each figure
 is the median of --reps CUDA-event timings after a warm-up; rounds of the
-layouts are interleaved. The kernel launches of one step are counted with
+layouts are interleaved. One step is timed alone, from an idle device (as a
+timed run's step is); the `back to back` column times --back-to-back steps
+between one pair of events, per step (as `zero_bench --calibrate` times its
+samples), so the launches of one step overlap the kernels of the last. The kernel launches of one step are counted with
 torch.profiler.
 
     python3 scripts/gpu/fused_adam_layout.py build-gpu/zero_bench [--reps 50]
@@ -105,13 +108,14 @@ def main():
     ap.add_argument("zero_bench")
     ap.add_argument("--models", default="ResNet50,ResNet152,BERT")
     ap.add_argument("--reps", type=int, default=50)
+    ap.add_argument("--back-to-back", type=int, default=20)
     args = ap.parse_args()
     print(f"torch {torch.__version__}, {torch.cuda.get_device_name(0)}, "
           f"{torch.cuda.get_device_properties(0).multi_processor_count} SMs")
     bw = copy_bandwidth(args.reps)
     print(f"device copy: {bw / 1e9:.0f} GB/s (bytes read + written, best of {max(6, args.reps // 5)})\n")
-    print("| model | tensors | elements | layout | launches | median ms | GB/s | of copy |")
-    print("|---|---:|---:|---|---:|---:|---:|---:|")
+    print(f"| model | tensors | elements | layout | launches | median ms | GB/s | of copy | back to back ({args.back_to_back}), ms |")
+    print("|---|---:|---:|---|---:|---:|---:|---:|---:|")
     for model in args.models.split(","):
         numels = shapes_of(args.zero_bench, model)
         total = sum(numels)
@@ -125,14 +129,16 @@ def main():
             for _ in range(3):
                 step()
         times = {name: [] for name in layouts}
+        runs = {name: [] for name in layouts}
         for _ in range(args.reps):
             for name, step in layouts.items():
                 times[name].append(timed(step, 1))
+                runs[name].append(timed(lambda: [step() for _ in range(args.back_to_back)], 1) / args.back_to_back)
         for name, step in layouts.items():
             s = statistics.median(times[name])
             rate = 28.0 * total / s
             print(f"| {model} | {len(numels)} | {total} | {name} | {launches(step)} | {s * 1e3:.4f} | "
-                  f"{rate / 1e9:.0f} | {rate / bw:.3f} |")
+                  f"{rate / 1e9:.0f} | {rate / bw:.3f} | {statistics.median(runs[name]) * 1e3:.4f} |")
         del layouts, flat
         torch.cuda.empty_cache()
     return 0
