@@ -141,6 +141,8 @@ const char* nccl_tests_redop(Collective c) {
 
 int nccl_tests_root(Collective c) { return c == Collective::kBroadcast || c == Collective::kReduce ? 0 : -1; }
 
+int started_together_root(int call, int depth, int ranks) { return static_cast<int>(int64_t{call} * ranks / depth); }
+
 int CollectiveTable::ranks() const {
   if (rank_groups.empty()) return static_cast<int>(rank_lines.size());
   return static_cast<int>(std::count(rank_groups.begin(), rank_groups.end(), rank_groups.front()));

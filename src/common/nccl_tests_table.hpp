@@ -55,6 +55,10 @@ std::optional<Collective> collective_of_program(const std::string& program);
 // broadcast none 0; reduce sum 0.
 const char* nccl_tests_redop(Collective c);
 int nccl_tests_root(Collective c);
+// The root of call `call` of `depth` broadcasts started together on `ranks` ranks (zero_bench's
+// --table-depth; root column -1): group rank call x ranks / depth, the calls spread owner by owner
+// over the ranks as a per-parameter sync's are, each rank rooting depth / ranks of them, rounded.
+int started_together_root(int call, int depth, int ranks);
 
 // Every table in `text`: each "# Collective test starting: PROGRAM" line opens
 // one (zero_bench writes several to a file, nccl-tests one); a file without

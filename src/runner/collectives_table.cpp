@@ -155,7 +155,7 @@ class TogetherBroadcasts : public TimedCalls {
   TogetherBroadcasts(int64_t count, int ranks, int depth, const at::Device& device) {
     for (int i = 0; i < depth; ++i) {
       data_.push_back(at::zeros({count}, at::TensorOptions().dtype(at::kFloat).device(device)));
-      roots_.push_back(static_cast<int>(int64_t{i} * ranks / depth));
+      roots_.push_back(started_together_root(i, depth, ranks));
     }
   }
   void run(Communicator& comm) override { comm.broadcast_all(data_, roots_); }

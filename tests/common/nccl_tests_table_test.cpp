@@ -2,6 +2,10 @@
 // written as it prints it, and bad rows refused with the line and the field.
 #include "src/common/nccl_tests_table.hpp"
 
+#include <cstdlib>
+#include <utility>
+#include <vector>
+
 #include "support/catch.hpp"
 
 #include "src/common/errors.hpp"
@@ -186,4 +190,27 @@ TEST_CASE("agg iters is read per table and written as set, 1 where the header do
           std::string("8 2 float sum -1 12.0 0.0 0.0 0 12.0 0.0 0.0 0\n"),
       "old_agg.txt");
   CHECK(old[0].agg_iters == 8);
+}
+
+TEST_CASE("broadcasts started together are rooted owner by owner, each rank rooting its share of the calls") {
+  auto roots = [](int depth, int ranks) {
+    std::vector<int> out;
+    for (int i = 0; i < depth; ++i) out.push_back(zb::started_together_root(i, depth, ranks));
+    return out;
+  };
+  CHECK(roots(4, 4) == std::vector<int>{0, 1, 2, 3});  // at depth K: call i at rank i
+  CHECK(roots(7, 3) == std::vector<int>{0, 0, 0, 1, 1, 2, 2});
+  CHECK(roots(2, 8) == std::vector<int>{0, 4});
+  for (const auto& [depth, ranks] : {std::pair{161, 8}, std::pair{199, 2}, std::pair{65536, 3}}) {
+    INFO("depth " << depth << " on " << ranks << " ranks");
+    std::vector<int> per_rank(static_cast<std::size_t>(ranks), 0);
+    int last = 0;
+    for (int root : roots(depth, ranks)) {
+      REQUIRE(root >= last);  // owner by owner: never back to an earlier rank
+      REQUIRE(root < ranks);
+      last = root;
+      ++per_rank[static_cast<std::size_t>(root)];
+    }
+    for (int calls : per_rank) CHECK(std::abs(calls - depth / ranks) <= 1);
+  }
 }
