@@ -220,10 +220,14 @@ CollectivePrice CollectivePrice::with_started_together(int depth, int ranks,
       std::find_if(together_.begin(), together_.end(), [depth](const StartedTogether& t) { return t.depth >= depth; });
   if (at != together_.end() && at->depth == depth) return std::move(*this);  // the file's first of that depth
   together_.insert(at, StartedTogether{depth, ranks, std::move(rows), source});
-  if (alone_source_.empty()) alone_source_ = source_;
-  source_ = alone_source_ + "; started together: ";
-  for (const StartedTogether& t : together_) source_ += (&t == &together_.front() ? "" : "; ") + t.source;
   return std::move(*this);
+}
+
+std::string CollectivePrice::source() const {
+  if (together_.empty()) return source_;
+  std::string text = source_ + "; started together: ";
+  for (const StartedTogether& t : together_) text += (&t == &together_.front() ? "" : "; ") + t.source;
+  return text;
 }
 
 double CollectivePrice::seconds_started_together(double bytes, int ranks, std::size_t calls) const {

@@ -40,7 +40,8 @@ class CollectivePrice {
   // bracket it, else between the two that do, in log-log (time against
   // depth); seconds() where the price has none (a call alone).
   double seconds_started_together(double bytes, int ranks, std::size_t calls) const;
-  const std::string& source() const { return source_; }
+  // Where the prices come from: the calls alone, then each started-together table by depth.
+  std::string source() const;
 
  private:
   double from_rows(const std::vector<std::pair<double, double>>& rows, int rows_ranks, double bytes, int ranks) const;
@@ -55,7 +56,7 @@ class CollectivePrice {
   std::vector<std::pair<double, double>> rows_;  // empty: latency + busbw
   std::vector<StartedTogether> together_;        // by depth; empty: calls started together priced alone
   double latency_s_ = 0, busbw_ = 0;
-  std::string source_, alone_source_;  // alone_source_: the calls alone, without the started-together tables
+  std::string source_;  // the calls alone
 };
 
 enum class Tier { kIntraNode, kInterNode };
