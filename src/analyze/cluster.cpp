@@ -58,6 +58,16 @@ class Reader {
     return (std::filesystem::path(path_).parent_path() / p).lexically_normal().string();
   }
   const std::string& path() const { return path_; }
+  // What `read` makes of a file the description names at `field`: its errors (the file missing, a bad
+  // line in it) name the field too.
+  template <typename Read>
+  auto read_named(const std::string& field, Read&& read) const -> decltype(read()) {
+    try {
+      return read();
+    } catch (const UsageError& e) {
+      fail(field + ": " + e.what());
+    }
+  }
 
  private:
   std::string path_;
@@ -89,7 +99,8 @@ std::vector<std::pair<double, double>> table_rows(Collective c, const Collective
 
 CollectivePrice table_price(const Reader& r, Collective c, const json& entry, const std::string& where) {
   const std::string file = r.beside(r.text(entry, "table", where));
-  const std::vector<CollectiveTable> tables = parse_nccl_tests_output(read_file(file), file);
+  const std::vector<CollectiveTable> tables =
+      r.read_named(where + "table", [&] { return parse_nccl_tests_output(read_file(file), file); });
   // The collective's table of calls alone; else one of its tables of calls aggregated with nccl-tests' -m
   // (its rows still one call's time, at the collective's usual root); else the one table of a file that
   // does not name its program.
@@ -154,7 +165,7 @@ void read_step(const Reader& r, const json& step, ClusterDescription& d) {
     r.fail("step must be an object: {\"cost_model\": FILE} or {\"memory_bandwidth_gb_per_s\", ...}");
   if (step.contains("cost_model")) {
     const std::string file = r.beside(r.text(step, "cost_model", "step."));
-    d.step = load_cost_model(file);
+    d.step = r.read_named("step.cost_model", [&] { return load_cost_model(file); });
     d.step_source = "cost model " + file;
     return;
   }
@@ -163,7 +174,11 @@ void read_step(const Reader& r, const json& step, ClusterDescription& d) {
   d.step.seconds_per_element = bytes / bandwidth;
   d.step.seconds_per_tensor = r.not_negative(step, "seconds_per_tensor", "step.", 0);
   d.step.seconds_per_step = r.not_negative(step, "seconds_per_step", "step.", 0);
-  d.step_source = "memory bandwidth";
+  char text[160];
+  std::snprintf(text, sizeof text,
+                "memory bandwidth %g GB/s x %g bytes per element + %g us per tensor + %g us per step", bandwidth / 1e9,
+                bytes, d.step.seconds_per_tensor * 1e6, d.step.seconds_per_step * 1e6);
+  d.step_source = text;
 }
 
 // y at x on the straight line through (x0, y0) and (x1, y1) in log-log.

@@ -65,6 +65,7 @@ TEST_CASE("a cluster description reads its tables beside it and names what is wr
   CHECK(c.name == "two by two");
   CHECK(c.ranks_per_node == 2);
   CHECK(c.step.seconds_per_element == Approx(4e-9));
+  CHECK(c.step_source == "memory bandwidth 1 GB/s x 4 bytes per element + 1000 us per tensor + 0 us per step");
   CHECK(c.price(Collective::kAllReduce, Tier::kIntraNode).seconds(4000, 2) == Approx(20e-6));
   CHECK_THROWS_WITH(c.price(Collective::kReduce, Tier::kInterNode),
                     Catch::Contains("makes a reduce across nodes, and inter_node has no \"reduce\""));
@@ -80,7 +81,9 @@ TEST_CASE("a cluster description reads its tables beside it and names what is wr
       {"\"broadcast\": {\"latency_us\": 100, \"busbw_gb_per_s\": 1}", "\"broadcast\": {\"table\": \"ar.txt\"}",
        "has no broadcast_perf table"},
       {"\"memory_bandwidth_gb_per_s\": 1, ", "", "missing step.memory_bandwidth_gb_per_s"},
-      {"\"table\": \"ar.txt\"", "\"table\": \"none.txt\"", "none.txt"},
+      {"\"table\": \"ar.txt\"", "\"table\": \"none.txt\"", "intra_node.all-reduce.table: cannot read '"},
+      {R"({"memory_bandwidth_gb_per_s": 1, "bytes_per_element": 4, "seconds_per_tensor": 0.001})",
+       R"({"cost_model": "no_cost.json"})", "step.cost_model: cannot read '"},
   };
   for (const auto& b : broken) {
     std::string text = kDescription;
