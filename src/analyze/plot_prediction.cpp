@@ -16,7 +16,7 @@ struct Panel {
 };
 
 std::string layout_of(const CasePrediction& c) {
-  return c.shard_group == c.world_size ? "flat" : "G = " + std::to_string(c.shard_group);
+  return c.shard_group == c.world_size ? "G = W" : "G = " + std::to_string(c.shard_group);
 }
 
 void draw_run(std::string& out, const svg::Box& b, const svg::Scale& xs, const svg::Scale& ys, const std::string& run,
