@@ -42,8 +42,21 @@ def description(folder, results, impl):
 
 def predicted_cases(analyze, run_dir, cluster):
     out = subprocess.run([analyze, str(run_dir), "--predict", str(cluster), "--format", "json"],
-                         check=True, capture_output=True, text=True).stdout
+                         check=True, stdout=subprocess.PIPE, text=True).stdout  # its errors reach stderr
     return {(c["model"], c["world_size"]): c["ranks"]["step"] for c in json.loads(out)["cases"]}
+
+
+def measured_row(run_dir, model, w, rank):
+    result = json.loads((run_dir / f"{model}_{w}_{rank}.json").read_text())["result"]
+    timing = result["timing"]["step"]
+    return {"model": model, "W": w, "rank": rank, "tensors": result["param_count"], "elements": result["numel"],
+            "measured": timing["median"], "spread": max(timing["samples"]) / min(timing["samples"])}
+
+
+def run_rows(analyze, run_dir, cluster):
+    for (model, w), steps in sorted(predicted_cases(analyze, run_dir, cluster).items()):
+        for rank, predicted in enumerate(steps):
+            yield {**measured_row(run_dir, model, w, rank), "predicted": predicted}
 
 
 def rows(analyze, results, folder):
@@ -52,16 +65,9 @@ def rows(analyze, results, folder):
         for launch in ("w1", "shared"):
             for part in PARTITIONERS:
                 run_dir = Path(results) / f"predict_{launch}_{impl}" / part
-                if not (run_dir / "exp_info.json").exists():
-                    continue
-                for (model, w), steps in sorted(predicted_cases(analyze, run_dir, cluster).items()):
-                    for rank, predicted in enumerate(steps):
-                        doc = json.loads((run_dir / f"{model}_{w}_{rank}.json").read_text())
-                        timing = doc["result"]["timing"]["step"]
-                        yield {"impl": impl, "partitioner": part, "model": model, "W": w, "rank": rank,
-                               "tensors": doc["result"]["param_count"], "elements": doc["result"]["numel"],
-                               "measured": timing["median"], "spread": max(timing["samples"]) / min(timing["samples"]),
-                               "predicted": predicted}
+                if (run_dir / "exp_info.json").exists():
+                    for row in run_rows(analyze, run_dir, cluster):
+                        yield {"impl": impl, "partitioner": part, **row}
 
 
 def error(r):
