@@ -14,8 +14,9 @@ is the median of --reps CUDA-event timings after a warm-up; rounds of the
 layouts are interleaved. One step is timed alone, from an idle device (as a
 timed run's step is); the `back to back` column times --back-to-back steps
 between one pair of events, per step (as `zero_bench --calibrate` times its
-samples), so the launches of one step overlap the kernels of the last. The kernel launches of one step are counted with
-torch.profiler.
+samples, which repeat for at least 0.2 s), so the launches of one step
+overlap the kernels of the last. The kernel launches of one step are counted
+with torch.profiler.
 
     python3 scripts/gpu/fused_adam_layout.py build-gpu/zero_bench [--reps 50]
     python3 scripts/gpu/fused_adam_layout.py DIR   # DIR/<model>.txt: --print-model's output

@@ -154,10 +154,10 @@ TEST_CASE("a node lost mid-case (every process killed): the job ends within 10 s
       const bool names_host = text.find("10.77.0.2") != std::string::npos || text.find("node2") != std::string::npos;
       // Under gloo the surviving ranks' error names the host, unless mpirun's SIGTERM reaches them first: then
       // zero_bench says which case the signal cut (the peer's end that follows is the signal's consequence, not
-      // news) and the race is the one above.
-      // The launcher's name differs between Open MPI versions (mpirun, prterun): any sender's SIGTERM counts.
-      const bool mpirun_first = std::regex_search(text, std::regex("SIGTERM from [^\n]* cut the case world size 4"));
-      if (backend == "gloo" && !mpirun_first) {
+      // news) and the race is the one above. The launcher's name differs between Open MPI versions (mpirun,
+      // prterun): any sender's SIGTERM counts.
+      const bool launcher_first = std::regex_search(text, std::regex("SIGTERM from [^\n]* cut the case world size 4"));
+      if (backend == "gloo" && !launcher_first) {
         CHECK(names_host);
       } else if (!names_host) {
         WARN("-b " << backend << ": nothing printed names the lost host node2 / 10.77.0.2 (exit " << rc << ")");
