@@ -22,17 +22,6 @@
 namespace zb {
 namespace {
 
-bool group_is_single_node(const SubWorld& group) {
-  MPI_Comm node;
-  MPI_Comm_split_type(group.comm(), MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-  int node_size = 0;
-  MPI_Comm_size(node, &node_size);
-  MPI_Comm_free(&node);
-  int all_local = node_size == group.size() ? 1 : 0, every = 0;
-  MPI_Allreduce(&all_local, &every, 1, MPI_INT, MPI_MIN, group.comm());
-  return every == 1;
-}
-
 // Long enough for every rank of a group to arrive (they leave the same MPI
 // split together); short enough that an unreachable store is named in seconds.
 constexpr std::chrono::seconds kStoreConnectSeconds{30};
@@ -109,7 +98,7 @@ c10::intrusive_ptr<c10d::TCPStore> reach_store(const std::string& host, uint16_t
 }  // namespace
 
 c10::intrusive_ptr<c10d::Store> make_group_store(const SubWorld& group, StoreAddress& address) {
-  address.single_node = group_is_single_node(group);
+  address.single_node = group.single_node();
   std::string host = "127.0.0.1";
   if (!address.single_node) {
     const NetInterface chosen = choose_net_interface();

@@ -12,7 +12,7 @@
 #include "src/common/errors.hpp"
 
 #include "backend_factories.hpp"
-#include "world.hpp"
+#include "world_mpi.hpp"
 
 namespace zb {
 namespace {
@@ -65,7 +65,7 @@ class MpiCommunicator : public Communicator {
     const MpiElement e = element_of(host_in);
     if (n <= kMaxChunk) {
       MPI_Allgather(host_in.data_ptr(), static_cast<int>(n), e.type, host_out.data_ptr(), static_cast<int>(n), e.type,
-                    group_.comm());
+                    group_.mpi().comm);
     } else {                          // large shards: one broadcast per rank, chunked
       std::vector<at::Tensor> parts;  // views into host_out
       std::vector<int> roots;
@@ -83,7 +83,7 @@ class MpiCommunicator : public Communicator {
     at::Tensor host = on_cuda_ ? tensor.to(at::kCPU) : tensor;
     const MpiElement e = element_of(host);
     for_each_chunk(host.numel(), [&](int64_t off, int count) {
-      MPI_Allreduce(MPI_IN_PLACE, byte_at(host, off, e), count, e.type, e.sum, group_.comm());
+      MPI_Allreduce(MPI_IN_PLACE, byte_at(host, off, e), count, e.type, e.sum, group_.mpi().comm);
     });
     if (on_cuda_) tensor.copy_(host);
   }
@@ -95,7 +95,7 @@ class MpiCommunicator : public Communicator {
     const MpiElement e = element_of(host_in);
     if (n <= kMaxChunk) {
       MPI_Reduce_scatter_block(host_in.data_ptr(), host_out.data_ptr(), static_cast<int>(n), e.type, e.sum,
-                               group_.comm());
+                               group_.mpi().comm);
     } else {  // large slots: slot r reduced to rank r, chunked
       for (int r = 0; r < size(); ++r) reduce_host(byte_at(host_in, r * n, e), host_out.data_ptr(), n, r, e);
     }
@@ -116,7 +116,7 @@ class MpiCommunicator : public Communicator {
     const MpiElement e = element_of(in);
     auto pending = std::make_unique<PendingRequest>(in.contiguous());
     MPI_Iallgather(pending->keep.data_ptr(), static_cast<int>(in.numel()), e.type, out.data_ptr(),
-                   static_cast<int>(in.numel()), e.type, group_.comm(), &pending->request);
+                   static_cast<int>(in.numel()), e.type, group_.mpi().comm, &pending->request);
     return pending;
   }
 
@@ -124,7 +124,7 @@ class MpiCommunicator : public Communicator {
     if (on_cuda_ || tensor.numel() > kMaxChunk) return Communicator::start_broadcast(tensor, root);
     const MpiElement e = element_of(tensor);
     auto pending = std::make_unique<PendingRequest>(tensor);
-    MPI_Ibcast(tensor.data_ptr(), static_cast<int>(tensor.numel()), e.type, root, group_.comm(), &pending->request);
+    MPI_Ibcast(tensor.data_ptr(), static_cast<int>(tensor.numel()), e.type, root, group_.mpi().comm, &pending->request);
     return pending;
   }
 
@@ -157,7 +157,7 @@ class MpiCommunicator : public Communicator {
     for_each_chunk(numel, [&](int64_t off, int count) {
       const bool in_place = rank() == root && send == receive;
       MPI_Reduce(in_place ? MPI_IN_PLACE : byte_at(send, off, e), byte_at(receive, off, e), count, e.type, e.sum, root,
-                 group_.comm());
+                 group_.mpi().comm);
     });
   }
 
@@ -168,7 +168,7 @@ class MpiCommunicator : public Communicator {
       const MpiElement e = element_of(host[i]);
       for_each_chunk(host[i].numel(), [&](int64_t off, int count) {
         requests.emplace_back();
-        MPI_Ibcast(byte_at(host[i], off, e), count, e.type, roots[i], group_.comm(), &requests.back());
+        MPI_Ibcast(byte_at(host[i], off, e), count, e.type, roots[i], group_.mpi().comm, &requests.back());
       });
     }
     MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);

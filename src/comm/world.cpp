@@ -1,4 +1,4 @@
-#include "world.hpp"
+#include "world_mpi.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -66,40 +66,42 @@ MpiSession::MpiSession(int* argc, char*** argv) {
 
 MpiSession::~MpiSession() { MPI_Finalize(); }
 
-SubWorld::SubWorld(int world_size) {
+SubWorld::SubWorld(int world_size) : comm_(std::make_unique<MpiComm>()) {
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_split(MPI_COMM_WORLD, rank < world_size ? 0 : MPI_UNDEFINED, rank, &comm_);
-  if (comm_ != MPI_COMM_NULL) {
-    MPI_Comm_rank(comm_, &rank_);
-    MPI_Comm_size(comm_, &size_);
+  MPI_Comm_split(MPI_COMM_WORLD, rank < world_size ? 0 : MPI_UNDEFINED, rank, &comm_->comm);
+  if (comm_->comm != MPI_COMM_NULL) {
+    MPI_Comm_rank(comm_->comm, &rank_);
+    MPI_Comm_size(comm_->comm, &size_);
   }
 }
 
-SubWorld::SubWorld(const SubWorld& parent, int color) {
-  MPI_Comm_split(parent.comm(), color, parent.rank(), &comm_);
-  MPI_Comm_rank(comm_, &rank_);
-  MPI_Comm_size(comm_, &size_);
+SubWorld::SubWorld(const SubWorld& parent, int color) : comm_(std::make_unique<MpiComm>()) {
+  MPI_Comm_split(parent.comm_->comm, color, parent.rank(), &comm_->comm);
+  MPI_Comm_rank(comm_->comm, &rank_);
+  MPI_Comm_size(comm_->comm, &size_);
 }
 
 SubWorld::~SubWorld() {
-  if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
+  if (comm_->comm != MPI_COMM_NULL) MPI_Comm_free(&comm_->comm);
 }
 
-void SubWorld::barrier() const { polite_barrier(comm_); }
+bool SubWorld::member() const { return comm_->comm != MPI_COMM_NULL; }
+
+void SubWorld::barrier() const { polite_barrier(comm_->comm); }
 
 std::string SubWorld::broadcast_string(const std::string& value, int root) const {
-  return broadcast_string_in(comm_, rank_, value, root);
+  return broadcast_string_in(comm_->comm, rank_, value, root);
 }
 
 std::vector<std::string> SubWorld::gather_strings(const std::string& value) const {
   int length = static_cast<int>(value.size());
   std::vector<int> lengths(rank_ == 0 ? size_ : 0), offsets(lengths.size());
-  MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, comm_);
+  MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, comm_->comm);
   int total = 0;
   for (std::size_t i = 0; i < lengths.size(); ++i) offsets[i] = total, total += lengths[i];
   std::string all(total, '\0');
-  MPI_Gatherv(value.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(), MPI_CHAR, 0, comm_);
+  MPI_Gatherv(value.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(), MPI_CHAR, 0, comm_->comm);
   std::vector<std::string> out;
   for (std::size_t i = 0; i < lengths.size(); ++i) out.push_back(all.substr(offsets[i], lengths[i]));
   return out;
@@ -179,12 +181,31 @@ std::string broadcast_from_rank_zero(const std::string& value) {
   return broadcast_string_in(MPI_COMM_WORLD, rank, value, 0);
 }
 
-std::vector<int> node_of_each_rank(MPI_Comm comm, int node) {
-  int size = 1;
-  MPI_Comm_size(comm, &size);
-  std::vector<int> nodes(static_cast<std::size_t>(size));
-  MPI_Allgather(&node, 1, MPI_INT, nodes.data(), 1, MPI_INT, comm);
+std::vector<int> SubWorld::node_of_each_rank(int node) const {
+  std::vector<int> nodes(static_cast<std::size_t>(size_));
+  MPI_Allgather(&node, 1, MPI_INT, nodes.data(), 1, MPI_INT, comm_->comm);
   return nodes;
+}
+
+bool SubWorld::single_node() const {
+  MPI_Comm node;
+  MPI_Comm_split_type(comm_->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  int node_size = 0;
+  MPI_Comm_size(node, &node_size);
+  MPI_Comm_free(&node);
+  int all_local = node_size == size_ ? 1 : 0, every = 0;
+  MPI_Allreduce(&all_local, &every, 1, MPI_INT, MPI_MIN, comm_->comm);
+  return every == 1;
+}
+
+int world_max(int value) {
+  MPI_Allreduce(MPI_IN_PLACE, &value, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  return value;
+}
+
+double world_sum(double value) {
+  MPI_Allreduce(MPI_IN_PLACE, &value, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  return value;
 }
 
 std::optional<std::string> differing_launch(const std::vector<std::string>& argv) {

@@ -1,10 +1,11 @@
 // MPI bootstrap: the only place (with the mpi backend) that speaks MPI.
 // It yields the launched world and, for each world size W, the group of the
-// first W ranks; the rest of the ranks wait.
+// first W ranks; the rest of the ranks wait. No MPI type appears here: only
+// world.cpp and mpi_backend.cpp see MPI's headers (world_mpi.hpp), so the other
+// files compile the same whichever MPI the build found.
 #pragma once
-#include <mpi.h>
-
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -16,10 +17,6 @@ struct World {
   // This node's index among the launch's nodes (ordered by their lowest rank), and how many there are.
   int node = 0, nodes = 1;
 };
-
-// Each rank's node index (World::node) for the members of `comm`, in its rank
-// order; collective over `comm`.
-std::vector<int> node_of_each_rank(MPI_Comm comm, int node);
 
 // MPI_Init on construction (works without mpirun: a world of one),
 // MPI_Finalize on destruction.
@@ -39,6 +36,7 @@ class MpiSession {
 // get a group with member() == false. Collective over MPI_COMM_WORLD.
 class SubWorld {
  public:
+  struct MpiComm;  // the group's MPI_Comm (world_mpi.hpp)
   explicit SubWorld(int world_size);
   // The members of `parent` that pass the same `color`, ordered by their rank
   // in `parent` (MPI_Comm_split); collective over `parent`, a member.
@@ -46,18 +44,22 @@ class SubWorld {
   ~SubWorld();
   SubWorld(const SubWorld&) = delete;
   SubWorld& operator=(const SubWorld&) = delete;
-  bool member() const { return comm_ != MPI_COMM_NULL; }
+  bool member() const;
   int rank() const { return rank_; }
   int size() const { return size_; }
-  MPI_Comm comm() const { return comm_; }
+  const MpiComm& mpi() const { return *comm_; }
 
   void barrier() const;
   std::string broadcast_string(const std::string& value, int root) const;
   // Rank 0 receives every rank's string (in rank order); others get {}.
   std::vector<std::string> gather_strings(const std::string& value) const;
+  // Each member's node index (World::node, `node` here), in rank order.
+  std::vector<int> node_of_each_rank(int node) const;
+  // Whether every member runs on this member's node.
+  bool single_node() const;
 
  private:
-  MPI_Comm comm_ = MPI_COMM_NULL;
+  std::unique_ptr<MpiComm> comm_;
   int rank_ = -1, size_ = 0;
 };
 
@@ -102,6 +104,9 @@ std::optional<std::string> differing_launch(const std::vector<std::string>& argv
 std::string broadcast_from_rank_zero(const std::string& value);
 
 void world_barrier();
+// The largest of every rank's `value`; the sum of every rank's `value`.
+int world_max(int value);
+double world_sum(double value);
 [[noreturn]] void abort_all_ranks(int exit_code);
 std::string mpi_library_version();
 

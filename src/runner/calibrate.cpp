@@ -97,19 +97,15 @@ double median_step_seconds(const std::vector<std::vector<int64_t>>& shapes, cons
   // Each sample repeats the step for at least kSampleSeconds (the same count on
   // every rank), so that the ranks' steps overlap as in a timed run and the
   // contention for cores and memory is in the numbers, not only the fastest rank's.
-  int repeat = static_cast<int>(std::ceil(kSampleSeconds / std::max(1e-6, time_steps(1))));
-  MPI_Allreduce(MPI_IN_PLACE, &repeat, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  repeat = std::clamp(repeat, 1, 1000);
+  const int repeat =
+      std::clamp(world_max(static_cast<int>(std::ceil(kSampleSeconds / std::max(1e-6, time_steps(1))))), 1, 1000);
   std::vector<double> times;
   for (int i = 0; i < steps; ++i) times.push_back(time_steps(repeat));
   std::nth_element(times.begin(), times.begin() + times.size() / 2, times.end());
   return times[times.size() / 2];
 }
 
-double ranks_mean(double seconds, int world_size) {
-  MPI_Allreduce(MPI_IN_PLACE, &seconds, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-  return seconds / world_size;
-}
+double ranks_mean(double seconds, int world_size) { return world_sum(seconds) / world_size; }
 
 std::vector<Sample> measure_grid(const Bench& bench) {
   std::vector<Sample> samples;

@@ -156,7 +156,7 @@ struct ShardGroups {
     if (g == all.size()) return;
     // Across hosts the user must see a group that spans hosts or a host that
     // holds parts of two groups: in-group traffic then crosses the slow link.
-    if (setup.nodes > 1) placement = shard_group_placement(node_of_each_rank(all.comm(), setup.node), g);
+    if (setup.nodes > 1) placement = shard_group_placement(all.node_of_each_rank(setup.node), g);
     own.emplace(all, all.rank() / g);
     replicas.emplace(all, all.rank() % g);
   }

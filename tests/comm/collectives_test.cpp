@@ -1,5 +1,7 @@
 // Every backend's collectives on the CPU, under mpirun: the sums are exact
 // (small integers in fp32), so each rank checks its result element by element.
+#include <mpi.h>
+
 #include "support/torch_catch.hpp"
 
 #include "src/comm/communicator.hpp"

@@ -2,6 +2,8 @@
 // reduce_gradients, a step and the parameter sync, every rank's parameters
 // equal one process stepping the exact average of all ranks' gradients,
 // bitwise, for whole-tensor, range and replicated plans.
+#include <mpi.h>
+
 #include "support/torch_catch.hpp"
 
 #include "models/model_spec.hpp"
