@@ -21,7 +21,7 @@ if ! git -C "$root" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
 fi
 cd "$root"
 # The fixtures are inputs to tests, kept as the tests need them.
-mapfile -d '' files < <(git ls-files -z -- '*.cpp' '*.hpp' ':!:tests/fixtures/**')
+mapfile -d '' files < <(git ls-files -z -- '*.cpp' '*.hpp' ':!:tests/fixtures/**' ':!:third_party/**')
 report=$(mktemp)
 trap 'rm -f "$report"' EXIT
 if ! "$tool" --dry-run --Werror "${files[@]}" 2>"$report"; then

@@ -1,0 +1,46 @@
+# cmake -DNM=nm -DARCHIVE=libzb_comm.a -DLIBS="a.so|b.so" -P check_gloo_symbols.cmake
+# Fails unless every gloo symbol that ARCHIVE calls and does not define (gloo's
+# own functions, and c10d's ProcessGroupGloo) is defined in one of LIBS, the
+# libtorch it links: a gloo API that differs from the one compiled against
+# fails here, at build time, not when -b gloo runs. (zero-bench's gloo backend
+# calls ProcessGroupGloo's Options, constructor and createDevice* alone; gloo's
+# objects reach it only as pointers that libtorch makes and takes back.)
+string(REPLACE "|" ";" libs "${LIBS}")
+execute_process(COMMAND ${NM} -C --undefined-only ${ARCHIVE} OUTPUT_VARIABLE undefined RESULT_VARIABLE failed)
+if(failed)
+  message(FATAL_ERROR "check_gloo_symbols: ${NM} could not read ${ARCHIVE}")
+endif()
+execute_process(COMMAND ${NM} -C --defined-only ${ARCHIVE} OUTPUT_VARIABLE own)
+string(REPLACE "\n" ";" undefined "${undefined}")
+set(wanted "")
+foreach(line ${undefined})
+  if(line MATCHES "^ +U (.*(gloo::|ProcessGroupGloo).*)$")
+    string(FIND "${own}" " ${CMAKE_MATCH_1}\n" at)  # defined by another file of the archive
+    if(at EQUAL -1)
+      list(APPEND wanted "${CMAKE_MATCH_1}")
+    endif()
+  endif()
+endforeach()
+list(REMOVE_DUPLICATES wanted)
+if(NOT wanted)
+  message(FATAL_ERROR "check_gloo_symbols: ${ARCHIVE} calls no gloo symbol: the gloo backend was not compiled")
+endif()
+set(defined "")
+foreach(lib ${libs})
+  execute_process(COMMAND ${NM} -C -D --defined-only ${lib} OUTPUT_VARIABLE out)
+  string(APPEND defined "${out}")
+endforeach()
+set(missing "")
+foreach(symbol ${wanted})
+  string(FIND "${defined}" " ${symbol}\n" at)
+  if(at EQUAL -1)
+    list(APPEND missing "${symbol}")
+  endif()
+endforeach()
+if(missing)
+  list(JOIN missing "\n  " text)
+  message(FATAL_ERROR "zero-bench: the gloo headers do not match libtorch's gloo: these symbols the gloo backend "
+                      "calls are not in ${LIBS}:\n  ${text}\n(docs/building.md#gloo)")
+endif()
+list(LENGTH wanted count)
+message(STATUS "zero-bench: the ${count} gloo symbols the gloo backend calls are all in libtorch")
