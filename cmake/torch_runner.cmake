@@ -1,18 +1,36 @@
 # The timed runner needs libtorch (tensors, Adam, c10d) and MPI. CUDA parts
 # (CUDA events, the allocator's peak, NCCL) are compiled only when the
-# libtorch found has CUDA; gloo only when gloo's headers are found.
-if(NOT DEFINED TORCH_CUDA_ARCH_LIST AND NOT DEFINED ENV{TORCH_CUDA_ARCH_LIST})
-  set(TORCH_CUDA_ARCH_LIST "8.0;9.0")  # we compile no kernels; keeps torch's config quiet
-endif()
-find_package(Torch REQUIRED)
-find_package(MPI REQUIRED COMPONENTS CXX)
-message(STATUS "zero-bench: libtorch ${Torch_VERSION} at ${TORCH_INSTALL_PREFIX}")
+# libtorch found has CUDA and a CUDA toolkit is there (cmake/find_torch.cmake);
+# gloo unless -DZB_WITH_GLOO=OFF (cmake/gloo_headers.cmake).
+option(ZB_WITH_GLOO "Build -b gloo (libtorch's ProcessGroupGloo; needs gloo's headers, third_party/gloo)" ON)
+include(${CMAKE_CURRENT_LIST_DIR}/find_torch.cmake)
+include(${CMAKE_CURRENT_LIST_DIR}/find_mpi.cmake)
 
 # Two layers: zb_comm (the communicator and its backends, over c10d and MPI)
 # and zb_runner (tensors, optimizers, timing; the run layer above it).
-zb_layer(zb_comm DIR src/comm DEPENDS zb_common ${TORCH_LIBRARIES} MPI::MPI_CXX SOURCES
+zb_layer(zb_comm DIR src/comm DEPENDS zb_common ${TORCH_LIBRARIES} SOURCES
   src/comm/world.cpp src/comm/backends.cpp src/comm/c10d_communicator.cpp src/comm/net_interface.cpp
   src/comm/gloo_backend.cpp src/comm/nccl_backend.cpp src/comm/mpi_backend.cpp src/comm/metered_communicator.cpp)
+# MPI's headers only where MPI is spoken: the other files compile the same
+# whichever MPI was found, Debian's or a wheel's (a compiler cache serves one
+# build from the other). Its library goes to whatever links zb_comm.
+set(ZB_MPI_SOURCES src/comm/world.cpp src/comm/mpi_backend.cpp)
+get_target_property(zb_mpi_includes MPI::MPI_CXX INTERFACE_INCLUDE_DIRECTORIES)
+get_target_property(zb_mpi_options MPI::MPI_CXX INTERFACE_COMPILE_OPTIONS)
+get_target_property(zb_mpi_definitions MPI::MPI_CXX INTERFACE_COMPILE_DEFINITIONS)
+set(zb_mpi_flags "")
+foreach(dir ${zb_mpi_includes})
+  list(APPEND zb_mpi_flags -isystem ${dir})
+endforeach()
+if(zb_mpi_options)
+  list(APPEND zb_mpi_flags ${zb_mpi_options})
+endif()
+set_source_files_properties(${ZB_MPI_SOURCES} PROPERTIES COMPILE_OPTIONS "${zb_mpi_flags}")
+if(zb_mpi_definitions)
+  set_source_files_properties(${ZB_MPI_SOURCES} PROPERTIES COMPILE_DEFINITIONS "${zb_mpi_definitions}")
+endif()
+target_link_libraries(zb_comm INTERFACE $<LINK_ONLY:MPI::MPI_CXX>)
+
 zb_layer(zb_runner DIR src/runner DEPENDS zb_run zb_comm SOURCES
   src/runner/synthetic.cpp src/runner/zero_rank.cpp src/runner/tensor_zero_state.cpp src/runner/flat_zero_state.cpp
   src/runner/slot_index.cpp src/runner/gradient_reduction.cpp src/runner/parameter_sync.cpp
@@ -34,9 +52,7 @@ endforeach()
 set_source_files_properties(src/runner/optim/native_optimizers.cpp src/runner/bandwidth_probe.cpp PROPERTIES
   COMPILE_OPTIONS "-O3;-fopenmp-simd;-fno-math-errno;-ffp-contract=off")
 
-# CUDA: libtorch built with it lists libtorch_cuda / c10_cuda among its libraries.
-if(TORCH_CUDA_LIBRARIES OR "${TORCH_LIBRARIES}" MATCHES "c10_cuda")
-  set(ZB_HAVE_CUDA ON)
+if(ZB_HAVE_CUDA)
   foreach(layer zb_comm zb_runner)
     target_compile_definitions(${layer} PRIVATE ZB_HAVE_CUDA USE_C10D_NCCL)
   endforeach()
@@ -44,15 +60,18 @@ if(TORCH_CUDA_LIBRARIES OR "${TORCH_LIBRARIES}" MATCHES "c10_cuda")
 endif()
 message(STATUS "zero-bench: CUDA parts ${ZB_HAVE_CUDA}")
 
-# gloo: the PyPI wheel ships ProcessGroupGloo.hpp but not gloo's own headers;
-# Debian's libgloo-dev provides them (only pointers to gloo types cross the
-# boundary, so the header version need not match libtorch's bundled gloo).
-find_path(ZB_GLOO_INCLUDE_DIR gloo/algorithm.h HINTS ${TORCH_INCLUDE_DIRS})
-if(ZB_GLOO_INCLUDE_DIR)
+if(ZB_WITH_GLOO)
+  include(${CMAKE_CURRENT_LIST_DIR}/gloo_headers.cmake)
   target_compile_definitions(zb_comm PRIVATE ZB_HAVE_GLOO USE_C10D_GLOO)
-  target_include_directories(zb_comm PRIVATE ${ZB_GLOO_INCLUDE_DIR})
+  set_property(SOURCE src/comm/gloo_backend.cpp APPEND PROPERTY COMPILE_OPTIONS -isystem ${ZB_GLOO_INCLUDE_DIR})
+  file(GLOB zb_torch_shared_libs "${TORCH_INSTALL_PREFIX}/lib/libtorch_cpu.so" "${TORCH_INSTALL_PREFIX}/lib/libtorch.so")
+  string(REPLACE ";" "|" zb_torch_shared_libs "${zb_torch_shared_libs}")
+  add_custom_command(TARGET zb_comm POST_BUILD
+    COMMAND ${CMAKE_COMMAND} -DNM=${CMAKE_NM} -DARCHIVE=$<TARGET_FILE:zb_comm> "-DLIBS=${zb_torch_shared_libs}"
+            -P ${CMAKE_CURRENT_LIST_DIR}/check_gloo_symbols.cmake VERBATIM)
+else()
+  message(STATUS "zero-bench: -b gloo left out (ZB_WITH_GLOO=OFF)")
 endif()
-message(STATUS "zero-bench: gloo headers: ${ZB_GLOO_INCLUDE_DIR}")
 
 # The wheel's CUDA libraries (NCCL, cuDNN, ...) live beside torch in
 # site-packages/nvidia/*/lib: link and run against those, not a system NCCL.

@@ -26,8 +26,7 @@ std::unique_ptr<Communicator> create_gloo(const SubWorld& group, const at::Devic
 }
 #else
 std::string gloo_unavailable_reason() {
-  return "this zero_bench was built without gloo: the libtorch it was built against ships no gloo "
-         "headers and none were found (Debian: apt-get install libgloo-dev, then rebuild); use -b mpi";
+  return "this zero_bench was built without gloo (-DZB_WITH_GLOO=OFF: docs/building.md#gloo); use -b mpi";
 }
 
 std::unique_ptr<Communicator> create_gloo(const SubWorld&, const at::Device&) { return nullptr; }

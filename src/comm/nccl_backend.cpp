@@ -60,7 +60,8 @@ std::string nccl_version() { return c10d::getNcclVersion(); }
 std::string nccl_compiled_version() { return compiled_nccl_version(); }
 #else
 std::string nccl_unavailable_reason() {
-  return "this zero_bench was built against a libtorch without CUDA, so it has no NCCL; use -b gloo or -b mpi";
+  return "this zero_bench was built without its CUDA parts (a libtorch without CUDA, or no CUDA toolkit when it was "
+         "built: docs/building.md), so it has no NCCL; use -b gloo or -b mpi";
 }
 
 std::unique_ptr<Communicator> create_nccl(const SubWorld&, const at::Device&) { return nullptr; }
