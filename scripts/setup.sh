@@ -1,6 +1,7 @@
 # shellcheck shell=bash
 # Sourced by run.sh, test.sh and the experiments' scripts: installs what is missing
-# (idempotent) and builds zero-bench into $ZB_BUILD_DIR.
+# (idempotent) and builds zero-bench into $ZB_BUILD_DIR. Debian/Ubuntu as root
+# (or sudo); without root, install with pip instead (docs/building.md#without-root).
 #
 #   ZB_BUILD_DIR    build directory (default: build)
 #   ZB_VENV         virtual environment holding the torch wheel
@@ -21,7 +22,9 @@ ZB_WITH_TORCH="${ZB_WITH_TORCH:-1}"
 # chromium and python3-pil: the test that renders zero_analyze --html in a real browser and checks the PNG.
 # iproute2 (ip, tc): the rehearsal cluster of the cluster tests; slurmctld, slurmd, slurm-client and munge:
 # its Slurm (local_cluster.sh up --slurm, the slurm tests), whose daemons the scripts start themselves.
-ZB_APT_PACKAGES=(cmake g++ make git bc libopenmpi-dev openmpi-bin libcli11-dev nlohmann-json3-dev catch2 libgloo-dev iproute2
+# ccache: the build compiles through it, and the install test's build (tests/install/) reuses its objects.
+# CLI11, nlohmann/json and gloo's headers come with the checkout (third_party/).
+ZB_APT_PACKAGES=(cmake g++ make git bc ccache libopenmpi-dev openmpi-bin catch2 iproute2
                  slurmctld slurmd slurm-client munge chromium fonts-dejavu-core python3-pil clang-format-14)
 
 zb_log() { echo "[zero-bench] $*" >&2; }
@@ -29,7 +32,10 @@ zb_log() { echo "[zero-bench] $*" >&2; }
 zb_as_root() {
   if [ "$(id -u)" = 0 ]; then "$@"
   elif command -v sudo >/dev/null; then sudo "$@"
-  else zb_log "need root to run: $*"; return 1
+  else
+    zb_log "need root to run: $*; without root, install zero-bench with pip into a venv instead:" \
+           "docs/building.md#without-root"
+    return 1
   fi
 }
 
@@ -64,6 +70,8 @@ zb_install_torch() {
 
 zb_cmake_args() {
   local args=(-DCMAKE_BUILD_TYPE=Release)
+  # The compiler cache lives in the build folder, so that the install test finds it.
+  if command -v ccache >/dev/null; then args+=("-DCMAKE_CXX_COMPILER_LAUNCHER=env;CCACHE_DIR=$ZB_BUILD_DIR/ccache;ccache"); fi
   if [ "$ZB_WITH_TORCH" = 0 ]; then
     args+=(-DZB_WITH_TORCH=OFF)
   elif ! zb_user_has_torch; then
