@@ -196,9 +196,11 @@ def inner(args):
     if os.path.isdir("/usr/local/cuda/bin"):  # a CUDA toolkit stays visible, as on a node with `module load cuda`
         env["PATH"] = "/usr/local/cuda/bin:" + env["PATH"]
     steps = os.path.join(os.path.dirname(os.path.abspath(__file__)), "user_steps.sh")
+    # From the user's home: the folder the test was started in may lie under a folder covered above,
+    # and Open MPI's prterun dies on a working folder it cannot name.
     result = subprocess.run(["setpriv", f"--reuid={user.pw_uid}", f"--regid={user.pw_gid}", "--clear-groups", "--",
                              "bash", steps, spec["python"], spec["venv"], spec["build"], spec["source"],
-                             spec["torch"], os.path.join(work, "out")], env=env)
+                             spec["torch"], os.path.join(work, "out")], env=env, cwd=env["HOME"])
     sys.exit(result.returncode)
 
 
