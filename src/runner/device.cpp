@@ -25,6 +25,11 @@
 namespace zb {
 namespace {
 
+// Why --device cuda cannot run in a build without the CUDA parts (cmake/find_torch.cmake).
+constexpr const char* kBuiltWithoutCuda =
+    "this zero_bench was built without its CUDA parts (a libtorch without CUDA, or no CUDA toolkit when it was "
+    "built: docs/building.md#without-root)";
+
 class SteadyClockTimer : public IterationTimer {
  public:
   void begin() override { t0_ = Clock::now(); }
@@ -132,7 +137,7 @@ std::string unusable_gpu_reason() {
            std::to_string(CUDART_VERSION % 1000 / 10) + " needs a driver that supports it; see nvidia-smi)";
   return "/dev/nvidia0 exists but CUDA reports no usable device";
 #else
-  return "/dev/nvidia0 exists but this zero_bench was built against a libtorch without CUDA";
+  return std::string("/dev/nvidia0 exists but ") + kBuiltWithoutCuda;
 #endif
 }
 }  // namespace
@@ -152,7 +157,7 @@ at::Device choose_device(DeviceChoice requested, int local_rank) {
     throw UsageError("--device cuda: " +
                      (!reason.empty()     ? reason
                       : built_with_cuda() ? std::string("libtorch sees no GPU on this machine")
-                                          : std::string("this zero_bench was built against a libtorch without CUDA")) +
+                                          : std::string(kBuiltWithoutCuda)) +
                      "; use --device cpu");
   }
   const auto index = static_cast<c10::DeviceIndex>(local_rank % gpus);
