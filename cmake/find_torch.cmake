@@ -10,6 +10,16 @@
 # zero-bench compiles no kernel; there (or with -DZB_CUDA=OFF) the targets are
 # made from torch's include and lib folders, as torch.utils.cpp_extension does,
 # and the runner's CUDA parts (CUDA events, -b nccl) are left out.
+# The Python that builds zero-bench (find_mpi.cmake looks beside it too).
+set(ZB_BUILD_PYTHON "${ZB_PYTHON}")
+if(NOT ZB_BUILD_PYTHON)
+  set(ZB_BUILD_PYTHON "${Python_EXECUTABLE}")
+endif()
+if(NOT ZB_BUILD_PYTHON)
+  find_program(ZB_PYTHON3 python3)
+  set(ZB_BUILD_PYTHON "${ZB_PYTHON3}")
+endif()
+
 set(ZB_CUDA AUTO CACHE STRING "The runner's CUDA parts: AUTO (when a CUDA toolkit is found), ON, OFF")
 set_property(CACHE ZB_CUDA PROPERTY STRINGS AUTO ON OFF)
 
@@ -17,17 +27,10 @@ function(zb_torch_cmake_dir out)
   find_file(ZB_TORCH_CONFIG_FILE TorchConfig.cmake NO_DEFAULT_PATH
             PATHS ${Torch_DIR} ${CMAKE_PREFIX_PATH} $ENV{CMAKE_PREFIX_PATH} PATH_SUFFIXES . Torch share/cmake/Torch)
   if(NOT ZB_TORCH_CONFIG_FILE)
-    set(python "${ZB_PYTHON}")
-    if(NOT python)
-      set(python "${Python_EXECUTABLE}")
-    endif()
-    if(NOT python)
-      find_program(python python3)
-    endif()
-    execute_process(COMMAND "${python}" -c "import torch.utils; print(torch.utils.cmake_prefix_path)"
+    execute_process(COMMAND "${ZB_BUILD_PYTHON}" -c "import torch.utils; print(torch.utils.cmake_prefix_path)"
                     OUTPUT_VARIABLE prefix OUTPUT_STRIP_TRAILING_WHITESPACE RESULT_VARIABLE failed ERROR_QUIET)
     if(failed OR NOT EXISTS "${prefix}/Torch/TorchConfig.cmake")
-      message(FATAL_ERROR "zero-bench: no libtorch: `${python}` cannot import torch, and neither Torch_DIR nor "
+      message(FATAL_ERROR "zero-bench: no libtorch: `${ZB_BUILD_PYTHON}` cannot import torch, and neither Torch_DIR nor "
                           "CMAKE_PREFIX_PATH names one. Install it into the Python that builds zero-bench "
                           "(pip install torch==2.14.1), or set Torch_DIR to a libtorch's share/cmake/Torch, "
                           "or build the plan-only tools alone with -DZB_WITH_TORCH=OFF")

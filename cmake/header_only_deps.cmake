@@ -11,8 +11,8 @@ set(ZB_THIRD_PARTY_INCLUDE ${CMAKE_SOURCE_DIR}/third_party/include)
 add_library(zb_header_only_deps INTERFACE)
 target_compile_options(zb_header_only_deps INTERFACE "SHELL:-idirafter ${ZB_THIRD_PARTY_INCLUDE}")
 
-# zb_header_only_dep(PACKAGE MIN_VERSION HEADER VERSION_MACROS...): links the
-# package's target when CMake finds one; says which copy the compiler will read.
+# zb_header_only_dep(PACKAGE MIN_VERSION HEADER TARGETS...): links the package's
+# TARGETS when CMake finds its config; says which copy the compiler will read.
 function(zb_header_only_dep package min_version header)
   find_package(${package} ${min_version} QUIET CONFIG)
   if(${package}_FOUND)

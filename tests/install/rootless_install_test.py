@@ -59,7 +59,7 @@ def run(cmd, **kw):
 
 
 def traversable_by_others(path):
-    """Whether every folder from / down to `path` lets other users pass (o+x)."""
+    """The first folder from / down to `path` that other users cannot pass (no o+x), or None."""
     parts = os.path.abspath(path).split("/")
     for i in range(2, len(parts) + 1):
         folder = "/".join(parts[:i]) or "/"
@@ -207,12 +207,14 @@ def inner(args):
 # --- outside: preconditions, the wheelhouse, the namespace --------------------------------------
 
 def python_facts(python):
-    code = "import sys, torch; print(sys.prefix); print(torch.__version__.split('+')[0]); print(sys.version_info[:2])"
+    """The venv's folder, its torch's version and folder, and its Python's X.Y."""
+    code = ("import os, sys, torch; print(sys.prefix); print(torch.__version__.split('+')[0]); "
+            "print(os.path.dirname(torch.__file__)); print('%d.%d' % sys.version_info[:2])")
     out = subprocess.run([python, "-c", code], capture_output=True, text=True)
     if out.returncode:
         skip(f"{python} cannot import torch: {out.stderr.strip()[-200:]}")
-    prefix, torch, version = out.stdout.split("\n")[:3]
-    return prefix, torch, version
+    prefix, torch, torch_dir, version = out.stdout.split("\n")[:4]
+    return prefix, torch, torch_dir, version
 
 
 def preconditions(args):
@@ -236,7 +238,7 @@ def preconditions(args):
 def user_python(version):
     """The Python the user makes the venv with: the system's, of the minor version the wheels are for."""
     python = "/usr/bin/python3"
-    out = subprocess.run([python, "-c", "import sys, venv, ensurepip; print(sys.version_info[:2])"],
+    out = subprocess.run([python, "-c", "import sys, venv, ensurepip; print('%d.%d' % sys.version_info[:2])"],
                          capture_output=True, text=True)
     if out.returncode:
         skip(f"{python} cannot make a venv (Debian: python3-venv): {out.stderr.strip()[-200:]}")
@@ -266,7 +268,7 @@ def cached_compiler(build):
 
 def pip_route(args):
     preconditions(args)
-    prefix, torch, version = python_facts(args.python)
+    prefix, torch, _, version = python_facts(args.python)
     python = user_python(version)
     free = shutil.disk_usage(args.build).free
     if free < 12 * 2**30:
@@ -299,10 +301,9 @@ def no_cuda_toolkit(args):
     toolkit = os.path.realpath("/usr/local/cuda")
     if not os.path.isdir(toolkit):
         skip("no CUDA toolkit in /usr/local/cuda to hide")
-    prefix, torch, version = python_facts(args.python)
-    if not os.path.exists(os.path.join(prefix, "lib", f"python{version.strip('()').replace(', ', '.')}",
-                                       "site-packages", "torch", "lib", "libtorch_cuda.so")):
-        skip(f"torch {torch} in {prefix} has no CUDA: nothing to configure without a toolkit")
+    _, torch, torch_dir, _ = python_facts(args.python)
+    if not os.path.exists(os.path.join(torch_dir, "lib", "libtorch_cuda.so")):
+        skip(f"torch {torch} in {torch_dir} has no CUDA: nothing to configure without a toolkit")
     build = os.path.join(args.build, "no-cuda-toolkit")
     shutil.rmtree(build, ignore_errors=True)
     script = (f"mount -t tmpfs tmpfs {toolkit} && "
