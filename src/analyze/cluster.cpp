@@ -170,14 +170,16 @@ void read_step(const Reader& r, const json& step, ClusterDescription& d) {
     return;
   }
   const double bandwidth = r.positive(step, "memory_bandwidth_gb_per_s", "step.") * 1e9;
-  const double bytes = r.positive(step, "bytes_per_element", "step.");
-  d.step.seconds_per_element = bytes / bandwidth;
+  d.memory_bandwidth = bandwidth;
+  if (step.contains("bytes_per_element")) d.bytes_per_element = r.positive(step, "bytes_per_element", "step.");
+  d.step.seconds_per_element = d.bytes_per_element.value_or(0) / bandwidth;  // step_for() sets it per plan
   d.step.seconds_per_tensor = r.not_negative(step, "seconds_per_tensor", "step.", 0);
   d.step.seconds_per_step = r.not_negative(step, "seconds_per_step", "step.", 0);
-  char text[160];
-  std::snprintf(text, sizeof text,
-                "memory bandwidth %g GB/s x %g bytes per element + %g us per tensor + %g us per step", bandwidth / 1e9,
-                bytes, d.step.seconds_per_tensor * 1e6, d.step.seconds_per_step * 1e6);
+  char bytes[64] = "each plan's bytes per element";
+  if (d.bytes_per_element) std::snprintf(bytes, sizeof bytes, "%g bytes per element", *d.bytes_per_element);
+  char text[200];
+  std::snprintf(text, sizeof text, "memory bandwidth %g GB/s x %s + %g us per tensor + %g us per step",
+                bandwidth / 1e9, bytes, d.step.seconds_per_tensor * 1e6, d.step.seconds_per_step * 1e6);
   d.step_source = text;
 }
 
@@ -301,6 +303,31 @@ ClusterDescription cluster_description_from_json_text(const std::string& text, c
 
 ClusterDescription load_cluster_description(const std::string& path) {
   return cluster_description_from_json_text(read_file(path), path);
+}
+
+PricedStep step_for(const ClusterDescription& cluster, const Precision& precision, OptimizerKind optimizer,
+                    MasterPath path) {
+  PricedStep out{cluster.step, precision_choices().name(precision.params) + " params, " +
+                                   grad_dtype_choices().name(precision.grads) + " grads, " +
+                                   optimizer_choices().name(optimizer)};
+  if (cluster.memory_bandwidth <= 0) {
+    out.priced_as += ": the cost model's own coefficients (as calibrated)";
+    return out;
+  }
+  // Muon's matrices move sgd's bytes, the rest Adam's: priced at the larger, Adam's.
+  const OptimizerKind priced = optimizer == OptimizerKind::kMuon ? OptimizerKind::kAdam : optimizer;
+  const double plan_bytes = static_cast<double>(step_bytes_per_element(priced, 1, precision, path));
+  const double bytes = cluster.bytes_per_element.value_or(plan_bytes);
+  out.model.seconds_per_element = bytes / cluster.memory_bandwidth;
+  char text[160];
+  if (cluster.bytes_per_element && *cluster.bytes_per_element != plan_bytes)
+    std::snprintf(text, sizeof text, ": the description's %g bytes per element (this step moves %g)", bytes,
+                  plan_bytes);
+  else
+    std::snprintf(text, sizeof text, ": %g bytes per element%s", bytes,
+                  precision.mixed() ? (path == MasterPath::kCast ? " (cast path)" : " (one pass)") : "");
+  out.priced_as += text;
+  return out;
 }
 
 }  // namespace zb

@@ -6,11 +6,14 @@
 #pragma once
 #include <map>
 #include <optional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "partitioners/plan.hpp"  // CostModel
 #include "src/common/collective.hpp"
+#include "src/common/optimizer_traffic.hpp"
+#include "src/common/precision.hpp"
 
 namespace zb {
 
@@ -68,10 +71,25 @@ struct ClusterDescription {
   // The step: a --calibrate cost model, or memory bandwidth x bytes per element + per tensor + per step.
   CostModel step;
   std::string step_source;
+  // A step from a memory bandwidth (bytes/s; 0: a cost model) moves the bytes per element the description
+  // fixes, or (absent) those of each plan's own precision and optimizer (precision.hpp).
+  double memory_bandwidth = 0;
+  std::optional<double> bytes_per_element;
   std::map<Collective, CollectivePrice> intra_node, inter_node;
 
   const CollectivePrice& price(Collective c, Tier tier) const;
 };
+
+// What one plan's step is priced as: the description's step model for the
+// plan's precision and optimizer, and those words ("bf16 params, bf16 grads,
+// adam: 46 bytes per element (cast path) at 3350 GB/s").
+struct PricedStep {
+  CostModel model;
+  std::string priced_as;
+};
+// GPU steps take the cast path (precision.hpp); zero-bench's native CPU step the one pass.
+PricedStep step_for(const ClusterDescription& cluster, const Precision& precision, OptimizerKind optimizer,
+                    MasterPath path);
 
 // Reads and checks a description; UsageError naming the file and the field (or
 // the table file and its line) for anything missing or wrong.

@@ -123,6 +123,7 @@ int print_prediction(const Options& o, zb::Format format) {
   }
   if (format == zb::Format::kText) std::cout << zb::prediction_preamble(cluster);
   std::cout << render(zb::prediction_table(cases, format == zb::Format::kCsv), format);
+  if (format != zb::Format::kCsv) std::cout << "\n" << zb::prediction_notes(cases);
   return zb::kExitOk;
 }
 

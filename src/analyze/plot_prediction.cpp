@@ -96,6 +96,9 @@ std::string prediction_page(const std::vector<CasePrediction>& cases, const Clus
                                          std::to_string(cluster.ranks_per_node) + " ranks per node"});
   sources.rows.push_back({"step", cluster.step_source});
   for (const std::string& s : cluster.sources) sources.rows.push_back({"source", s});
+  const std::string notes_text = prediction_notes(cases);
+  for (std::size_t at = 0, end; (end = notes_text.find('\n', at)) != std::string::npos; at = end + 1)
+    sources.rows.push_back({"note", notes_text.substr(at, end - at)});
   return html_page(names,
                    "zero_analyze --predict over " + std::to_string(runs.size()) +
                        " runs: a prediction, not a "

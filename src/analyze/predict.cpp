@@ -153,10 +153,28 @@ std::string tier_text(const Placement& at, bool replicas) {
   return tiers.size() > 1 ? "mixed" : tier_words(*tiers.begin());
 }
 
+// The step model for the case's own precision and optimizer, as its records name them (fp32 and adam where
+// older records name none); zero-bench's native CPU step takes the one-pass path, every other the cast path.
+PricedStep case_step(const RunContext& context, const ClusterDescription& cluster) {
+  Precision precision;
+  precision.params = precision_choices().parse(context.precision.value_or("fp32"));
+  precision.grads = grad_dtype_choices().parse(context.grad_dtype.value_or(context.precision.value_or("fp32")));
+  const OptimizerKind optimizer = optimizer_choices().parse(context.optimizer.value_or("adam"));
+  const MasterPath path = context.optimizer_impl == std::string("native") ? MasterPath::kOnePass : MasterPath::kCast;
+  return step_for(cluster, precision, optimizer, path);
+}
+
+bool has_phase(const std::vector<PlannedPhase>& phases, const char* name) {
+  return std::any_of(phases.begin(), phases.end(), [&](const PlannedPhase& p) { return p.phase == name; });
+}
+
 CasePrediction predict_case(const LoadedRun& run, const LoadedCase& c, const ClusterDescription& cluster) {
   CasePrediction p;
   p.run = run.name, p.partitioner = run.info.partitioner, p.model = c.model, p.world_size = c.world_size;
   const RunContext& context = c.ranks.front().context;
+  const PricedStep priced = case_step(context, cluster);
+  const CostModel& step_model = priced.model;
+  p.step_priced_as = priced.priced_as;
   p.shard_group = context.shard_group.value_or(c.world_size);
   const Placement at{cluster.ranks_per_node, c.world_size, p.shard_group};
   p.group_tier = tier_text(at, false);
@@ -176,7 +194,7 @@ CasePrediction predict_case(const LoadedRun& run, const LoadedCase& c, const Clu
                        "suffices) with the flags of the step to predict");
     RankPrediction& out = p.ranks[r];
     std::vector<int64_t> stepped = stepped_of(rank);
-    out.step = cluster.step.step_seconds(stepped);
+    out.step = step_model.step_seconds(stepped);
     if (r == 0 || out.step > p.ranks[static_cast<std::size_t>(p.slowest_step_rank)].step)
       p.slowest_step_rank = static_cast<int>(r), slowest_stepped = std::move(stepped);
     for (const PlannedPhase& phase : *rank.phase_calls) {
@@ -198,14 +216,15 @@ CasePrediction predict_case(const LoadedRun& run, const LoadedCase& c, const Clu
     p.ranks[r].total = total;
     p.ranks[r].sync = total - before_sync[r];  // its own calls and its wait for the slowest rank
   }
-  p.balanced_step = balanced_step(c, p, cluster.step);
+  p.grad_sync_planned = p.shard_group == 1 || has_phase(*c.ranks.front().phase_calls, "grad_sync");
+  p.balanced_step = balanced_step(c, p, step_model);
   p.imbalance = std::max(0.0, slowest_step.step - p.balanced_step);
   // What no plan of this granularity can avoid: its largest rank holds at least the lower bound's elements
   // (here: the slowest rank's own tensors, cut down to them).
   const RankResult& slow = c.ranks[static_cast<std::size_t>(p.slowest_step_rank)];
   const int64_t bound = std::min(sum(slowest_stepped), slow.plan.lower_bound);
   p.over_bound =
-      std::max(0.0, slowest_step.step - cluster.step.step_seconds(cut_to(std::move(slowest_stepped), bound)));
+      std::max(0.0, slowest_step.step - step_model.step_seconds(cut_to(std::move(slowest_stepped), bound)));
   return p;
 }
 
@@ -231,13 +250,31 @@ Table prediction_table(const std::vector<CasePrediction>& cases, bool csv) {
     mean /= static_cast<double>(c.ranks.size());
     const RankPrediction& slow = c.ranks[c.slowest_step_rank];
     const double sync = c.total() - slow.grad_sync - slow.grad_replicas - slow.step;
-    t.rows.push_back({c.run, c.model, std::to_string(c.world_size), std::to_string(c.shard_group), ms(slow.grad_sync),
+    t.rows.push_back({c.run, c.model, std::to_string(c.world_size), std::to_string(c.shard_group),
+                      c.grad_sync_planned ? ms(slow.grad_sync) : "not planned",
                       c.replica_tier.empty() ? "-" : ms(slow.grad_replicas), ms(slow.step),
                       std::to_string(c.slowest_step_rank), ms(mean), ms(sync), ms(c.total()), ms(c.imbalance),
                       csv ? fixed(100 * c.imbalance / c.total(), 2) : percent(100 * c.imbalance / c.total(), 2),
                       ms(c.over_bound)});
   }
   return t;
+}
+
+std::string prediction_notes(const std::vector<CasePrediction>& cases) {
+  std::string out;
+  std::set<std::string> unplanned;
+  std::vector<std::pair<std::string, std::string>> priced;  // (run, priced as), each pair once, in order
+  for (const CasePrediction& c : cases) {
+    if (!c.grad_sync_planned) unplanned.insert(c.run);
+    if (std::find(priced.begin(), priced.end(), std::make_pair(c.run, c.step_priced_as)) == priced.end())
+      priced.emplace_back(c.run, c.step_priced_as);
+  }
+  for (const auto& [run, as] : priced) out += "step of " + run + " priced as " + as + "\n";
+  for (const std::string& run : unplanned)
+    out += "grad_sync of " + run +
+           " not planned: its plan has no gradient reduction, so the totals leave it out; plan it with zero_bench "
+           "--plan-only --grad-sync reduce-scatter (ZeRO's) or all-reduce (DDP's)\n";
+  return out;
 }
 
 std::string prediction_preamble(const ClusterDescription& cluster) {
@@ -272,7 +309,9 @@ nlohmann::ordered_json prediction_json(const std::vector<CasePrediction>& cases,
                                 {"balanced_step_seconds", c.balanced_step},
                                 {"imbalance_seconds", c.imbalance},
                                 {"imbalance_fraction_of_total", c.imbalance / c.total()},
-                                {"over_lower_bound_seconds", c.over_bound}};
+                                {"over_lower_bound_seconds", c.over_bound},
+                                {"step_priced_as", c.step_priced_as},
+                                {"grad_sync_planned", c.grad_sync_planned}};
     using Phase = double RankPrediction::*;
     for (const auto& [name, member] : {std::pair<const char*, Phase>{"grad_sync", &RankPrediction::grad_sync},
                                        {"grad_replicas", &RankPrediction::grad_replicas},

@@ -49,6 +49,8 @@ struct CasePrediction {
   double balanced_step = 0;  // a perfectly balanced rank's step: the shard group's mean (range plans: 1/G slot)
   double imbalance = 0;      // slowest step - balanced step: what the plan's imbalance costs per step
   double over_bound = 0;     // slowest step - a rank at the plan's lower bound's: what a better plan could save
+  std::string step_priced_as;      // the precision and optimizer the step was priced for, and its bytes
+  bool grad_sync_planned = true;   // false: the plan has no gradient reduction (zero_bench without --grad-sync)
   double total() const { return ranks.empty() ? 0 : ranks.front().total; }
 };
 
@@ -57,6 +59,8 @@ std::vector<CasePrediction> predict_run(const LoadedRun& run, const ClusterDescr
 // One row per case: phases of the slowest rank, the mean step, and the imbalance's cost.
 Table prediction_table(const std::vector<CasePrediction>& cases, bool csv);
 nlohmann::ordered_json prediction_json(const std::vector<CasePrediction>& cases, const ClusterDescription& cluster);
+// Under the table: what each run's step was priced as, and each run whose plan has no gradient reduction.
+std::string prediction_notes(const std::vector<CasePrediction>& cases);
 // What the prediction rests on: the cluster, its step model and its tables.
 std::string prediction_preamble(const ClusterDescription& cluster);
 // --predict --html: the predicted step against W per model and layout, one line per run, and the tables.

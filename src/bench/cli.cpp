@@ -62,7 +62,7 @@ void add_options(CLI::App& app, Config& c, std::vector<std::string>& world_sizes
            "comma-separated models (default: ResNet50,ResNet152,BERT)");
   add_text(app, "--model-file", c.model_files, "the path of a JSON manifest",
            "JSON manifest [{\"name\",\"shape\"},...]; the model is named after the file stem "
-           "(repeatable; without --models only the manifests run)")
+           "(repeatable; without --models only the manifests run, with it after the models it names)")
       ->allow_extra_args(false);
   add_choice(app, "--shard-list", c.shard_list, shard_list_choices(),
              "full: each rank's JSON lists its shards (default); none: counts only, for huge models");

@@ -74,6 +74,13 @@ std::vector<ModelSpec> selected_models(const Config& config) {
   std::vector<ModelSpec> models;
   if (!config.model_names.empty()) {
     for (const auto& n : config.model_names) models.push_back(model_by_name(config, n));
+    // A manifest --models does not name runs after the named models: given, it is meant to run.
+    for (const auto& f : config.model_files) {
+      ModelSpec m = load_manifest(f);
+      const bool named = std::any_of(config.model_names.begin(), config.model_names.end(),
+                                     [&](const std::string& n) { return same_name(n, m.name); });
+      if (!named) models.push_back(std::move(m));
+    }
   } else if (!config.model_files.empty()) {
     for (const auto& f : config.model_files) models.push_back(load_manifest(f));
   } else {

@@ -359,4 +359,47 @@ TEST_CASE("a split table prices a call among one group's ranks") {
   CHECK(price.seconds(1000, 2) == Approx(30e-6));  // the table's own rank count: no bus-factor scaling
 }
 
+TEST_CASE("without bytes_per_element a step is priced at its plan's own precision, and the notes say so") {
+  zbtest::TempDir tmp;
+  std::string text = kDescription;
+  const std::string fixed_bytes = "\"bytes_per_element\": 4, ";
+  text.erase(text.find(fixed_bytes), fixed_bytes.size());
+  const ClusterDescription c = cluster_in(tmp, text);
+  const auto one_rank_step = [&](const char* precision, bool with_grad_sync) {
+    LoadedRun run;
+    run.name = std::string("r-") + precision;
+    LoadedCase one{2, "m", {}};
+    for (int r = 0; r < 2; ++r) {
+      RankResult rank;
+      rank.context.world_size = 2, rank.context.rank = r, rank.context.model_numel = 2000;
+      rank.context.precision = precision, rank.context.grad_dtype = precision, rank.context.optimizer = "adam";
+      rank.numel = 1000, rank.param_count = 1;
+      std::vector<PlannedPhase> phases{{"sync", 4, false, {{Collective::kBroadcast, 1000, 0}}}};
+      if (with_grad_sync) phases.insert(phases.begin(), {"grad_sync", 4, false, {{Collective::kAllReduce, 1000, -1}}});
+      rank.phase_calls = shared_phases(phases);
+      one.ranks.push_back(rank);
+    }
+    run.cases.push_back(one);
+    return predict_run(run, c).at(0);
+  };
+  const CasePrediction fp32 = one_rank_step("fp32", true), bf16 = one_rank_step("bf16", false);
+  CHECK(fp32.ranks[0].step == Approx(1000 * 28e-9 + 1e-3));  // Adam's 28 bytes per element at 1 GB/s
+  CHECK(bf16.ranks[0].step == Approx(1000 * 46e-9 + 1e-3));  // bf16 with fp32 masters, the cast path: 46
+  CHECK(fp32.step_priced_as == "fp32 params, fp32 grads, adam: 28 bytes per element");
+  CHECK(bf16.step_priced_as == "bf16 params, bf16 grads, adam: 46 bytes per element (cast path)");
+  CHECK(fp32.grad_sync_planned);
+  CHECK_FALSE(bf16.grad_sync_planned);
+  const std::string notes = prediction_notes({fp32, bf16});
+  CHECK_THAT(notes, Catch::Contains("step of r-bf16 priced as bf16 params, bf16 grads, adam: 46 bytes"));
+  CHECK_THAT(notes, Catch::Contains("grad_sync of r-bf16 not planned"));
+  CHECK_THAT(notes, !Catch::Contains("grad_sync of r-fp32"));
+  const Table table = prediction_table({fp32, bf16}, false);
+  CHECK(table.rows[0][4] != "not planned");
+  CHECK(table.rows[1][4] == "not planned");
+  // A description that fixes the bytes prices every plan at them, and says what the plan's step moves.
+  const ClusterDescription fixed = cluster_in(tmp);
+  CHECK(step_for(fixed, Precision{Dtype::kBf16, Dtype::kBf16}, OptimizerKind::kAdam, MasterPath::kCast).priced_as ==
+        "bf16 params, bf16 grads, adam: the description's 4 bytes per element (this step moves 46)");
+}
+
 }  // namespace zb
