@@ -47,7 +47,7 @@ foreach(lib ${zb_mpi_libs})
   endif()
 endforeach()
 
-install(TARGETS zero_analyze DESTINATION "${ZB_INSTALL_BINDIR}")
+install(TARGETS zero_analyze zero_choose DESTINATION "${ZB_INSTALL_BINDIR}")
 if(ZB_WITH_TORCH)
   zb_install_runpath(zb_bench_runpath ${zb_mpi_lib_dirs})
   zb_install_runpath(zb_module_runpath "${TORCH_INSTALL_PREFIX}/lib" ${ZB_NVIDIA_LIB_DIRS} ${zb_mpi_lib_dirs})

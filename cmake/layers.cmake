@@ -1,6 +1,7 @@
 # The layers of zero-bench, one static library each, pointing one way:
 #   zb_common <- zb_models <- zb_partitioners <- zb_run <- zb_bench, zb_runner
 #   zb_common <- zb_comm <- zb_runner;  zb_common <- zb_analyze
+#   zb_run, zb_analyze <- zb_choose (plans made in memory, priced by the analysis)
 # A layer's headers are visible only to the layers that link it: every layer
 # has its own include root (build/layers/<name>/) holding a link to its own
 # folder alone, so `#include "src/run/config.hpp"` from a partitioner finds

@@ -14,6 +14,7 @@
 #include "accounting.hpp"
 #include "baseline.hpp"
 #include "compare.hpp"
+#include "output_path.hpp"
 #include "html_report.hpp"
 #include "phase_comm.hpp"
 #include "predict.hpp"
@@ -33,36 +34,6 @@ std::string render(const zb::Table& table, zb::Format format) {
   if (format == zb::Format::kMarkdown) return zb::render_markdown(table);
   if (format == zb::Format::kCsv) return zb::render_csv(table);
   return zb::render_text(table);
-}
-
-namespace fs = std::filesystem;
-
-// An output file that can be written: its directory exists and takes new
-// files, and the file itself is absent or (with --force) a regular file.
-// Every output is checked before any is written, so that a bad path leaves
-// nothing behind (--plot and --html: both files or neither).
-void check_output_path(const std::string& option, const std::string& path, bool force) {
-  const fs::path target(path);
-  const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
-  std::error_code ec;
-  const auto refuse = [&](const std::string& why) { throw zb::UsageError(option + " '" + path + "': " + why); };
-  if (!fs::is_directory(dir, ec)) {
-    if (fs::exists(dir, ec)) refuse("'" + dir.string() + "' is not a directory");
-    refuse("directory '" + dir.string() + "' does not exist");
-  }
-  if (::access(dir.c_str(), W_OK | X_OK) != 0) refuse("directory '" + dir.string() + "' is not writable");
-  const fs::file_status status = fs::symlink_status(target, ec);
-  if (!fs::exists(status)) return;
-  if (fs::is_directory(status)) refuse("is a directory; give a file name");
-  if (fs::is_symlink(status)) refuse("is a symbolic link (only regular files are replaced); give another name");
-  if (!fs::is_regular_file(status)) refuse("is not a regular file (a device or a FIFO?); give another name");
-  if (!force) refuse("exists; pass --force to replace it");
-}
-
-// --plot and --html naming one file would write it twice, the second over the first.
-void refuse_same_file(const std::string& plot, const std::string& html) {
-  if (!plot.empty() && !html.empty() && fs::absolute(plot).lexically_normal() == fs::absolute(html).lexically_normal())
-    throw zb::UsageError("--plot '" + plot + "' and --html '" + html + "' name the same file; give each its own");
 }
 
 // The analyses asked for (--compare, --memory, --comm), or the default report.
@@ -128,10 +99,10 @@ int print_prediction(const Options& o, zb::Format format) {
 }
 
 void check_outputs(const Options& o) {
-  refuse_same_file(o.plot, o.html);
-  if (!o.write_baseline.empty()) check_output_path("--write-baseline", o.write_baseline, o.force);
-  if (!o.plot.empty()) check_output_path("--plot", o.plot, o.force);
-  if (!o.html.empty()) check_output_path("--html", o.html, o.force);
+  zb::refuse_same_file(o.plot, o.html);
+  if (!o.write_baseline.empty()) zb::check_output_path("--write-baseline", o.write_baseline, o.force);
+  if (!o.plot.empty()) zb::check_output_path("--plot", o.plot, o.force);
+  if (!o.html.empty()) zb::check_output_path("--html", o.html, o.force);
 }
 
 int run(int argc, char** argv) {

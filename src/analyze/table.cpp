@@ -75,7 +75,8 @@ std::string render_text(const Table& table) {
     std::string out;
     for (std::size_t i = 0; i < row.size(); ++i) {
       const std::string pad(width[i] - display_width(row[i]), ' ');
-      out += (i ? std::string(table.column_gap, ' ') : "") + (i < table.label_columns ? row[i] + pad : pad + row[i]);
+      const bool left = i < table.label_columns || (table.last_column_text && i + 1 == table.header.size());
+      out += (i ? std::string(table.column_gap, ' ') : "") + (left ? row[i] + pad : pad + row[i]);
     }
     while (!out.empty() && out.back() == ' ') out.pop_back();
     return out + "\n";

@@ -14,6 +14,7 @@ struct Table {
   std::vector<std::vector<std::string>> rows;
   std::size_t label_columns = 2;  // left-aligned in text; the rest (numbers) right-aligned
   std::size_t column_gap = 2;     // spaces between text columns
+  bool last_column_text = false;  // the last column left-aligned too (words after the numbers)
 };
 
 // Every renderer shows a cell's control characters escaped ("\x1b"): a cell

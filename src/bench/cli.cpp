@@ -12,18 +12,6 @@
 
 namespace zb {
 
-int parse_world_size(const std::string& text) {
-  const DecimalInteger read = read_decimal_integer(text);
-  const bool too_large = read.kind == DecimalInteger::Kind::kTooLarge ||
-                         (read.kind == DecimalInteger::Kind::kInteger && read.value > kMaxWorldSize);
-  if (too_large)
-    throw UsageError("world size " + text + " is above the largest supported, " + std::to_string(kMaxWorldSize) +
-                     " (each rank writes its own result file)");
-  if (read.kind != DecimalInteger::Kind::kInteger || read.value < 1)
-    throw UsageError("world size '" + text + "' is not a positive integer (e.g. 2 4 8)");
-  return static_cast<int>(read.value);
-}
-
 namespace {
 
 // A gradient bucket is one flat allocation per collective; a terabyte is no bucket.
