@@ -1,9 +1,15 @@
-// The CI gate on partition balance: a baseline file records, per
-// (partitioner, model, world size), the largest rank's element count;
-// --check compares fresh runs with it.
-//   {"schema": "zero-bench-baseline/1",
-//    "entries": [{"partitioner", "model", "world_size", "max_params"}, ...]}
+// The CI gate on partition balance, two ways:
+//  - against a baseline file, per (partitioner, model, world size, shard
+//    group), the largest rank's element count (the project's own gate):
+//      {"schema": "zero-bench-baseline/1",
+//       "entries": [{"partitioner", "model", "world_size", "max_params"[, "shard_group"]}, ...]}
+//    (shard_group only where it is not W);
+//  - against a reference run: a candidate partitioner's largest rank
+//    against the reference partitioner's on each (model, W, G) both ran
+//    (a user's CI: "is lpt worse than the greedy we use?").
+// Either allows a tolerance: growth up to that many percent passes.
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,6 +23,9 @@ struct BaselineEntry {
   std::string partitioner, model;
   int world_size = 0;
   int64_t max_params = 0;
+  int shard_group = 0;  // 0: W (no --shard-group)
+  int group() const { return shard_group > 0 ? shard_group : world_size; }
+  std::string what() const;  // "partitioner lpt, model X, W=64" (", G=8" where grouped)
 };
 
 std::vector<BaselineEntry> baseline_entries(const std::vector<RunReport>& runs);  // keyed by each run's partitioner
@@ -24,11 +33,27 @@ nlohmann::ordered_json baseline_json(const std::vector<BaselineEntry>& entries);
 // Throws UsageError naming the file: unreadable, malformed, another schema.
 std::vector<BaselineEntry> baseline_from_json_text(const std::string& text, const std::string& source);
 
+struct GateFailure {
+  BaselineEntry now;
+  std::optional<BaselineEntry> reference;  // absent: nothing to compare with
+  std::string line;                        // what failed by how much, and what to do
+};
+
 struct GateResult {
-  std::vector<std::string> failures;  // one line each: grown, or missing from the baseline
+  std::string against;  // "baseline FILE" or "reference run NAME (partitioner P)"
+  double tolerance_percent = 0;
+  std::vector<GateFailure> failures;
   int checked = 0, improved = 0;
 };
+
+// Each entry of `now` against the baseline entry of its key.
 GateResult check_against_baseline(const std::vector<BaselineEntry>& baseline, const std::vector<BaselineEntry>& now,
-                                  const std::string& baseline_path);
+                                  const std::string& baseline_path, double tolerance_percent = 0);
+// Each candidate entry against the reference's entry of the same (model, W, G), whatever its partitioner.
+GateResult check_against_reference(const std::vector<BaselineEntry>& reference, const std::string& reference_name,
+                                   const std::vector<BaselineEntry>& candidates, double tolerance_percent);
+
+std::string gate_summary(const GateResult& result);  // the last line of the text output
+nlohmann::ordered_json gate_json(const GateResult& result);
 
 }  // namespace zb

@@ -26,7 +26,8 @@ namespace {
 struct Options {
   std::vector<std::string> runs;
   zb::Format format = zb::Format::kText;
-  std::string results_root = "results", plot, html, write_baseline, gate_baseline, predict;
+  std::string results_root = "results", plot, html, write_baseline, gate_baseline, gate_reference, predict;
+  double tolerance_percent = 0;
   bool compare = false, memory = false, comm = false, fp32_grads = false, force = false;
 };
 
@@ -75,7 +76,8 @@ void print_tables(const std::vector<zb::RunReport>& reports, const Options& o, z
 
 // --predict: the runs' cases on the described cluster (alone: the other analyses read measurements).
 int print_prediction(const Options& o, zb::Format format) {
-  if (o.compare || o.memory || o.comm || !o.plot.empty() || !o.gate_baseline.empty() || !o.write_baseline.empty())
+  if (o.compare || o.memory || o.comm || !o.plot.empty() || !o.gate_baseline.empty() || !o.gate_reference.empty() ||
+      !o.write_baseline.empty())
     throw zb::UsageError(
         "--predict prints the prediction alone (with --html, its page); run --compare, --memory, "
         "--comm, --plot, --gate or --write-baseline apart");
@@ -96,6 +98,28 @@ int print_prediction(const Options& o, zb::Format format) {
   std::cout << render(zb::prediction_table(cases, format == zb::Format::kCsv), format);
   if (format != zb::Format::kCsv) std::cout << "\n" << zb::prediction_notes(cases);
   return zb::kExitOk;
+}
+
+// --gate BASELINE or --gate-against RUN: each failure with what failed by how much, then the summary; exit 1 on any.
+int print_gate(const Options& o, const std::vector<zb::RunReport>& reports, zb::Format format) {
+  if (format != zb::Format::kText && format != zb::Format::kJson)
+    throw zb::UsageError("the gate prints text or json; valid --format: text, json");
+  zb::GateResult gate;
+  if (!o.gate_baseline.empty()) {
+    const auto baseline = zb::baseline_from_json_text(zb::read_file(o.gate_baseline), o.gate_baseline);
+    gate = zb::check_against_baseline(baseline, zb::baseline_entries(reports), o.gate_baseline, o.tolerance_percent);
+  } else {
+    const zb::RunReport reference = zb::report_run(zb::load_run(o.gate_reference, o.results_root));
+    gate = zb::check_against_reference(zb::baseline_entries({reference}), reference.name, zb::baseline_entries(reports),
+                                       o.tolerance_percent);
+  }
+  if (format == zb::Format::kJson) {
+    std::cout << zb::gate_json(gate).dump(2) << "\n";
+  } else {
+    for (const auto& f : gate.failures) std::cout << "FAIL " << f.line << "\n";
+    std::cout << zb::gate_summary(gate) << "\n";
+  }
+  return gate.failures.empty() ? zb::kExitOk : zb::kExitFailure;
 }
 
 void check_outputs(const Options& o) {
@@ -135,6 +159,11 @@ int run(int argc, char** argv) {
   zb::add_text(app, "--gate", o.gate_baseline, "the baseline file to read",
                "exit 1 listing each (partitioner, model, W) whose largest rank grew against this baseline, "
                "or has no entry in it (the CI gate on partition balance)");
+  zb::add_text(app, "--gate-against", o.gate_reference, "a reference run directory or name",
+               "exit 1 listing each (model, W, shard group) where the runs' largest rank is more than --tolerance "
+               "above this reference run's (a candidate partitioner against the one in use)");
+  zb::add_number(app, "--tolerance", o.tolerance_percent, {0, true, 1e6, "must be a percentage of at least 0"},
+                 "--gate, --gate-against: growth of the largest rank up to this many percent passes (default 0)");
   zb::add_renamed(app, "--check", "is zero_bench's bitwise check; zero_analyze's baseline gate is --gate BASELINE");
   zb::add_text(app, "--predict", o.predict, "a cluster description file (docs/predict.md)",
                "each rank's grad_sync, grad_replicas, step, sync and total predicted on the described cluster from "
@@ -150,6 +179,12 @@ int run(int argc, char** argv) {
     throw zb::UsageError(e.what());
   }
   const zb::Format format = o.format;
+  if (!o.gate_baseline.empty() && !o.gate_reference.empty())
+    throw zb::UsageError("--gate and --gate-against together: give one (a baseline file, or a reference run)");
+  if (o.tolerance_percent > 0 && o.gate_baseline.empty() && o.gate_reference.empty())
+    throw zb::UsageError("--tolerance is the gate's; give --gate BASELINE or --gate-against RUN with it");
+  if (!o.gate_reference.empty() && !o.write_baseline.empty())
+    throw zb::UsageError("--gate-against and --write-baseline together: run them one at a time");
   if (!o.gate_baseline.empty() && !o.write_baseline.empty())
     throw zb::UsageError(
         "--gate and --write-baseline together: --gate only reads the baseline, so the write "
@@ -158,14 +193,7 @@ int run(int argc, char** argv) {
   if (!o.predict.empty()) return print_prediction(o, format);
   std::vector<zb::RunReport> reports;
   for (const auto& r : o.runs) reports.push_back(zb::report_run(zb::load_run(r, o.results_root)));
-  if (!o.gate_baseline.empty()) {
-    const auto baseline = zb::baseline_from_json_text(zb::read_file(o.gate_baseline), o.gate_baseline);
-    const zb::GateResult gate = zb::check_against_baseline(baseline, zb::baseline_entries(reports), o.gate_baseline);
-    for (const auto& f : gate.failures) std::cout << "FAIL " << f << "\n";
-    std::cout << "partition balance gate: " << gate.checked << " cases checked, " << gate.failures.size() << " failed, "
-              << gate.improved << " improved\n";
-    return gate.failures.empty() ? zb::kExitOk : zb::kExitFailure;
-  }
+  if (!o.gate_baseline.empty() || !o.gate_reference.empty()) return print_gate(o, reports, format);
   if (!o.write_baseline.empty()) {
     const auto entries = zb::baseline_entries(reports);
     zb::write_file_atomically(o.write_baseline, zb::baseline_json(entries).dump(1) + "\n");

@@ -94,11 +94,12 @@ TEST_CASE("zero_analyze --gate: exit 0 when no largest rank grew, 1 listing old 
     {"partitioner": "round_robin", "model": "Tiny", "world_size": 2, "max_params": 30}]})");
   r = analyze(run + " --gate " + quote(baseline.string()));
   CHECK(r.exit_code == 1);
-  CHECK_THAT(r.out, Catch::Contains("FAIL partitioner round_robin, model Tiny, W=2: largest rank grew from 30 to 35"));
+  CHECK_THAT(r.out, Catch::Contains("FAIL partitioner round_robin, model Tiny, W=2: largest rank 35 elements against 30 in the "
+                                    "baseline (+16.667 %"));
   zbtest::write_text(baseline, R"({"schema": "zero-bench-baseline/1", "entries": []})");
   r = analyze(run + " --gate " + quote(baseline.string()));
   CHECK(r.exit_code == 1);
-  CHECK_THAT(r.out, Catch::Contains("no baseline entry") && Catch::Contains("update_baselines.sh"));
+  CHECK_THAT(r.out, Catch::Contains("no entry in") && Catch::Contains("--write-baseline FILE"));
   zbtest::write_text(baseline, "not json");
   expect_error(run + " --gate " + quote(baseline.string()), "malformed JSON");
   zbtest::write_text(baseline, R"({"schema": "zero-bench/1", "entries": []})");
@@ -244,4 +245,47 @@ TEST_CASE("zero_analyze --predict prices a plan-only run on the committed exampl
   expect_error(quote(std::string(ZB_FIXTURES_DIR) + "/plan_tiny") + " --predict " + cluster,
                "carries no planned calls");
   expect_error(quote(run) + " --predict " + quote((tmp.path() / "none.json").string()), "none.json");
+}
+
+TEST_CASE("zero_analyze --memory shows each case's largest and smallest rank with its optimizer state, csv every rank") {
+  zbtest::TempDir tmp;
+  const std::string run = tmp.str() + "/lpt";
+  REQUIRE(run_command(std::string(ZB_BENCH_BIN) + " --plan-only lpt 8 --models ResNet50 -o " + quote(run)).exit_code ==
+          0);
+  const auto text = analyze(quote(run) + " --memory");
+  INFO(text.err);
+  REQUIRE(text.exit_code == 0);
+  CHECK_THAT(text.out, Catch::Contains("(largest)") && Catch::Contains("(smallest)") && Catch::Contains("state"));
+  const auto rows = [](const std::string& out, const std::string& mark) {
+    int n = 0;
+    for (std::size_t at = out.find(mark); at != std::string::npos; at = out.find(mark, at + 1)) ++n;
+    return n;
+  };
+  CHECK(rows(text.out, "ResNet50") == 3);  // largest, smallest, ideal
+  const auto csv = analyze(quote(run) + " --memory --format csv");
+  REQUIRE(csv.exit_code == 0);
+  CHECK(rows(csv.out, "ResNet50") == 9);  // every rank and the ideal
+}
+
+TEST_CASE("the gate against a reference run fails a worse candidate by how much, in text and json") {
+  zbtest::TempDir tmp;
+  for (const char* p : {"greedy", "round_robin"})
+    REQUIRE(run_command(std::string(ZB_BENCH_BIN) + " --plan-only " + p + " 4 --models ResNet50 -o " +
+                        quote(tmp.str() + "/" + p))
+                .exit_code == 0);
+  const std::string candidate = quote(tmp.str() + "/round_robin"), reference = quote(tmp.str() + "/greedy");
+  const auto worse = analyze(candidate + " --gate-against " + reference);
+  CHECK(worse.exit_code == 1);
+  CHECK_THAT(worse.out, Catch::Contains("FAIL partitioner round_robin, model ResNet50, W=4: largest rank") &&
+                            Catch::Contains("for greedy in greedy (+"));
+  const auto json = analyze(candidate + " --gate-against " + reference + " --format json");
+  CHECK(json.exit_code == 1);
+  const auto doc = nlohmann::json::parse(json.out);
+  CHECK(doc["passed"] == false);
+  CHECK(doc["failures"][0]["reference_partitioner"] == "greedy");
+  CHECK(doc["failures"][0]["change_percent"].get<double>() > 0);
+  const auto tolerated = analyze(candidate + " --gate-against " + reference + " --tolerance 1000");
+  CHECK(tolerated.exit_code == 0);
+  CHECK(analyze(reference + " --gate-against " + candidate).exit_code == 0);  // greedy is no worse than round_robin
+  expect_error(candidate + " --tolerance 5", "--tolerance is the gate's");
 }

@@ -90,7 +90,7 @@ TEST_CASE("memory per rank under mixed precision, against hand-computed figures"
   CHECK(fp32[0].dp == 18 * 50);
   CHECK(fp32[0].zero2 == 2 * 50 + 16 * 35);
   CHECK_THAT(render_csv(memory_table({plan}, false, true)),
-             Catch::Contains("plan_tiny,2,2x1,Tiny,0,35,800,620,590,560"));
+             Catch::Contains("plan_tiny,2,2x1,Tiny,0,35,420,800,620,590,560"));
 }
 
 TEST_CASE("communication per rank: DDP all-reduce and ZeRO-1 with equal slots") {
@@ -174,11 +174,35 @@ TEST_CASE(
   CHECK(better.improved == 1);
   const GateResult worse = check_against_baseline({{"round_robin", "Tiny", 2, 34}}, now, "b.json");
   REQUIRE(worse.failures.size() == 1);
-  CHECK_THAT(worse.failures[0], Catch::Contains("round_robin, model Tiny, W=2") && Catch::Contains("from 34 to 35"));
+  CHECK_THAT(worse.failures[0].line, Catch::Contains("round_robin, model Tiny, W=2") &&
+                                          Catch::Contains("largest rank 35 elements against 34 in the baseline") &&
+                                          Catch::Contains("+2.941 %, above the tolerance of 0 %"));
+  CHECK(check_against_baseline({{"round_robin", "Tiny", 2, 34}}, now, "b.json", 3.0).failures.empty());  // 2.9 % < 3
+  CHECK(check_against_baseline({{"round_robin", "Tiny", 2, 34}}, now, "b.json", 2.9).failures.size() == 1);
   const GateResult missing = check_against_baseline({{"lpt", "Tiny", 2, 35}}, now, "b.json");
   REQUIRE(missing.failures.size() == 1);
-  CHECK_THAT(missing.failures[0],
-             Catch::Contains("no baseline entry") && Catch::Contains("scripts/update_baselines.sh"));
+  CHECK_THAT(missing.failures[0].line, Catch::Contains("no entry in b.json") &&
+                                           Catch::Contains("--write-baseline FILE --force"));
+  // A shard group is part of the key: the same partitioner at G = 1 of W = 2 is another case.
+  CHECK(check_against_baseline({{"round_robin", "Tiny", 2, 35, 1}}, now, "b.json").failures.size() == 1);
+  const nlohmann::ordered_json j = gate_json(worse);
+  CHECK(j["passed"] == false);
+  CHECK(j["failures"][0]["reference_max_params"] == 34);
+  CHECK(j["failures"][0]["change_percent"].get<double>() == Approx(100.0 / 34));
+}
+
+TEST_CASE("the gate against a reference run: a candidate partitioner's largest rank against the one in use") {
+  const std::vector<BaselineEntry> candidate = baseline_entries({fixture("plan_tiny")});  // round_robin, W=2: 35
+  const std::vector<BaselineEntry> in_use{{"greedy", "Tiny", 2, 30}};
+  const GateResult worse = check_against_reference(in_use, "greedy_run", candidate, 10);
+  REQUIRE(worse.failures.size() == 1);
+  CHECK_THAT(worse.failures[0].line, Catch::Contains("against 30 for greedy in greedy_run (+16.667 %"));
+  CHECK(check_against_reference(in_use, "greedy_run", candidate, 17).failures.empty());
+  const GateResult elsewhere = check_against_reference({{"greedy", "Tiny", 4, 30}}, "greedy_run", candidate, 0);
+  REQUIRE(elsewhere.failures.size() == 1);
+  CHECK_THAT(elsewhere.failures[0].line, Catch::Contains("has no case of this model, W and shard group"));
+  CHECK_THAT(gate_summary(worse), Catch::Contains("against the reference run greedy_run (partitioner greedy), "
+                                                  "tolerance 10 %: 1 cases checked, 1 failed"));
 }
 
 TEST_CASE("a baseline file round-trips, and a bad one is refused with the reason") {
