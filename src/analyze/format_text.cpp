@@ -227,8 +227,16 @@ std::string bounds_text(const CaseReport& c) {
                       : c.granularity == Granularity::kReplicated ? " (total: every rank owns all)"
                                                                   : " (max(ceil(total/W), largest tensor))";
     bound = std::to_string(*c.lower_bound) + how;
-    std::snprintf(buf, sizeof buf, "%.3f %%", *c.gap_percent);
+    std::snprintf(buf, sizeof buf, "%.3f %% (the largest rank over the lower bound", *c.gap_percent);
     gap = buf;
+    if (!c.numel_per_rank.empty()) {  // what the gap is not: the largest rank over the mean, which may be far more
+      double mean = 0, largest = 0;
+      for (int64_t n : c.numel_per_rank) mean += static_cast<double>(n), largest = std::max(largest, static_cast<double>(n));
+      mean /= static_cast<double>(c.numel_per_rank.size());
+      std::snprintf(buf, sizeof buf, "; over the mean: %.3f %%", mean > 0 ? 100 * (largest - mean) / mean : 0.0);
+      gap += buf;
+    }
+    gap += ")";
   }
   if (c.optimal_proven) {
     std::snprintf(buf, sizeof buf, "optimal        = %s, best lower bound %lld, search %.2f s\n",
@@ -242,7 +250,11 @@ std::string bounds_text(const CaseReport& c) {
                 "padding        = %lld\n"
                 "tensors split  = %lld\n",
                 bound.c_str(), gap.c_str(), static_cast<long long>(c.padding), static_cast<long long>(c.tensors_split));
-  const std::string bounds = buf;
+  std::string bounds = buf;
+  const auto idle = std::count(c.numel_per_rank.begin(), c.numel_per_rank.end(), int64_t{0});
+  if (idle > 0 && c.granularity != Granularity::kReplicated)
+    bounds += "idle ranks     = " + std::to_string(idle) + " of " + std::to_string(c.numel_per_rank.size()) +
+              " own nothing (fewer tensors than ranks to give them; a range partitioner splits tensors)\n";
   std::string roofline;
   if (c.roofline_fraction_per_rank && c.slowest_rank) {
     double mean = 0;

@@ -66,7 +66,8 @@ TEST_CASE("the default text adds lower bound, gap, padding and tensors split aft
   const std::string text = format_text({fixture("bounds_tiny")});
   CHECK_THAT(text, Catch::Contains("max time (std) = n/a\n"
                                    "lower bound    = 25 (ceil(total/W))\n"
-                                   "gap            = 4.000 %\n"
+                                   "gap            = 4.000 % (the largest rank over the lower bound; over the "
+                                   "mean: 4.000 %)\n"
                                    "padding        = 2\n"
                                    "tensors split  = 1\n"));
   const RunReport r = fixture("bounds_tiny");
