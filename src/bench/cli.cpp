@@ -53,7 +53,8 @@ void add_options(CLI::App& app, Config& c, std::vector<std::string>& world_sizes
            "(repeatable; without --models only the manifests run, with it after the models it names)")
       ->allow_extra_args(false);
   add_choice(app, "--shard-list", c.shard_list, shard_list_choices(),
-             "full: each rank's JSON lists its shards (default); none: counts only, for huge models");
+             "auto (default): each rank's JSON lists its shards up to 1,024 ranks and 131,072 shards a case, counts "
+             "only beyond; full: always; none: counts only, for huge models");
   add_choice(app, "--plan-files", c.plan_files, plan_files_choices(),
              "plan-only: case, one file per model and W holding every rank (default); rank, one file per rank "
              "(the layout of schema 1, for tools that read it)");

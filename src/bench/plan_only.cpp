@@ -18,7 +18,8 @@
 namespace zb {
 namespace {
 
-std::string balance_line(int world_size, const std::string& model, const Plan& plan) {
+std::string balance_line(int world_size, const std::string& model, const Plan& plan, const CaseFacts& facts,
+                         ShardList asked) {
   const BalanceStats b = balance_of(plan.numel_per_rank());
   char line[320];
   std::snprintf(line, sizeof line, "world_size=%d model=%s: max %lld (rank %d), mean %.1f, diff %.1f elements",
@@ -27,6 +28,14 @@ std::string balance_line(int world_size, const std::string& model, const Plan& p
   if (plan.world_size() != world_size)
     out += " (a plan for shard groups of " + std::to_string(plan.world_size()) + ", " +
            std::to_string(world_size / plan.world_size()) + " replicas)";
+  int idle = 0;
+  for (int r = 0; r < plan.world_size(); ++r) idle += plan.rank_numel(r) == 0;
+  if (idle > 0 && plan.world_size() > 1)
+    out += "; " + std::to_string(idle) + " of " + std::to_string(plan.world_size()) +
+           " ranks own nothing (fewer tensors than ranks)";
+  if (asked == ShardList::kAuto && !facts.list_shards)
+    out += "; shard lists left out (" + std::to_string(world_size) + " ranks, " +
+           std::to_string(facts.listed_shards) + " shards; --shard-list full writes them)";
   return out;
 }
 
@@ -125,7 +134,7 @@ void run_plan_only(const Config& config, std::ostream& log) {
       const CallSettings settings =
           call_settings(config, partitioner.granularity, world_size, plan_world_size(config, world_size));
       files += write_case(dir, base, model, plan, facts, layout, settings);
-      log << balance_line(world_size, model.name, plan) << "\n";
+      log << balance_line(world_size, model.name, plan, facts, config.shard_list) << "\n";
     }
   }
   write_file_atomically(dir + "/exp_info.json", to_json_text(info));

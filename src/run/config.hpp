@@ -31,7 +31,8 @@ struct Config {
   std::vector<std::string> model_names;  // empty: defaults (or only the model files)
   std::vector<std::string> model_files;
   std::string print_model;
-  ShardList shard_list = ShardList::kFull;  // none: omit each rank's shard list from the JSON
+  // full: every rank's JSON lists its shards; none: counts only; auto: full up to kAutoListedShards in a case
+  ShardList shard_list = ShardList::kAuto;
   // plan-only: one file per (model, W), or schema 1's one per rank; unset: not given (case files)
   std::optional<PlanFiles> plan_files;
 
@@ -72,6 +73,12 @@ struct Config {
   // --table-depth D,...: a table of D broadcasts started together per depth, besides the one at the group's ranks.
   std::vector<int> table_depths;
 };
+
+// --shard-list auto lists a case's shards where it has at most kAutoListedRanks ranks and its W records at most
+// kAutoListedShards shards (a case file of a few MB: a listed rank's record is about 650 bytes and its shards);
+// beyond, counts only, as --shard-list none writes them (a case file's columns: about 32 bytes a rank).
+inline constexpr int kAutoListedRanks = 1024;
+inline constexpr int64_t kAutoListedShards = int64_t{1} << 17;
 
 // --table-depth's largest depth: the calls one sync starts together (a tensor per parameter) stay far below it.
 inline constexpr int kMaxTableDepth = 65536;

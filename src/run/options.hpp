@@ -14,7 +14,7 @@ enum class StepTiming { kConcurrent, kSerial };
 // fused=True); kNative: the project's one-pass CPU loop; kDefault: PyTorch's
 // default for the device (resolved_optimizer_impl).
 enum class OptimizerImpl { kDefault, kTorch, kForeach, kFused, kNative };
-enum class ShardList { kFull, kNone };
+enum class ShardList { kAuto, kFull, kNone };
 enum class PlanFiles { kCase, kRank };
 enum class HugePages { kOff, kOn };
 enum class ParamStorage { kSeparate, kContiguous, kShard };

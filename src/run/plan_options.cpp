@@ -11,7 +11,7 @@ PlanOptions plan_options(const Config& config) {
   options.time_limit_s = config.time_limit_s;
   options.search_nodes = config.search_nodes;
   options.muon = config.optimizer == OptimizerKind::kMuon;
-  options.shard_list_needed = !config.plan_only || config.shard_list == ShardList::kFull;
+  options.shard_list_needed = !config.plan_only || config.shard_list != ShardList::kNone;
   if (!config.cost_model.empty() && !config.calibrate) options.cost = load_cost_model(config.cost_model);
   return options;
 }

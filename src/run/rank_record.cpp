@@ -10,7 +10,13 @@ CaseFacts case_facts(const ModelSpec& model, const Plan& plan, Granularity granu
     throw RunError("case_facts: world size " + std::to_string(world_size) + " is not a multiple of the plan's " +
                    std::to_string(plan.world_size()));
   CaseFacts facts;
-  facts.list_shards = config.shard_list == ShardList::kFull;
+  int64_t listed = 0;  // every one of the W records lists its shard-group rank's shards
+  if (!plan.row_chunks)
+    for (int g = 0; g < plan.world_size(); ++g) listed += plan.shard_count(g) * (world_size / plan.world_size());
+  facts.list_shards = config.shard_list == ShardList::kFull ||
+                      (config.shard_list == ShardList::kAuto && !plan.row_chunks && world_size <= kAutoListedRanks &&
+                       listed <= kAutoListedShards);
+  facts.listed_shards = listed;
   facts.optimizer = config.optimizer;
   facts.precision = config.precision;
   facts.world_size = world_size;

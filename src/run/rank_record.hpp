@@ -13,6 +13,7 @@ struct CaseFacts {
   PlanRecord plan;
   int64_t model_numel = 0, model_largest_numel = 0;
   bool list_shards = true;
+  int64_t listed_shards = 0;  // the shards the W records would list (what --shard-list auto weighs)
   OptimizerKind optimizer = OptimizerKind::kAdam;  // with precision: sets optimizer_state_bytes
   Precision precision;
   int world_size = 0;  // W; the plan is for the shard group, W itself unless shard_group says

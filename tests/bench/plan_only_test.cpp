@@ -77,6 +77,30 @@ TEST_CASE("a world size beyond the tensor count reports empty ranks with 0") {
   CHECK(load_rank(tmp.path() / "run", "three", 5, 3)["result"]["numel"] == 0);
   CHECK(load_rank(tmp.path() / "run", "three", 5, 4)["result"]["shards"].empty());
   CHECK(load_rank(tmp.path() / "run", "three", 5, 0)["result"]["numel"] == 4);
+  CHECK_THAT(r.out, Catch::Contains("; 2 of 5 ranks own nothing (fewer tensors than ranks)"));
+}
+
+TEST_CASE("shard lists by default up to 1,024 ranks a case, counts only beyond and said so, all with full") {
+  zbtest::TempDir tmp;
+  zbtest::write_text(tmp.path() / "three.json",
+                     R"([{"name": "a", "shape": [4]}, {"name": "b", "shape": [2]}, {"name": "c", "shape": [1]}])");
+  const std::string model = " --model-file " + quote(tmp.str() + "/three.json");
+  auto r = bench("--plan-only lpt 4 2048" + model + " -o " + quote(tmp.str() + "/auto"));
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(load_rank(tmp.path() / "auto", "three", 4, 0)["result"]["shards"].size() == 1);
+  const auto columns = load(tmp.path() / "auto" / "three_2048.json")["ranks"];  // counts as columns, no lists
+  CHECK(columns["count"] == 2048);
+  CHECK(columns["shared"]["shards"].is_null());
+  CHECK_THAT(r.out, Catch::Contains("world_size=2048 model=three") &&
+                        Catch::Contains("shard lists left out (2048 ranks, 3 shards; --shard-list full writes them)"));
+  const std::string w4 = r.out.substr(r.out.find("world_size=4 "), r.out.find('\n', r.out.find("world_size=4 ")) -
+                                                                     r.out.find("world_size=4 "));
+  CHECK_THAT(w4, !Catch::Contains("shard lists left out"));
+  r = bench("--plan-only lpt 2048 --shard-list full" + model + " -o " + quote(tmp.str() + "/full"));
+  REQUIRE(r.exit_code == 0);
+  CHECK(load_rank(tmp.path() / "full", "three", 2048, 0)["result"]["shards"].size() == 1);
+  CHECK_THAT(r.out, !Catch::Contains("shard lists left out"));
 }
 
 TEST_CASE("the default run directory is results/<partitioner> under the working directory") {
