@@ -146,7 +146,7 @@ int visible_gpu_count() {
   return built_with_cuda() && torch::cuda::is_available() ? static_cast<int>(torch::cuda::device_count()) : 0;
 }
 
-at::Device choose_device(DeviceChoice requested, int local_rank) {
+at::Device choose_device(DeviceChoice requested, int local_rank, const std::string& needs_gpu) {
   if (requested == DeviceChoice::kCpu) return at::Device(at::kCPU);
   const int gpus = visible_gpu_count();
   if (gpus == 0) {
@@ -154,11 +154,13 @@ at::Device choose_device(DeviceChoice requested, int local_rank) {
     if (requested == DeviceChoice::kAuto && reason.empty()) return at::Device(at::kCPU);
     if (requested == DeviceChoice::kAuto)  // a GPU run must not silently become a CPU run
       throw UsageError("--device auto: " + reason + "; fix the driver, or pass --device cpu to time the CPU");
-    throw UsageError("--device cuda: " +
-                     (!reason.empty()     ? reason
-                      : built_with_cuda() ? std::string("libtorch sees no GPU on this machine")
-                                          : std::string(kBuiltWithoutCuda)) +
-                     "; use --device cpu");
+    const std::string why = !reason.empty()     ? reason
+                            : built_with_cuda() ? std::string("libtorch sees no GPU on this machine")
+                                                : std::string(kBuiltWithoutCuda);
+    if (!needs_gpu.empty())
+      throw UsageError(needs_gpu + " moves GPU tensors only: " + why +
+                       "; to time the CPU use -b gloo or -b mpi (with --device cpu or auto)");
+    throw UsageError("--device cuda: " + why + "; use --device cpu");
   }
   const auto index = static_cast<c10::DeviceIndex>(local_rank % gpus);
 #ifdef ZB_HAVE_CUDA

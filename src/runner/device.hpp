@@ -13,8 +13,10 @@
 namespace zb {
 
 // auto: CUDA when libtorch sees a GPU, else CPU; cuda: the GPU of the
-// node-local rank (throws UsageError when there is none); cpu.
-at::Device choose_device(DeviceChoice requested, int local_rank);
+// node-local rank (throws UsageError when there is none); cpu. `needs_gpu`
+// names the option that asked for the GPU when it is not --device itself
+// ("-b nccl"): the error then points away from it, not to --device cpu.
+at::Device choose_device(DeviceChoice requested, int local_rank, const std::string& needs_gpu = "");
 std::string device_name(const at::Device& device);
 // GPUs libtorch can use on this node (0 without CUDA).
 int visible_gpu_count();

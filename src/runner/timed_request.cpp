@@ -53,7 +53,10 @@ LaunchResolution resolve_launch(const Config& config, const World& world) {
   // -b nccl moves GPU tensors only: it (and --nccl-shared-gpu) implies --device cuda.
   const bool nccl_implies_cuda =
       (config.backend == Backend::kNccl || config.nccl_shared_gpu) && config.device == DeviceChoice::kAuto;
-  r.device = choose_device(nccl_implies_cuda ? DeviceChoice::kCuda : config.device, world.local_rank);
+  const std::string needs_gpu = config.backend == Backend::kNccl ? "-b nccl"
+                                : config.nccl_shared_gpu        ? "--nccl-shared-gpu"
+                                                                : "";
+  r.device = choose_device(nccl_implies_cuda ? DeviceChoice::kCuda : config.device, world.local_rank, needs_gpu);
   const int gpus = r.device.is_cuda() ? visible_gpu_count() : 0;
   if (r.device.is_cuda() && world.local_size > gpus)
     r.gpu_sharing = std::to_string(world.local_size) + " ranks on this node share " + std::to_string(gpus) +

@@ -704,3 +704,21 @@ TEST_CASE(
   CHECK_THAT(r.err, Catch::Contains("--grad-bucket-mb 0: must be above 0"));
   CHECK_FALSE(fs::exists(tmp.path() / "a" / "exp_info.json"));
 }
+
+TEST_CASE("-b nccl without a GPU names the backends that time the CPU, and the one it names runs") {
+  zbtest::TempDir tmp;
+  const std::string model = small_model_file(tmp);
+  const auto nccl = mpirun(1, "greedy 1 -b nccl -w 0 -n 1 --model-file " + model + " -o " + quote(tmp.str() + "/nccl"));
+  INFO("stderr: " << nccl.err);
+  if (fs::exists("/dev/nvidia0")) {  // a GPU machine: the NCCL run itself
+    CHECK(nccl.exit_code == 0);
+    return;
+  }
+  CHECK(nccl.exit_code == 2);
+  CHECK_THAT(nccl.err, Catch::Contains("-b nccl moves GPU tensors only") &&
+                           Catch::Contains("to time the CPU use -b gloo or -b mpi"));
+  const auto gloo = mpirun(1, "greedy 1 -b gloo --device cpu -w 0 -n 1 --model-file " + model + " -o " +
+                                  quote(tmp.str() + "/gloo"));
+  INFO("the suggested command's stderr: " << gloo.err);
+  CHECK(gloo.exit_code == 0);
+}
