@@ -1,6 +1,7 @@
 #include "figure.hpp"
 
 #include <algorithm>
+#include <cstdio>
 
 namespace zb {
 
@@ -38,6 +39,13 @@ std::string open_panel(const svg::Box& panel, const std::string& cls, int world_
   if (world_size > 0) out += " data-world-size=\"" + std::to_string(world_size) + "\"";
   out += " data-model=\"" + svg::escape(model) + "\">\n";
   return out + svg::text(panel.x + kLeft, panel.y + 18, title, "font-size=\"13\" font-weight=\"bold\"");
+}
+
+std::string stacked_width(std::size_t index, std::size_t count, double narrowest) {
+  const double below = static_cast<double>(count > index ? count - 1 - index : 0);
+  char text[48];
+  std::snprintf(text, sizeof text, " stroke-width=\"%.1f\"", narrowest + std::min(8.0, 1.5 * below));
+  return text;
 }
 
 std::string run_attrs(const std::string& cls, const std::string& run, const std::string& colour, bool fill) {

@@ -57,6 +57,9 @@ void draw_panels(Figure& f, const std::vector<Key>& keys, Draw draw) {
 // A panel's <g> with its title; close it with "</g>\n".
 std::string open_panel(const svg::Box& panel, const std::string& cls, int world_size, const std::string& model,
                        const std::string& title);
+// A line's stroke-width attribute (" stroke-width=\"W\"") when `count` runs draw over each other in order:
+// the first widest, each next narrower, so that equal lines show every run's colour as a band.
+std::string stacked_width(std::size_t index, std::size_t count, double narrowest = 2);
 // The attributes of a run's mark: class, data-run, and its colour as fill or stroke.
 std::string run_attrs(const std::string& cls, const std::string& run, const std::string& colour, bool fill);
 

@@ -32,12 +32,15 @@ std::vector<std::string> models_of(const std::vector<RunReport>& runs) {
 }
 
 // Linear from 0, or log10 when the values span more than two decades (0 is
-// then drawn at the floor, one decade below the smallest positive value).
+// then drawn at the floor, one decade below the smallest positive value, and
+// at most six decades below the top: a plan a millionth of a percent off its
+// bound reads as on it, and the lines that differ keep the height).
 svg::Scale y_scale(double smallest, double top) {
   if (top <= 0) return svg::nice_linear(0, 1);
   if (smallest < 1e300 && top / smallest > 100) {
+    const double ceiling = std::pow(10.0, std::ceil(std::log10(top * 1.5)));
     const double floor = std::pow(10.0, std::floor(std::log10(smallest)) - 1);
-    return {std::max(floor, 1e-6), std::pow(10.0, std::ceil(std::log10(top * 1.5))), false, true};
+    return {std::max({floor, ceiling * 1e-6, 1e-6}), ceiling, false, true};
   }
   return svg::nice_linear(0, top * 1.25);
 }
@@ -52,17 +55,16 @@ void key_of_lines(std::string& out, const svg::Box& b) {
 }
 
 void draw_run(std::string& out, const svg::Box& b, const svg::Scale& xs, const svg::Scale& ys, const std::string& run,
-              const std::string& colour, const std::vector<Point>& points) {
+              const std::string& colour, const std::vector<Point>& points, const std::string& width) {
   std::vector<std::pair<double, double>> imbalance, gap;
   for (const Point& p : points) {
     const double x = svg::x_at(b, xs, p.world_size);
     imbalance.push_back({x, svg::y_at(b, ys, p.imbalance)});
     if (p.gap >= 0) gap.push_back({x, svg::y_at(b, ys, p.gap)});
   }
-  out += svg::polyline(imbalance, run_attrs("line imbalance", run, colour, false) + " stroke-width=\"2\"");
+  out += svg::polyline(imbalance, run_attrs("line imbalance", run, colour, false) + width);
   if (!gap.empty())
-    out +=
-        svg::polyline(gap, run_attrs("line gap", run, colour, false) + " stroke-width=\"2\" stroke-dasharray=\"5,3\"");
+    out += svg::polyline(gap, run_attrs("line gap", run, colour, false) + width + " stroke-dasharray=\"5,3\"");
   for (std::size_t i = 0; i < points.size(); ++i) {
     const std::string w = std::to_string(points[i].world_size);
     out += svg::circle(imbalance[i].first, imbalance[i].second, 3,
@@ -102,7 +104,8 @@ Figure imbalance_figure(const std::vector<RunReport>& runs, const RunColours& co
               ys.log10 ? svg::power_of_ten_ticks(ys.lo, ys.hi) : svg::nice_ticks(ys.lo, ys.hi, 5),
               "world size W (log scale)", ys.log10 ? "% above mean / lower bound (log)" : "% above mean / lower bound");
     for (std::size_t r = 0; r < runs.size(); ++r)
-      if (!per_run[r].empty()) draw_run(f.body, b, xs, ys, runs[r].name, colours.of(runs[r].name), per_run[r]);
+      if (!per_run[r].empty())
+        draw_run(f.body, b, xs, ys, runs[r].name, colours.of(runs[r].name), per_run[r], stacked_width(r, runs.size()));
     key_of_lines(f.body, b);
     f.body += "</g>\n";
   });

@@ -49,7 +49,7 @@ void key_of_stages(std::string& out, const svg::Box& b) {  // above the plot are
 }
 
 void draw_run(std::string& out, const svg::Box& b, const svg::Scale& ys, const Unit& unit, const std::string& run,
-              const std::string& colour, const std::vector<RankMemory>& mem) {
+              const std::string& colour, const std::vector<RankMemory>& mem, const std::string& width) {
   const double step = b.w / static_cast<double>(mem.size());
   const auto at = [&](std::size_t r, int64_t bytes) {
     return std::make_pair(b.x + (static_cast<double>(r) + 0.5) * step,
@@ -63,7 +63,7 @@ void draw_run(std::string& out, const svg::Box& b, const svg::Scale& ys, const U
     std::vector<std::pair<double, double>> points;
     for (std::size_t r = 0; r < mem.size(); ++r) points.push_back(at(r, mem[r].*s.bytes));
     out += svg::polyline(points, run_attrs("line memory", run, colour, false) + " data-stage=\"" + s.name +
-                                     "\" stroke-width=\"2\" stroke-dasharray=\"" + s.dash + "\"");
+                                     "\"" + width + " stroke-dasharray=\"" + s.dash + "\"");
     if (mem.size() <= 32)
       for (std::size_t r = 0; r < mem.size(); ++r)
         out += svg::circle(points[r].first, points[r].second, 2.5, run_attrs("point memory", run, colour, true),
@@ -100,7 +100,9 @@ Figure memory_figure(const std::vector<RunReport>& runs, const RunColours& colou
                 svg::axes(f.body, b, xs, {}, ys, svg::nice_ticks(ys.lo, ys.hi, 5), "rank",
                           std::string(unit.name) + " per rank");
                 svg::rank_axis_labels(f.body, b, w);
-                for (const auto& [run, mem] : all) draw_run(f.body, b, ys, unit, run, colours.of(run), mem);
+                for (std::size_t i = 0; i < all.size(); ++i)
+                  draw_run(f.body, b, ys, unit, all[i].first, colours.of(all[i].first), all[i].second,
+                           stacked_width(i, all.size()));
                 key_of_stages(f.body, b);
                 f.body += "</g>\n";
               });

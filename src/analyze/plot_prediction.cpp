@@ -20,7 +20,7 @@ std::string layout_of(const CasePrediction& c) {
 }
 
 void draw_run(std::string& out, const svg::Box& b, const svg::Scale& xs, const svg::Scale& ys, const std::string& run,
-              const std::string& colour, std::vector<const CasePrediction*> cases) {
+              const std::string& colour, std::vector<const CasePrediction*> cases, const std::string& width) {
   std::sort(cases.begin(), cases.end(), [](auto* a, auto* b) { return a->world_size < b->world_size; });
   std::vector<std::pair<double, double>> total, step;
   for (const CasePrediction* c : cases) {
@@ -28,7 +28,7 @@ void draw_run(std::string& out, const svg::Box& b, const svg::Scale& xs, const s
     total.push_back({x, svg::y_at(b, ys, 1e3 * c->total())});
     step.push_back({x, svg::y_at(b, ys, 1e3 * c->ranks[c->slowest_step_rank].step)});
   }
-  out += svg::polyline(total, run_attrs("line predicted", run, colour, false) + " stroke-width=\"2\"");
+  out += svg::polyline(total, run_attrs("line predicted", run, colour, false) + width);
   out += svg::polyline(
       step, run_attrs("line predicted-step", run, colour, false) + " stroke-width=\"1.5\" stroke-dasharray=\"5,3\"");
   for (std::size_t i = 0; i < cases.size(); ++i) {
@@ -74,7 +74,9 @@ Figure prediction_figure(const std::vector<CasePrediction>& cases, const RunColo
     f.body += open_panel(panel, "predicted", 0, key.model, key.model + ", " + key.layout);
     svg::axes(f.body, b, xs, svg::power_of_two_ticks(w_lo, w_hi), ys, svg::power_of_ten_ticks(ys.lo, ys.hi),
               "world size W (log scale)", "ms per step (log)");
-    for (const auto& [run, list] : panels[key]) draw_run(f.body, b, xs, ys, run, colours.of(run), list);
+    std::size_t index = 0;
+    for (const auto& [run, list] : panels[key])
+      draw_run(f.body, b, xs, ys, run, colours.of(run), list, stacked_width(index++, panels[key].size()));
     f.body += "</g>\n";
   });
   return f;
