@@ -464,16 +464,39 @@ RankResult rank_result_from_json_text(const std::string& text, const std::string
   return out;
 }
 
+// A phase's calls as text, one [collective, elements, root] a line: what
+// planned_call_list() writes, without a JSON value per call (a sync of a
+// million per-parameter broadcasts would build and free three million).
+std::string calls_text(const std::vector<PlannedCall>& calls) {
+  std::string out = "[";
+  out.reserve(calls.size() * 28 + 2);
+  for (std::size_t i = 0; i < calls.size(); ++i) {
+    const PlannedCall& c = calls[i];
+    out += i ? ",\n    [\"" : "\n    [\"";  // at the depth dump(1) gives a phase's calls
+    out += collective_choices().name(c.collective);
+    out += "\", " + std::to_string(c.elements) + ", " + std::to_string(c.root) + "]";
+  }
+  return out + (calls.empty() ? "]" : "\n   ]");
+}
+
+// A written phase whose calls are a placeholder naming their text's index in `texts` (case_text puts it there).
+ordered_json phase_with_deferred_calls(const PlannedPhase& p, std::vector<std::string>& texts) {
+  ordered_json j = write_object(PlannedPhase{p.phase, p.element_bytes, p.across_replicas, {}, p.overlapped});
+  j["calls"] = "\x01" "calls " + std::to_string(texts.size()) + "\x01";
+  texts.push_back(calls_text(p.calls));
+  return j;
+}
+
 // A case's phase calls: the shard group's phases once ("phase_calls", as
 // every rank makes them), and with replicas each shard-group rank's own
 // all-reduce across them ("grad_replicas_calls": one entry per shard-group
 // rank, its calls empty where it owns nothing to reduce).
-void write_case_phase_calls(ordered_json& doc, const std::vector<RankResult>& ranks) {
+void write_case_phase_calls(ordered_json& doc, const std::vector<RankResult>& ranks, std::vector<std::string>& texts) {
   const int group = ranks.front().context.shard_group.value_or(static_cast<int>(ranks.size()));
   ordered_json shared = ordered_json::array(), replicas = ordered_json::array();
   std::optional<PlannedPhase> any_replicas;
   for (const PlannedPhase& p : *ranks.front().phase_calls)
-    if (p.phase != "grad_replicas") shared.push_back(write_object(p));
+    if (p.phase != "grad_replicas") shared.push_back(phase_with_deferred_calls(p, texts));
   std::vector<PlannedPhase> per_rank(static_cast<std::size_t>(group));
   for (int r = 0; r < group && r < static_cast<int>(ranks.size()); ++r)
     if (ranks[r].phase_calls)
@@ -483,7 +506,7 @@ void write_case_phase_calls(ordered_json& doc, const std::vector<RankResult>& ra
   if (!any_replicas) return;
   for (PlannedPhase& p : per_rank) {
     if (p.phase.empty()) p = PlannedPhase{"grad_replicas", any_replicas->element_bytes, true, {}};
-    replicas.push_back(write_object(p));
+    replicas.push_back(phase_with_deferred_calls(p, texts));
   }
   doc["grad_replicas_calls"] = std::move(replicas);
 }
@@ -739,8 +762,19 @@ std::string case_text(const std::vector<RankResult>& records, ordered_json ranks
   doc["context"] = write_object(records.front().context);
   doc["context"].erase("rank");
   doc["ranks"] = std::move(ranks);
-  if (records.front().phase_calls) write_case_phase_calls(doc, records);
-  return doc.dump(1) + "\n";
+  std::vector<std::string> texts;
+  if (records.front().phase_calls) write_case_phase_calls(doc, records, texts);
+  const std::string tree = doc.dump(1) + "\n";
+  std::string text;
+  std::size_t from = 0;
+  for (std::size_t i = 0; i < texts.size(); ++i) {  // the placeholders, as dump() escapes them, in order
+    const std::string placeholder = "\"\\u0001calls " + std::to_string(i) + "\\u0001\"";
+    const std::size_t at = tree.find(placeholder, from);
+    if (at == std::string::npos) throw RunError("case_text: the calls of phase " + std::to_string(i) + " went missing");
+    text.append(tree, from, at - from).append(texts[i]);
+    from = at + placeholder.size();
+  }
+  return text.append(tree, from, std::string::npos);
 }
 
 }  // namespace
