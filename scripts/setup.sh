@@ -8,6 +8,8 @@
 #                   (default: ~/.cache/zero-bench/venv-torch<version>)
 #   ZB_WITH_TORCH   0: build only the --plan-only tools, install no torch
 #   ZB_TORCH_VERSION  the PyPI torch to build against (default 2.14.1)
+#   ZB_TRANSFORMERS_VERSION  the transformers put into $ZB_VENV beside torch (default 5.23.0),
+#                   for the export_param_shapes.py --hf-config test only: the build needs none
 #   CMAKE_PREFIX_PATH / Torch_DIR already set: your own libtorch wins and no
 #                   torch is installed.
 set -euo pipefail
@@ -18,6 +20,10 @@ ZB_BUILD_DIR="${ZB_BUILD_DIR:-$ZB_ROOT/build}"
 # version of this machine's nvcc, so libtorch configures with CUDA here.
 ZB_TORCH_VERSION="${ZB_TORCH_VERSION:-2.14.1}"  # experiments/torch_versions/run.sh also builds 2.11.0
 ZB_VENV="${ZB_VENV:-$HOME/.cache/zero-bench/venv-torch$ZB_TORCH_VERSION}"
+# transformers 5.23.0 exported the fixture manifests (docs/zero_bench.md), the peer experiment pins
+# it too (experiments/peer/peer_launch.sh), and it builds Llama, Mixtral, Qwen2-MoE and DeepSeek-V3
+# from their configs with torch 2.14.1.
+ZB_TRANSFORMERS_VERSION="${ZB_TRANSFORMERS_VERSION:-5.23.0}"
 ZB_WITH_TORCH="${ZB_WITH_TORCH:-1}"
 # chromium and python3-pil: the test that renders zero_analyze --html in a real browser and checks the PNG.
 # iproute2 (ip, tc): the rehearsal cluster of the cluster tests; slurmctld, slurmd, slurm-client and munge:
@@ -57,15 +63,31 @@ zb_venv_torch_ok() {
     "$ZB_VENV/bin/python" -c "import torch, sys; sys.exit(torch.__version__.split('+')[0] != '$ZB_TORCH_VERSION')" 2>/dev/null
 }
 
+# Reads the installed version's metadata only: importing transformers would be slower.
+zb_venv_transformers_ok() {
+  "$ZB_VENV/bin/python" -c "import importlib.metadata as m, sys; sys.exit(m.version('transformers') != '$ZB_TRANSFORMERS_VERSION')" 2>/dev/null
+}
+
 zb_install_torch() {
-  zb_venv_torch_ok && return 0
-  if ! python3 -c 'import venv, ensurepip' 2>/dev/null; then
-    ZB_APT_PACKAGES=(python3-venv) zb_install_apt_packages
+  if ! zb_venv_torch_ok; then
+    if ! python3 -c 'import venv, ensurepip' 2>/dev/null; then
+      ZB_APT_PACKAGES=(python3-venv) zb_install_apt_packages
+    fi
+    zb_log "installing torch==$ZB_TORCH_VERSION into $ZB_VENV (a few GB, once)"
+    python3 -m venv "$ZB_VENV"
+    "$ZB_VENV/bin/python" -m pip install -q --disable-pip-version-check "torch==$ZB_TORCH_VERSION"
+    zb_venv_torch_ok || { zb_log "torch $ZB_TORCH_VERSION did not import from $ZB_VENV"; return 1; }
   fi
-  zb_log "installing torch==$ZB_TORCH_VERSION into $ZB_VENV (a few GB, once)"
-  python3 -m venv "$ZB_VENV"
-  "$ZB_VENV/bin/python" -m pip install -q --disable-pip-version-check "torch==$ZB_TORCH_VERSION"
-  zb_venv_torch_ok || { zb_log "torch $ZB_TORCH_VERSION did not import from $ZB_VENV"; return 1; }
+  zb_install_transformers
+}
+
+# Only the export_param_shapes.py --hf-config test (ctest) uses it, so a failed install warns and
+# the build goes on; that test then fails, saying to run this script.
+zb_install_transformers() {
+  zb_venv_transformers_ok && return 0
+  zb_log "installing transformers==$ZB_TRANSFORMERS_VERSION into $ZB_VENV (for a script test, once)"
+  "$ZB_VENV/bin/python" -m pip install -q --disable-pip-version-check "transformers==$ZB_TRANSFORMERS_VERSION" ||
+    zb_log "transformers $ZB_TRANSFORMERS_VERSION did not install; the build goes on without it"
 }
 
 zb_cmake_args() {
