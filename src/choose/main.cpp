@@ -220,9 +220,13 @@ int run(int argc, char** argv) {
     std::cout << render_csv(choices);
     return zb::kExitOk;
   }
-  std::cout << "zero_choose: " << plans << " plans (" << models.size() << " models x " << world_sizes.size()
-            << " world sizes x the layouts x " << entries.size() << " partitioners) planned and priced in "
-            << zb::fixed(seconds, 2) << " s: a prediction, not a measurement\n";
+  const auto count = [](std::size_t n, const char* what) {
+    return std::to_string(n) + " " + what + (n == 1 ? "" : "s");
+  };
+  std::cout << "zero_choose: " << count(plans, "plan") << " (" << count(models.size(), "model") << ", "
+            << count(world_sizes.size(), "world size") << ", " << count(entries.size(), "partitioner")
+            << ", each layout) planned and priced in " << zb::fixed(seconds, 2)
+            << " s: a prediction, not a measurement\n";
   for (const std::string& line : assumed.lines()) std::cout << line << "\n";
   for (const zb::Choice& choice : choices) {
     std::cout << "\n" << render(zb::choice_table(choice, false), o.format);

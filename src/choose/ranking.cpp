@@ -47,9 +47,10 @@ bool state_differs(const Candidate& c, const Candidate& best) {
   return delta >= (int64_t{1} << 20) && delta * 1000 >= best.state_max_bytes;
 }
 
+// A strict order (the tie of kTimeTie is not transitive, so it only words the column): the predicted step, then
+// the state on the largest rank, then the name.
 bool faster(const Candidate& a, const Candidate& b) {
-  const double ta = a.seconds(), tb = b.seconds();
-  if (std::abs(ta - tb) > kTimeTie * std::max(ta, tb)) return ta < tb;
+  if (a.seconds() != b.seconds()) return a.seconds() < b.seconds();
   if (a.state_max_bytes != b.state_max_bytes) return a.state_max_bytes < b.state_max_bytes;
   return a.label() < b.label();
 }

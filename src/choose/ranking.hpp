@@ -17,7 +17,8 @@ struct Choice {
   std::vector<std::string> layouts_skipped;  // shard groups asked for that do not divide W
 };
 
-// Sorts the applicable candidates into `ranked`, the others into `refused`.
+// Sorts the applicable candidates into `ranked` (by the predicted step, then the state on the largest rank, then
+// the name), the others into `refused`.
 Choice rank_candidates(std::vector<Candidate> candidates);
 
 // A short column: what `c` costs beyond `best` ("sync +3.2 ms; state +0.41 GiB"),
