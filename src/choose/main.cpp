@@ -60,13 +60,16 @@ std::vector<const zb::PartitionerEntry*> chosen_partitioners(const std::string& 
   return out;
 }
 
-// The shard groups asked for at W: "W" (one group of every rank), "node" (the description's ranks per node), or
-// G; a G that does not divide W, or is above it, is skipped with a note; a repeat is dropped.
+// The shard groups asked for at W: "W" (one group of every rank), "node" (the description's ranks per node; W
+// itself where one node holds every rank), or G; a G that does not divide W, or is above it, is skipped with a
+// note; a repeat is dropped.
 std::vector<int> shard_groups_at(const std::vector<std::string>& spec, int world_size, int ranks_per_node,
                                  std::vector<std::string>& skipped) {
   std::vector<int> out;
   for (const std::string& item : spec) {
-    const int g = item == "W" ? world_size : item == "node" ? ranks_per_node : zb::parse_world_size(item);
+    const int g = item == "W"      ? world_size
+                  : item == "node" ? std::min(ranks_per_node, world_size)
+                                   : zb::parse_world_size(item);
     if (g > world_size || world_size % g != 0) {
       skipped.push_back("shard group " + item + (item == "node" ? " (" + std::to_string(g) + " ranks)" : "") +
                         " skipped at W = " + std::to_string(world_size) + ": it does not divide W");
