@@ -37,7 +37,10 @@ endfunction()
 
 # The folders of the shared libraries MPI::MPI_CXX links, unless the system's.
 set(zb_mpi_lib_dirs "")
-get_target_property(zb_mpi_libs MPI::MPI_CXX INTERFACE_LINK_LIBRARIES)
+set(zb_mpi_libs "")
+if(TARGET MPI::MPI_CXX)  # ZB_WITH_TORCH=OFF builds the plan-only tools without MPI
+  get_target_property(zb_mpi_libs MPI::MPI_CXX INTERFACE_LINK_LIBRARIES)
+endif()
 foreach(lib ${zb_mpi_libs})
   if(IS_ABSOLUTE "${lib}")
     get_filename_component(dir "${lib}" DIRECTORY)

@@ -652,6 +652,16 @@ std::optional<std::vector<RankCounts>> rank_columns(const std::vector<RankResult
   return counts;
 }
 
+// A record as a case file holds it: its calls are written once beside (and a million of them would be built
+// as JSON only to be erased).
+ordered_json without_calls(const RankResult& r) {
+  RankResult head = r;
+  head.phase_calls.reset();
+  ordered_json j = write_object(head);
+  j.erase("phase_calls");
+  return j;
+}
+
 ordered_json columnar_ranks(const RankResult& first, const std::vector<RankCounts>& counts) {
   ordered_json columns = ordered_json::object();
   for (const auto& [key, member] : integer_columns()) {
@@ -665,11 +675,10 @@ ordered_json columnar_ranks(const RankResult& first, const std::vector<RankCount
     for (const RankCounts& c : counts) steps.push_back(*c.predicted_step_seconds);
     columns["predicted_step_seconds"] = std::move(steps);
   }
-  ordered_json shared = write_object(first);
+  ordered_json shared = without_calls(first);
   for (const std::string& key : column_keys()) shared.erase(key);
   if (!columns.contains("predicted_step_seconds")) shared["predicted_step_seconds"] = nullptr;
   shared.erase("shard_count");
-  shared.erase("phase_calls");  // written once beside
   ordered_json out = ordered_json::object();
   out["count"] = counts.size();
   out["shared"] = std::move(shared);
@@ -807,10 +816,7 @@ std::string case_to_json_text(const std::vector<RankResult>& ranks) {
   if (std::optional<std::vector<RankCounts>> counts = rank_columns(ranks))
     return case_text(ranks, columnar_ranks(ranks.front(), *counts));
   ordered_json results = ordered_json::array();
-  for (const RankResult& r : ranks) {
-    results.push_back(write_object(r));
-    results.back().erase("phase_calls");  // written once beside
-  }
+  for (const RankResult& r : ranks) results.push_back(without_calls(r));
   return case_text(ranks, std::move(results));
 }
 
