@@ -5,7 +5,9 @@
 #  2. the plan-only route a user took before: zero_bench --plan-only per partitioner (greedy, lpt, flat, dim0,
 #     hybrid; --grad-sync reduce-scatter) with the default --shard-list (auto) and with full, the bytes each
 #     writes, then zero_analyze --predict --html on them: time and peak memory.
-# Writes README.md and choose_page.png beside it. ZB_RECORD_NOTE: a line the record carries (the machine's load).
+#  3. zero_analyze --html (the report: imbalance and gap against W, deviation and memory per rank) on the
+#     auto runs, rendered to a second screenshot.
+# Writes README.md, choose_page.png and report_page.png beside it. ZB_RECORD_NOTE: a line the record carries (the machine's load).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 source "$here/../../scripts/setup.sh"
@@ -24,10 +26,13 @@ timed() {  # $1: name; the rest: the command. Appends "name seconds peak_kb" to 
 timed choose "$C" $sizes --models "$models" --precision bf16 --cluster "$cluster" --html "$work/choose.html"
 # shellcheck disable=SC2086
 "$C" $sizes --models "$models" --precision bf16 --cluster "$cluster" --format json >"$work/choose.json"
-chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --no-first-run \
-  "--host-resolver-rules=MAP * ~NOTFOUND" --enable-logging=stderr --v=0 --window-size=1400,2400 \
-  "--screenshot=$here/choose_page.png" "file://$work/choose.html" 2>"$work/chromium.log" >/dev/null
-grep -q "zero-bench report rendered" "$work/chromium.log" || { echo "the page did not render" >&2; exit 1; }
+shot() {  # $1: page, $2: screenshot
+  chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --no-first-run \
+    "--host-resolver-rules=MAP * ~NOTFOUND" --enable-logging=stderr --v=0 --window-size=1400,2400 \
+    "--screenshot=$2" "file://$1" 2>"$work/chromium.log" >/dev/null
+  grep -q "zero-bench report rendered" "$work/chromium.log" || { echo "$1 did not render" >&2; exit 1; }
+}
+shot "$work/choose.html" "$here/choose_page.png"
 for list in auto full; do
   for p in greedy lpt flat dim0 hybrid; do
     # shellcheck disable=SC2086
@@ -38,6 +43,9 @@ for list in auto full; do
   timed "predict-$list" "$A" "$work/$list/greedy" "$work/$list/lpt" "$work/$list/flat" "$work/$list/dim0" \
     "$work/$list/hybrid" --predict "$cluster" --html "$work/$list.html"
 done
+"$A" "$work/auto/greedy" "$work/auto/lpt" "$work/auto/flat" "$work/auto/dim0" "$work/auto/hybrid" \
+  --html "$work/report.html" >/dev/null
+shot "$work/report.html" "$here/report_page.png"
 field() { awk -v n="$1" -v f="$2" '$1 == n {print $f}' "$work/times"; }
 sum_field() { awk -v p="$1" -v f="$2" 'index($1, p) == 1 {s += $f} END {printf "%.2f", s}' "$work/times"; }
 max_field() { awk -v p="$1" -v f="$2" 'index($1, p) == 1 && $f > m {m = $f} END {print m}' "$work/times"; }
@@ -79,5 +87,11 @@ for c in json.load(open('$work/choose.json'))['choices']:
   echo "line per partitioner (equal lines drawn as bands, earlier runs wider beneath), then the ranked tables."
   echo
   echo "![zero_choose page](choose_page.png)"
+  echo
+  echo "\`zero_analyze --html\` on the five plan-only runs (\`report_page.png\`): imbalance and gap against W on a log axis of"
+  echo "at most six decades (lpt's and greedy's gap is 0 where the bound is their largest tensor: drawn at the floor),"
+  echo "then per-rank deviation and memory panels."
+  echo
+  echo "![zero_analyze page](report_page.png)"
 } >"$here/README.md"
 cat "$here/README.md"
