@@ -94,7 +94,8 @@ Table memory_table(const std::vector<RunReport>& runs, bool fp32_grads, bool raw
   t.title = std::string("memory per rank, mixed precision (bf16 params, ") + (fp32_grads ? "fp32" : "bf16") +
             " grads, fp32 master + Adam moments), " + (raw_bytes ? "bytes" : "GiB") +
             "; state: master + moments of the rank's elements; 'ideal' = an even ceil(total/G) shard (G = W without "
-            "--shard-group)" + (raw_bytes ? "" : "; each case's largest and smallest rank (every rank: --format csv or json)");
+            "--shard-group)" +
+            (raw_bytes ? "" : "; each case's largest and smallest rank (every rank: --format csv or json)");
   t.header = {"run", "world_size", "GxR", "model", "rank", "elements", "state", "DP", "ZeRO-1", "ZeRO-2", "ZeRO-3"};
   t.label_columns = 5;
   const int64_t state_per_element = kMasterAndMoments;

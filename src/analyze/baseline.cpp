@@ -168,15 +168,10 @@ nlohmann::ordered_json gate_json(const GateResult& r) {
                              {"passed", r.failures.empty()}};
   doc["failures"] = nlohmann::ordered_json::array();
   for (const GateFailure& f : r.failures) {
-    nlohmann::ordered_json j{{"partitioner", f.now.partitioner},
-                             {"model", f.now.model},
-                             {"world_size", f.now.world_size},
-                             {"shard_group", f.now.group()},
-                             {"max_params", f.now.max_params},
-                             {"reference_partitioner", nullptr},
-                             {"reference_max_params", nullptr},
-                             {"change_percent", nullptr},
-                             {"message", f.line}};
+    nlohmann::ordered_json j{
+        {"partitioner", f.now.partitioner}, {"model", f.now.model},           {"world_size", f.now.world_size},
+        {"shard_group", f.now.group()},     {"max_params", f.now.max_params}, {"reference_partitioner", nullptr},
+        {"reference_max_params", nullptr},  {"change_percent", nullptr},      {"message", f.line}};
     if (f.reference) {
       j["reference_partitioner"] = f.reference->partitioner;
       j["reference_max_params"] = f.reference->max_params;

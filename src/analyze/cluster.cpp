@@ -178,8 +178,8 @@ void read_step(const Reader& r, const json& step, ClusterDescription& d) {
   char bytes[64] = "each plan's bytes per element";
   if (d.bytes_per_element) std::snprintf(bytes, sizeof bytes, "%g bytes per element", *d.bytes_per_element);
   char text[200];
-  std::snprintf(text, sizeof text, "memory bandwidth %g GB/s x %s + %g us per tensor + %g us per step",
-                bandwidth / 1e9, bytes, d.step.seconds_per_tensor * 1e6, d.step.seconds_per_step * 1e6);
+  std::snprintf(text, sizeof text, "memory bandwidth %g GB/s x %s + %g us per tensor + %g us per step", bandwidth / 1e9,
+                bytes, d.step.seconds_per_tensor * 1e6, d.step.seconds_per_step * 1e6);
   d.step_source = text;
 }
 

@@ -231,7 +231,8 @@ std::string bounds_text(const CaseReport& c) {
     gap = buf;
     if (!c.numel_per_rank.empty()) {  // what the gap is not: the largest rank over the mean, which may be far more
       double mean = 0, largest = 0;
-      for (int64_t n : c.numel_per_rank) mean += static_cast<double>(n), largest = std::max(largest, static_cast<double>(n));
+      for (int64_t n : c.numel_per_rank)
+        mean += static_cast<double>(n), largest = std::max(largest, static_cast<double>(n));
       mean /= static_cast<double>(c.numel_per_rank.size());
       std::snprintf(buf, sizeof buf, "; over the mean: %.3f %%", mean > 0 ? 100 * (largest - mean) / mean : 0.0);
       gap += buf;

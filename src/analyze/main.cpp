@@ -170,14 +170,7 @@ int run(int argc, char** argv) {
                "the calls the runs' records carry (plan-only runs suffice), the step from its step model, and what "
                "the plan's imbalance costs per step (text, markdown, csv or json)");
   app.add_flag("--force", o.force, "replace an existing --write-baseline, --plot or --html file");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp&) {
-    std::cout << app.help();
-    return zb::kExitOk;
-  } catch (const CLI::ParseError& e) {
-    throw zb::UsageError(e.what());
-  }
+  if (!zb::parse_or_help(app, argc, argv)) return zb::kExitOk;
   const zb::Format format = o.format;
   if (!o.gate_baseline.empty() && !o.gate_reference.empty())
     throw zb::UsageError("--gate and --gate-against together: give one (a baseline file, or a reference run)");

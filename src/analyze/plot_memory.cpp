@@ -62,8 +62,8 @@ void draw_run(std::string& out, const svg::Box& b, const svg::Scale& ys, const U
   for (const Stage& s : kStages) {
     std::vector<std::pair<double, double>> points;
     for (std::size_t r = 0; r < mem.size(); ++r) points.push_back(at(r, mem[r].*s.bytes));
-    out += svg::polyline(points, run_attrs("line memory", run, colour, false) + " data-stage=\"" + s.name +
-                                     "\"" + width + " stroke-dasharray=\"" + s.dash + "\"");
+    out += svg::polyline(points, run_attrs("line memory", run, colour, false) + " data-stage=\"" + s.name + "\"" +
+                                     width + " stroke-dasharray=\"" + s.dash + "\"");
     if (mem.size() <= 32)
       for (std::size_t r = 0; r < mem.size(); ++r)
         out += svg::circle(points[r].first, points[r].second, 2.5, run_attrs("point memory", run, colour, true),

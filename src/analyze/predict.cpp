@@ -223,8 +223,7 @@ CasePrediction predict_case(const LoadedRun& run, const LoadedCase& c, const Clu
   // (here: the slowest rank's own tensors, cut down to them).
   const RankResult& slow = c.ranks[static_cast<std::size_t>(p.slowest_step_rank)];
   const int64_t bound = std::min(sum(slowest_stepped), slow.plan.lower_bound);
-  p.over_bound =
-      std::max(0.0, slowest_step.step - step_model.step_seconds(cut_to(std::move(slowest_stepped), bound)));
+  p.over_bound = std::max(0.0, slowest_step.step - step_model.step_seconds(cut_to(std::move(slowest_stepped), bound)));
   return p;
 }
 

@@ -46,11 +46,11 @@ struct CasePrediction {
   std::string group_tier, replica_tier;  // "within a node", "across nodes", or "" (no replicas)
   std::vector<RankPrediction> ranks;
   int slowest_step_rank = 0;
-  double balanced_step = 0;  // a perfectly balanced rank's step: the shard group's mean (range plans: 1/G slot)
-  double imbalance = 0;      // slowest step - balanced step: what the plan's imbalance costs per step
-  double over_bound = 0;     // slowest step - a rank at the plan's lower bound's: what a better plan could save
-  std::string step_priced_as;      // the precision and optimizer the step was priced for, and its bytes
-  bool grad_sync_planned = true;   // false: the plan has no gradient reduction (zero_bench without --grad-sync)
+  double balanced_step = 0;       // a perfectly balanced rank's step: the shard group's mean (range plans: 1/G slot)
+  double imbalance = 0;           // slowest step - balanced step: what the plan's imbalance costs per step
+  double over_bound = 0;          // slowest step - a rank at the plan's lower bound's: what a better plan could save
+  std::string step_priced_as;     // the precision and optimizer the step was priced for, and its bytes
+  bool grad_sync_planned = true;  // false: the plan has no gradient reduction (zero_bench without --grad-sync)
   double total() const { return ranks.empty() ? 0 : ranks.front().total; }
 };
 

@@ -34,8 +34,8 @@ std::string balance_line(int world_size, const std::string& model, const Plan& p
     out += "; " + std::to_string(idle) + " of " + std::to_string(plan.world_size()) +
            " ranks own nothing (fewer tensors than ranks)";
   if (asked == ShardList::kAuto && !facts.list_shards)
-    out += "; shard lists left out (" + std::to_string(world_size) + " ranks, " +
-           std::to_string(facts.listed_shards) + " shards; --shard-list full writes them)";
+    out += "; shard lists left out (" + std::to_string(world_size) + " ranks, " + std::to_string(facts.listed_shards) +
+           " shards; --shard-list full writes them)";
   return out;
 }
 

@@ -67,8 +67,8 @@ std::vector<std::shared_ptr<const std::vector<PlannedPhase>>> calls_by_group_ran
 }
 
 // The W ranks' records as a plan-only run writes them, each shard-group rank's planned calls shared by its replicas.
-LoadedRun records_of(const Config& config, const PartitionerEntry& partitioner, const ModelSpec& model, const Plan& plan,
-                     int world_size, const std::string& label) {
+LoadedRun records_of(const Config& config, const PartitionerEntry& partitioner, const ModelSpec& model,
+                     const Plan& plan, int world_size, const std::string& label) {
   CaseFacts facts = case_facts(model, plan, partitioner.granularity, config, world_size);
   int64_t listed = 0;  // every world rank lists its group rank's shards
   for (int g = 0; g < plan.world_size(); ++g) listed += plan.shard_count(g) * (world_size / plan.world_size());
@@ -76,7 +76,8 @@ LoadedRun records_of(const Config& config, const PartitionerEntry& partitioner, 
   const CallSettings settings = call_settings(config, partitioner.granularity, world_size, plan.world_size());
   RunContext base = base_context(config);
   base.mode = "plan-only";
-  const std::vector<std::shared_ptr<const std::vector<PlannedPhase>>> calls = calls_by_group_rank(model, plan, settings);
+  const std::vector<std::shared_ptr<const std::vector<PlannedPhase>>> calls =
+      calls_by_group_rank(model, plan, settings);
   LoadedRun run;
   run.name = label;
   run.info.partitioner = partitioner.name;

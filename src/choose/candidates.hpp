@@ -22,11 +22,11 @@ struct Candidate {
   int64_t state_max_bytes = 0, state_ideal_bytes = 0;
   // Everything ZeRO-1 keeps on the largest rank: every parameter and gradient, and its state.
   int64_t zero1_bytes = 0;
-  int idle_ranks = 0;          // shard-group ranks that own nothing (each of its W / G replicas as many)
-  double over_bound = 0;       // the largest rank's elements over the plan's lower bound, as a fraction
-  double over_mean = 0;        // the largest rank's elements over the mean, as a fraction
-  CasePrediction predicted;    // empty ranks where not applicable
-  std::string label() const;   // "lpt", or "lpt G=8" where the shard group is not W
+  int idle_ranks = 0;         // shard-group ranks that own nothing (each of its W / G replicas as many)
+  double over_bound = 0;      // the largest rank's elements over the plan's lower bound, as a fraction
+  double over_mean = 0;       // the largest rank's elements over the mean, as a fraction
+  CasePrediction predicted;   // empty ranks where not applicable
+  std::string label() const;  // "lpt", or "lpt G=8" where the shard group is not W
   double seconds() const { return predicted.total(); }
 };
 

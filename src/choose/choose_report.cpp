@@ -52,9 +52,9 @@ Table choice_table(const Choice& choice, bool csv) {
   t.title = choice.model + " at W = " + std::to_string(choice.world_size) +
             ": best first by the predicted step (ms, the slowest rank's); memory per rank in GiB (state: optimizer "
             "state and fp32 masters; ZeRO-1: parameters + gradients + state)";
-  t.header = {"#",         "partitioner", "G",         "state max", "state ideal", "over ideal",    "ZeRO-1",
-              "idle",      "step total",  "grad_sync", "grad_replicas", "step",    "sync",          "imbalance",
-              "why not first"};
+  t.header = {
+      "#",         "partitioner",   "G",    "state max", "state ideal", "over ideal",   "ZeRO-1", "idle", "step total",
+      "grad_sync", "grad_replicas", "step", "sync",      "imbalance",   "why not first"};
   t.label_columns = 2;
   t.last_column_text = true;
   for (std::size_t i = 0; i < choice.ranked.size(); ++i) {
@@ -79,7 +79,8 @@ std::vector<std::string> choice_notes(const Choice& choice) {
   for (const Candidate& c : choice.ranked)
     if (c.idle_ranks > 0)
       notes.push_back(c.label() + " leaves " + std::to_string(c.idle_ranks) + " of its " +
-                      std::to_string(c.shard_group) + " shard-group ranks owning nothing (the model has fewer tensors " +
+                      std::to_string(c.shard_group) +
+                      " shard-group ranks owning nothing (the model has fewer tensors " +
                       "than ranks to give; a range partitioner splits them)");
   for (const Candidate& c : choice.refused) notes.push_back(c.label() + " not applicable: " + c.not_applicable);
   notes.insert(notes.end(), choice.layouts_skipped.begin(), choice.layouts_skipped.end());
@@ -104,7 +105,8 @@ nlohmann::ordered_json choices_json(const std::vector<Choice>& choices, const As
     }
     j["not_applicable"] = nlohmann::ordered_json::array();
     for (const Candidate& c : choice.refused)
-      j["not_applicable"].push_back({{"partitioner", c.partitioner}, {"shard_group", c.shard_group}, {"why", c.not_applicable}});
+      j["not_applicable"].push_back(
+          {{"partitioner", c.partitioner}, {"shard_group", c.shard_group}, {"why", c.not_applicable}});
     doc["choices"].push_back(std::move(j));
   }
   doc["seconds"] = seconds;

@@ -13,11 +13,11 @@ namespace zb {
 
 // What every candidate was priced under, stated above the tables and in the JSON.
 struct Assumptions {
-  std::string cluster;     // its name, path and ranks per node
-  std::string step;        // what the step was priced as
-  std::string grad_sync;   // the reduction, and whether it was assumed
-  std::string sync;        // the parameter sync
-  std::string searches;    // optimal's and cost's budget
+  std::string cluster;    // its name, path and ranks per node
+  std::string step;       // what the step was priced as
+  std::string grad_sync;  // the reduction, and whether it was assumed
+  std::string sync;       // the parameter sync
+  std::string searches;   // optimal's and cost's budget
   std::vector<std::string> lines() const;
 };
 

@@ -88,12 +88,14 @@ void check_shard_group_spec(const std::vector<std::string>& spec) {
 zb::Assumptions assumptions(const Options& o, const zb::Config& q, const zb::ClusterDescription& cluster) {
   zb::Assumptions a;
   a.cluster = cluster.name + " (" + cluster.path + "), " + std::to_string(cluster.ranks_per_node) + " ranks per node";
-  a.step = zb::step_for(cluster, q.precision, q.optimizer, zb::MasterPath::kCast).priced_as + "; " + cluster.step_source;
+  a.step =
+      zb::step_for(cluster, q.precision, q.optimizer, zb::MasterPath::kCast).priced_as + "; " + cluster.step_source;
   a.grad_sync = o.grad_sync ? zb::grad_sync_choices().name(*o.grad_sync) + " before each step (--grad-sync)"
                             : "reduce-scatter before each step (assumed: ZeRO's, each rank receiving the averaged "
                               "gradients it owns; --grad-sync sets another)";
-  a.sync = q.sync == zb::SyncMode::kPerParam ? "whole tensors: one broadcast per parameter (--sync bucket: one per owner)"
-                                            : "whole tensors: one broadcast bucket per owner (--sync bucket)";
+  a.sync = q.sync == zb::SyncMode::kPerParam
+               ? "whole tensors: one broadcast per parameter (--sync bucket: one per owner)"
+               : "whole tensors: one broadcast bucket per owner (--sync bucket)";
   a.sync += "; ranges: one all-gather per segment";
   if (q.overlap) a.sync += "; overlapped with the step (--overlap)";
   a.searches = "optimal and cost search " + zb::fixed(q.time_limit_s, 3) +
@@ -125,9 +127,10 @@ std::string render_csv(const std::vector<zb::Choice>& choices) {
 }
 
 int run(int argc, char** argv) {
-  CLI::App app{"zero_choose: which partitioner and shard group for your model on your cluster, at what memory and "
-               "predicted step time (every candidate planned in memory, priced as zero_analyze --predict prices it)",
-               "zero_choose"};
+  CLI::App app{
+      "zero_choose: which partitioner and shard group for your model on your cluster, at what memory and "
+      "predicted step time (every candidate planned in memory, priced as zero_analyze --predict prices it)",
+      "zero_choose"};
   Options o;
   zb::Config q;
   zb::add_text(app, "world_sizes", o.world_sizes, "world sizes W, e.g. 64 512", "one or more world sizes W")
@@ -165,15 +168,9 @@ int run(int argc, char** argv) {
   zb::add_text(app, "--html", o.html, "the HTML file to write",
                "also write one self-contained page: the tables and the predicted step against W");
   app.add_flag("--force", o.force, "replace an existing --html file");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp&) {
-    std::cout << app.help();
-    return zb::kExitOk;
-  } catch (const CLI::ParseError& e) {
-    throw zb::UsageError(std::string(e.what()) + " (see zero_choose --help)");
-  }
-  if (o.format == zb::Format::kSeed) throw zb::UsageError("--format seed is zero_analyze's; valid: text, json, markdown, csv");
+  if (!zb::parse_or_help(app, argc, argv)) return zb::kExitOk;
+  if (o.format == zb::Format::kSeed)
+    throw zb::UsageError("--format seed is zero_analyze's; valid: text, json, markdown, csv");
   std::vector<int> world_sizes;
   for (const auto& w : o.world_sizes) {
     const int parsed = zb::parse_world_size(w);
@@ -203,7 +200,8 @@ int run(int argc, char** argv) {
           if (p->granularity == zb::Granularity::kReplicated && g != w) continue;  // none shards nothing: no groups
           zb::Config question = q;
           // Assumed, the reduction is the one a step of this plan does: DDP's all-reduce for a replicated one.
-          if (!o.grad_sync && p->granularity == zb::Granularity::kReplicated) question.grad_sync = zb::GradSync::kAllReduce;
+          if (!o.grad_sync && p->granularity == zb::Granularity::kReplicated)
+            question.grad_sync = zb::GradSync::kAllReduce;
           candidates.push_back(zb::evaluate_candidate(question, *p, model, w, g, cluster));
           ++plans;
         }
@@ -240,4 +238,6 @@ int run(int argc, char** argv) {
 
 }  // namespace
 
-int main(int argc, char** argv) { return zb::guarded_main("zero_choose", [&] { return run(argc, argv); }); }
+int main(int argc, char** argv) {
+  return zb::guarded_main("zero_choose", [&] { return run(argc, argv); });
+}

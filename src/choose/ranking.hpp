@@ -12,8 +12,8 @@ namespace zb {
 struct Choice {
   std::string model;
   int world_size = 0;
-  std::vector<Candidate> ranked;   // best first
-  std::vector<Candidate> refused;  // not applicable, with zero_bench's reason
+  std::vector<Candidate> ranked;             // best first
+  std::vector<Candidate> refused;            // not applicable, with zero_bench's reason
   std::vector<std::string> layouts_skipped;  // shard groups asked for that do not divide W
 };
 

@@ -7,6 +7,8 @@
 #pragma once
 #include <CLI/CLI.hpp>
 
+#include <iostream>
+
 #include "choices.hpp"
 #include "cli_numbers.hpp"
 
@@ -67,6 +69,20 @@ CLI::Option* add_text(CLI::App& app, const std::string& flags, Target& target, c
 inline void add_renamed(CLI::App& app, const std::string& old_flag, const std::string& message) {
   auto refuse = [old_flag, message](const std::string&) { throw UsageError(old_flag + " " + message); };
   app.add_option_function<std::string>(old_flag, refuse)->group("");
+}
+
+// Parses argv into `app`'s options: false after printing the help (--help), a
+// UsageError naming "<tool> --help" for anything CLI11 refuses.
+inline bool parse_or_help(CLI::App& app, int argc, char** argv) {
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    std::cout << app.help();
+    return false;
+  } catch (const CLI::ParseError& e) {
+    throw UsageError(std::string(e.what()) + " (see " + app.get_name() + " --help)");
+  }
+  return true;
 }
 
 }  // namespace zb

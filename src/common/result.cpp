@@ -482,7 +482,10 @@ std::string calls_text(const std::vector<PlannedCall>& calls) {
 // A written phase whose calls are a placeholder naming their text's index in `texts` (case_text puts it there).
 ordered_json phase_with_deferred_calls(const PlannedPhase& p, std::vector<std::string>& texts) {
   ordered_json j = write_object(PlannedPhase{p.phase, p.element_bytes, p.across_replicas, {}, p.overlapped});
-  j["calls"] = "\x01" "calls " + std::to_string(texts.size()) + "\x01";
+  j["calls"] =
+      "\x01"
+      "calls " +
+      std::to_string(texts.size()) + "\x01";
   texts.push_back(calls_text(p.calls));
   return j;
 }

@@ -64,8 +64,8 @@ OptimizerImpl resolved_optimizer_impl(OptimizerImpl asked, bool cuda) {
 }
 
 const Choices<ShardList>& shard_list_choices() {
-  static const Choices<ShardList> c{"--shard-list",
-                                    {{"auto", ShardList::kAuto}, {"full", ShardList::kFull}, {"none", ShardList::kNone}}};
+  static const Choices<ShardList> c{
+      "--shard-list", {{"auto", ShardList::kAuto}, {"full", ShardList::kFull}, {"none", ShardList::kNone}}};
   return c;
 }
 

@@ -13,9 +13,9 @@ CaseFacts case_facts(const ModelSpec& model, const Plan& plan, Granularity granu
   int64_t listed = 0;  // every one of the W records lists its shard-group rank's shards
   if (!plan.row_chunks)
     for (int g = 0; g < plan.world_size(); ++g) listed += plan.shard_count(g) * (world_size / plan.world_size());
-  facts.list_shards = config.shard_list == ShardList::kFull ||
-                      (config.shard_list == ShardList::kAuto && !plan.row_chunks && world_size <= kAutoListedRanks &&
-                       listed <= kAutoListedShards);
+  facts.list_shards =
+      config.shard_list == ShardList::kFull || (config.shard_list == ShardList::kAuto && !plan.row_chunks &&
+                                                world_size <= kAutoListedRanks && listed <= kAutoListedShards);
   facts.listed_shards = listed;
   facts.optimizer = config.optimizer;
   facts.precision = config.precision;

@@ -54,8 +54,8 @@ LaunchResolution resolve_launch(const Config& config, const World& world) {
   const bool nccl_implies_cuda =
       (config.backend == Backend::kNccl || config.nccl_shared_gpu) && config.device == DeviceChoice::kAuto;
   const std::string needs_gpu = config.backend == Backend::kNccl ? "-b nccl"
-                                : config.nccl_shared_gpu        ? "--nccl-shared-gpu"
-                                                                : "";
+                                : config.nccl_shared_gpu         ? "--nccl-shared-gpu"
+                                                                 : "";
   r.device = choose_device(nccl_implies_cuda ? DeviceChoice::kCuda : config.device, world.local_rank, needs_gpu);
   const int gpus = r.device.is_cuda() ? visible_gpu_count() : 0;
   if (r.device.is_cuda() && world.local_size > gpus)

@@ -94,8 +94,9 @@ TEST_CASE("zero_analyze --gate: exit 0 when no largest rank grew, 1 listing old 
     {"partitioner": "round_robin", "model": "Tiny", "world_size": 2, "max_params": 30}]})");
   r = analyze(run + " --gate " + quote(baseline.string()));
   CHECK(r.exit_code == 1);
-  CHECK_THAT(r.out, Catch::Contains("FAIL partitioner round_robin, model Tiny, W=2: largest rank 35 elements against 30 in the "
-                                    "baseline (+16.667 %"));
+  CHECK_THAT(r.out, Catch::Contains(
+                        "FAIL partitioner round_robin, model Tiny, W=2: largest rank 35 elements against 30 in the "
+                        "baseline (+16.667 %"));
   zbtest::write_text(baseline, R"({"schema": "zero-bench-baseline/1", "entries": []})");
   r = analyze(run + " --gate " + quote(baseline.string()));
   CHECK(r.exit_code == 1);
@@ -247,7 +248,8 @@ TEST_CASE("zero_analyze --predict prices a plan-only run on the committed exampl
   expect_error(quote(run) + " --predict " + quote((tmp.path() / "none.json").string()), "none.json");
 }
 
-TEST_CASE("zero_analyze --memory shows each case's largest and smallest rank with its optimizer state, csv every rank") {
+TEST_CASE(
+    "zero_analyze --memory shows each case's largest and smallest rank with its optimizer state, csv every rank") {
   zbtest::TempDir tmp;
   const std::string run = tmp.str() + "/lpt";
   REQUIRE(run_command(std::string(ZB_BENCH_BIN) + " --plan-only lpt 8 --models ResNet50 -o " + quote(run)).exit_code ==

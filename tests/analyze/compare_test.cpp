@@ -175,14 +175,14 @@ TEST_CASE(
   const GateResult worse = check_against_baseline({{"round_robin", "Tiny", 2, 34}}, now, "b.json");
   REQUIRE(worse.failures.size() == 1);
   CHECK_THAT(worse.failures[0].line, Catch::Contains("round_robin, model Tiny, W=2") &&
-                                          Catch::Contains("largest rank 35 elements against 34 in the baseline") &&
-                                          Catch::Contains("+2.941 %, above the tolerance of 0 %"));
+                                         Catch::Contains("largest rank 35 elements against 34 in the baseline") &&
+                                         Catch::Contains("+2.941 %, above the tolerance of 0 %"));
   CHECK(check_against_baseline({{"round_robin", "Tiny", 2, 34}}, now, "b.json", 3.0).failures.empty());  // 2.9 % < 3
   CHECK(check_against_baseline({{"round_robin", "Tiny", 2, 34}}, now, "b.json", 2.9).failures.size() == 1);
   const GateResult missing = check_against_baseline({{"lpt", "Tiny", 2, 35}}, now, "b.json");
   REQUIRE(missing.failures.size() == 1);
-  CHECK_THAT(missing.failures[0].line, Catch::Contains("no entry in b.json") &&
-                                           Catch::Contains("--write-baseline FILE --force"));
+  CHECK_THAT(missing.failures[0].line,
+             Catch::Contains("no entry in b.json") && Catch::Contains("--write-baseline FILE --force"));
   // A shard group is part of the key: the same partitioner at G = 1 of W = 2 is another case.
   CHECK(check_against_baseline({{"round_robin", "Tiny", 2, 35, 1}}, now, "b.json").failures.size() == 1);
   const nlohmann::ordered_json j = gate_json(worse);

@@ -141,7 +141,8 @@ TEST_CASE("each option with a fixed set of values is parsed at the command line,
   expect_usage_error("--plan-only greedy 2 --optimizer lion" + out, "unknown --optimizer 'lion'; valid: adam, adamw");
   expect_usage_error("--plan-only greedy 2 --optimizer-impl apex" + out,
                      "unknown --optimizer-impl 'apex'; valid: default, torch, foreach, fused, native");
-  expect_usage_error("--plan-only greedy 2 --shard-list some" + out, "unknown --shard-list 'some'; valid: auto, full, none");
+  expect_usage_error("--plan-only greedy 2 --shard-list some" + out,
+                     "unknown --shard-list 'some'; valid: auto, full, none");
   expect_usage_error("--plan-only greedy 2 --adam fused" + out, "--adam is now --optimizer-impl");
   expect_usage_error("--plan-only greedy 2 --huge-pages 2M" + out, "unknown --huge-pages '2M'; valid: off, on");
   expect_usage_error("--plan-only greedy 2 --param-storage flat" + out,

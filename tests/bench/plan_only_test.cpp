@@ -94,8 +94,8 @@ TEST_CASE("shard lists by default up to 1,024 ranks a case, counts only beyond a
   CHECK(columns["shared"]["shards"].is_null());
   CHECK_THAT(r.out, Catch::Contains("world_size=2048 model=three") &&
                         Catch::Contains("shard lists left out (2048 ranks, 3 shards; --shard-list full writes them)"));
-  const std::string w4 = r.out.substr(r.out.find("world_size=4 "), r.out.find('\n', r.out.find("world_size=4 ")) -
-                                                                     r.out.find("world_size=4 "));
+  const std::string w4 = r.out.substr(r.out.find("world_size=4 "),
+                                      r.out.find('\n', r.out.find("world_size=4 ")) - r.out.find("world_size=4 "));
   CHECK_THAT(w4, !Catch::Contains("shard lists left out"));
   r = bench("--plan-only lpt 2048 --shard-list full" + model + " -o " + quote(tmp.str() + "/full"));
   REQUIRE(r.exit_code == 0);

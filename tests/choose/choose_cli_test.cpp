@@ -99,12 +99,12 @@ TEST_CASE("zero_choose prices each plan as zero_analyze --predict prices zero_be
   const nlohmann::json doc = choose_json(s.args("4 --partitioners lpt,flat --shard-groups 2 --precision bf16"));
   for (const char* partitioner : {"lpt", "flat"}) {
     const std::string run = (s.tmp.path() / partitioner).string();
-    const auto planned = run_command(std::string(ZB_BENCH_BIN) + " --plan-only " + partitioner + " 4 --shard-group 2 " +
-                                     "--grad-sync reduce-scatter --precision bf16 --model-file " + quote(s.model) +
-                                     " -o " + quote(run));
+    const auto planned =
+        run_command(std::string(ZB_BENCH_BIN) + " --plan-only " + partitioner + " 4 --shard-group 2 " +
+                    "--grad-sync reduce-scatter --precision bf16 --model-file " + quote(s.model) + " -o " + quote(run));
     REQUIRE(planned.exit_code == 0);
-    const auto predicted =
-        run_command(std::string(ZB_ANALYZE_BIN) + " " + quote(run) + " --predict " + quote(s.cluster) + " --format json");
+    const auto predicted = run_command(std::string(ZB_ANALYZE_BIN) + " " + quote(run) + " --predict " +
+                                       quote(s.cluster) + " --format json");
     INFO(predicted.err);
     REQUIRE(predicted.exit_code == 0);
     const nlohmann::json expected = nlohmann::json::parse(predicted.out)["cases"][0];

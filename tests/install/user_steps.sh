@@ -26,7 +26,7 @@ if [ -f "$out/ccache.log" ]; then
       "$(grep -cE 'Result: cache_miss' "$out/ccache.log") compiled"
 fi
 
-for f in zero_bench zero_analyze libzero_bench_runner.so; do
+for f in zero_bench zero_analyze zero_choose libzero_bench_runner.so; do
   check "[ -f '$venv/bin/$f' ]" "$f is not in $venv/bin"
 done
 runpath=$(readelf -d "$venv/bin/libzero_bench_runner.so" | sed -n 's/.*R.*PATH.*\[\(.*\)\]/\1/p')
@@ -50,4 +50,7 @@ for backend in mpi gloo; do
     { cat "$out/$backend.analyze"; echo "FAILED: zero_analyze on -b $backend"; exit 1; }
   check "grep -q 'world_size=2 model_name=ResNet50' '$out/$backend.analyze'" "zero_analyze printed no ResNet50 table"
 done
+"$venv/bin/zero_choose" 64 --models ResNet50 --cluster "$source/docs/clusters/h100x8-ndr400.json" \
+  >"$out/choose.log" 2>&1 || { cat "$out/choose.log"; echo "FAILED: zero_choose"; exit 1; }
+check "grep -q 'ResNet50 at W = 64: best first' '$out/choose.log'" "zero_choose printed no ranked table"
 echo "PASSED: installed without root through pip; -b mpi and -b gloo ran --check with the build folder gone"

@@ -717,8 +717,8 @@ TEST_CASE("-b nccl without a GPU names the backends that time the CPU, and the o
   CHECK(nccl.exit_code == 2);
   CHECK_THAT(nccl.err, Catch::Contains("-b nccl moves GPU tensors only") &&
                            Catch::Contains("to time the CPU use -b gloo or -b mpi"));
-  const auto gloo = mpirun(1, "greedy 1 -b gloo --device cpu -w 0 -n 1 --model-file " + model + " -o " +
-                                  quote(tmp.str() + "/gloo"));
+  const auto gloo =
+      mpirun(1, "greedy 1 -b gloo --device cpu -w 0 -n 1 --model-file " + model + " -o " + quote(tmp.str() + "/gloo"));
   INFO("the suggested command's stderr: " << gloo.err);
   CHECK(gloo.exit_code == 0);
 }
