@@ -134,15 +134,8 @@ void TerminationNotice::wait_for_signal() {
     }
   }
   what.time = utc_now_iso8601();
-  std::string recorded;
-  try {
-    // A signal after the last write (the run is complete) leaves the run as it is.
-    if (std::ifstream(dir_ + "/exp_info.json").good()) end_by(signal);
-    write_file_atomically(dir_ + "/" + kInterruptionFile, to_json_text(what));
-    recorded = "recorded as interrupted in " + dir_ + "/" + kInterruptionFile + " (no exp_info.json)";
-  } catch (const std::exception& e) {
-    recorded = "not recorded (" + std::string(e.what()) + "); the run has no exp_info.json";
-  }
+  // A signal after the last write (the run is complete) leaves the run as it is.
+  if (std::ifstream(dir_ + "/exp_info.json").good()) end_by(signal);
   // slurmstepd signals a job's tasks when Slurm ends the job or step; mpirun's daemons when a rank
   // failed (its message came first) or mpirun itself was signalled.
   const bool scheduler = what.sender.rfind("slurmstepd", 0) == 0;
@@ -153,9 +146,19 @@ void TerminationNotice::wait_for_signal() {
   const std::string cut = what.model
                               ? "the case world size " + std::to_string(*what.world_size) + ", model " + *what.model
                               : "the run, during " + what.during;
-  std::cerr << "zero_bench: " << what.signal << " from " << what.sender << why << " cut " << cut << "; " << recorded
-            << "; a run into " << dir_ << " again needs --force\n"
+  // Said before the record is written: under a scheduler the launcher's daemons get the same signal, and once
+  // they are gone a rank's output no longer reaches the job's (a file written on a slow disk can outlast them).
+  const std::string record = dir_ + "/" + kInterruptionFile;
+  std::cerr << "zero_bench: " << what.signal << " from " << what.sender << why << " cut " << cut
+            << "; recorded as interrupted in " << record << " (no exp_info.json); a run into " << dir_
+            << " again needs --force\n"
             << std::flush;
+  try {
+    write_file_atomically(record, to_json_text(what));
+  } catch (const std::exception& e) {
+    std::cerr << "zero_bench: " << record << " not written (" << e.what() << "); the run has no exp_info.json\n"
+              << std::flush;
+  }
   end_by(signal);
 }
 
