@@ -89,20 +89,20 @@ std::string precision_text(const CaseReport& c) {
 
 // Text and markdown show each case's largest and smallest rank and the ideal (a sweep to W = 16,384 would print
 // every rank); CSV, for tools, every rank.
-Table memory_table(const std::vector<RunReport>& runs, bool fp32_grads, bool raw_bytes) {
+Table memory_table(const std::vector<RunReport>& runs, bool fp32_grads, bool raw_bytes, bool every_rank) {
   Table t;
   t.title = std::string("memory per rank, mixed precision (bf16 params, ") + (fp32_grads ? "fp32" : "bf16") +
             " grads, fp32 master + Adam moments), " + (raw_bytes ? "bytes" : "GiB") +
             "; state: master + moments of the rank's elements; 'ideal' = an even ceil(total/G) shard (G = W without "
             "--shard-group)" +
-            (raw_bytes ? "" : "; each case's largest and smallest rank (every rank: --format csv or json)");
+            (every_rank ? "" : "; each case's largest and smallest rank (every rank: --format csv or json)");
   t.header = {"run", "world_size", "GxR", "model", "rank", "elements", "state", "DP", "ZeRO-1", "ZeRO-2", "ZeRO-3"};
   t.label_columns = 5;
   const int64_t state_per_element = kMasterAndMoments;
   for (const auto& run : runs)
     for (const auto& c : run.cases) {
       std::vector<RankMemory> rows = memory_of_case(c, fp32_grads);
-      if (!raw_bytes && rows.size() > 3) {  // the ranks, then the ideal
+      if (!every_rank && rows.size() > 3) {  // the ranks, then the ideal
         const auto ranks_end = rows.end() - 1;
         const auto by_elements = [](const RankMemory& a, const RankMemory& b) { return a.elements < b.elements; };
         RankMemory largest = *std::max_element(rows.begin(), ranks_end, by_elements);

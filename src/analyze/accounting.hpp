@@ -41,7 +41,9 @@ struct RankComm {
 };
 std::vector<RankComm> comm_of_case(const CaseReport& c);
 
-Table memory_table(const std::vector<RunReport>& runs, bool fp32_grads, bool raw_bytes);
+// Every rank's row with `every_rank` (CSV, and the HTML page, which cuts large cases to quantile ranks itself);
+// else each case's largest and smallest rank and the ideal.
+Table memory_table(const std::vector<RunReport>& runs, bool fp32_grads, bool raw_bytes, bool every_rank);
 Table comm_table(const std::vector<RunReport>& runs, bool raw_bytes);
 nlohmann::ordered_json memory_json(const std::vector<RunReport>& runs, bool fp32_grads);
 nlohmann::ordered_json comm_json(const std::vector<RunReport>& runs);

@@ -144,8 +144,8 @@ std::vector<Table> html_tables(const std::vector<RunReport>& runs) {
   }
   if (runs.size() >= 2) tables.push_back(comparison_rows_table(compare_runs(runs)));
   tables.push_back(
-      rank_quantile_rows(memory_table(runs, false, false), 4, 4, 5));      // run, W, GxR, model | rank | elements
-  tables.push_back(rank_quantile_rows(comm_table(runs, false), 5, 5, 6));  // ... precision, model | rank | elements
+      rank_quantile_rows(memory_table(runs, false, false, true), 4, 4, 5));  // run, W, GxR, model | rank | elements
+  tables.push_back(rank_quantile_rows(comm_table(runs, false), 5, 5, 6));    // ... precision, model | rank | elements
   if (auto placement = placement_table(runs)) tables.push_back(*placement);
   return tables;
 }

@@ -67,7 +67,7 @@ void print_tables(const std::vector<zb::RunReport>& reports, const Options& o, z
       for (const auto& m : c.missing) std::cout << "missing: " << m << "\n";
     sep = "\n";
   }
-  if (o.memory) std::cout << sep << render(zb::memory_table(reports, o.fp32_grads, csv), format), sep = "\n";
+  if (o.memory) std::cout << sep << render(zb::memory_table(reports, o.fp32_grads, csv, csv), format), sep = "\n";
   if (o.comm)
     std::cout << sep << render(zb::comm_table(reports, csv), format) << "\n"
               << render(zb::phase_comm_table(reports), format);

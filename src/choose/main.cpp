@@ -164,13 +164,16 @@ int run(int argc, char** argv) {
   q.time_limit_s = 1.0;
   zb::add_number(app, "--time-limit", q.time_limit_s, {0, false, zb::kMaxSeconds, "must be above 0 (seconds)"},
                  "optimal's and cost's search budget per plan (default 1 s here)");
-  zb::add_choice(app, "--format", o.format, zb::format_choices(), "text (default) | json | markdown | csv");
+  static const zb::Choices<zb::Format> formats{"--format",
+                                               {{"text", zb::Format::kText},
+                                                {"json", zb::Format::kJson},
+                                                {"markdown", zb::Format::kMarkdown},
+                                                {"csv", zb::Format::kCsv}}};
+  zb::add_choice(app, "--format", o.format, formats, "text (default) | json | markdown | csv");
   zb::add_text(app, "--html", o.html, "the HTML file to write",
                "also write one self-contained page: the tables and the predicted step against W");
   app.add_flag("--force", o.force, "replace an existing --html file");
   if (!zb::parse_or_help(app, argc, argv)) return zb::kExitOk;
-  if (o.format == zb::Format::kSeed)
-    throw zb::UsageError("--format seed is zero_analyze's; valid: text, json, markdown, csv");
   std::vector<int> world_sizes;
   for (const auto& w : o.world_sizes) {
     const int parsed = zb::parse_world_size(w);

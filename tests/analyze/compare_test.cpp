@@ -89,7 +89,7 @@ TEST_CASE("memory per rank under mixed precision, against hand-computed figures"
   const auto fp32 = memory_of_case(plan.cases[0], true);
   CHECK(fp32[0].dp == 18 * 50);
   CHECK(fp32[0].zero2 == 2 * 50 + 16 * 35);
-  CHECK_THAT(render_csv(memory_table({plan}, false, true)),
+  CHECK_THAT(render_csv(memory_table({plan}, false, true, true)),
              Catch::Contains("plan_tiny,2,2x1,Tiny,0,35,420,800,620,590,560"));
 }
 

@@ -143,7 +143,7 @@ TEST_CASE("zero_choose writes its page only where it may, and refuses bad input 
   expect_error(s.args("4 --partitioners lpt,nope"), "valid");
   expect_error(s.args("4 --partitioners lpt,,flat"), "an empty item");
   expect_error(s.args("4 --shard-groups W,0"), "world size '0' is not a positive integer");
-  expect_error(s.args("4 --format seed"), "valid: text, json, markdown, csv");
+  expect_error(s.args("4 --format seed"), "unknown --format 'seed'; valid: text, json, markdown, csv");
   expect_error(s.args("4 4"), "world size 4 is given twice");
   expect_error("4 --model-file " + quote(s.model), "--cluster");
   expect_error("4 --cluster " + quote(s.model), "a cluster description is a JSON object");

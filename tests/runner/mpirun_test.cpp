@@ -705,7 +705,7 @@ TEST_CASE(
   CHECK_FALSE(fs::exists(tmp.path() / "a" / "exp_info.json"));
 }
 
-TEST_CASE("-b nccl without a GPU names the backends that time the CPU, and the one it names runs") {
+TEST_CASE("zero_bench with -b nccl and no GPU names the backends that time the CPU and the one it names runs") {
   zbtest::TempDir tmp;
   const std::string model = small_model_file(tmp);
   const auto nccl = mpirun(1, "greedy 1 -b nccl -w 0 -n 1 --model-file " + model + " -o " + quote(tmp.str() + "/nccl"));
