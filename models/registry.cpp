@@ -14,8 +14,21 @@ const std::vector<ModelEntry>& builtin_models() {
       {"ResNet152", "torchvision resnet152: 467 tensors, 60,192,808 elements", resnet152},
       {"BERT", "transformers BertModel (bert-base-uncased, pooler): 199 tensors, 109,482,240 elements", bert_base},
       {"GPT2-XL", "transformers GPT2Model (gpt2-xl): 580 tensors, 1,557,611,200 elements", gpt2_xl},
-      {"Llama-2-7B", "transformers LlamaModel (Llama-2-7B, no lm_head): 290 tensors, 6,607,343,616 elements",
+      {"Llama-2-7B", "transformers LlamaForCausalLM (Llama-2-7B, untied lm_head): 291 tensors, 6,738,415,616 elements",
        llama2_7b},
+      {"Llama-2-7B-base", "transformers LlamaModel (Llama-2-7B, no lm_head): 290 tensors, 6,607,343,616 elements",
+       llama2_7b_base},
+      {"Llama-3-8B", "transformers LlamaForCausalLM (Meta-Llama-3-8B): 291 tensors, 8,030,261,248 elements", llama3_8b},
+      {"Llama-3-70B", "transformers LlamaForCausalLM (Meta-Llama-3-70B): 723 tensors, 70,553,706,496 elements",
+       llama3_70b},
+      {"Mixtral-8x7B",
+       "transformers MixtralForCausalLM (Mixtral-8x7B-v0.1, experts as 3-D tensors): 291 tensors, "
+       "46,702,792,704 elements",
+       mixtral_8x7b},
+      {"DeepSeek-V3",
+       "transformers DeepseekV3ForCausalLM (DeepSeek-V3, 256 routed experts as 3-D tensors): 909 "
+       "tensors, 671,026,404,352 elements",
+       deepseek_v3},
   };
   return table;
 }

@@ -64,7 +64,8 @@ TEST_CASE("leading_dim follows size(0), and scalars count as 1") {
 TEST_CASE("built-in models equal manifests exported from torchvision 0.29.1 and transformers 5.23.0") {
   // tests/fixtures/manifests/*.json were written by scripts/export_param_shapes.py from
   // torchvision.models.resnet50/resnet152, BertModel(BertConfig()), and (--meta) GPT2Model
-  // with gpt2-xl's config and LlamaModel with Llama-2-7B's.
+  // with gpt2-xl's config; the Llama, Mixtral and DeepSeek ones from their config classes by
+  // tests/scripts/builtin_models_match_transformers.sh, which checks them against transformers.
   for (const auto& entry : builtin_models()) {
     const std::string name = entry.name;
     INFO("model " << name);
@@ -82,8 +83,14 @@ TEST_CASE("built-in models equal manifests exported from torchvision 0.29.1 and 
 TEST_CASE("large models have the documented sizes") {
   CHECK(builtin_model("gpt2-xl").total_numel() == 1557611200);
   CHECK(builtin_model("GPT2-XL").size() == 580);
-  CHECK(builtin_model("llama-2-7b").total_numel() == 6607343616);
-  CHECK(builtin_model("Llama-2-7B").size() == 290);
+  CHECK(builtin_model("llama-2-7b").total_numel() == 6738415616);  // LlamaForCausalLM: lm_head untied
+  CHECK(builtin_model("Llama-2-7B").size() == 291);
+  CHECK(builtin_model("Llama-2-7B-base").total_numel() == 6607343616);  // LlamaModel
+  CHECK(builtin_model("Llama-3-8B").total_numel() == 8030261248);
+  CHECK(builtin_model("Llama-3-70B").total_numel() == 70553706496);
+  CHECK(builtin_model("Mixtral-8x7B").total_numel() == 46702792704);
+  CHECK(builtin_model("DeepSeek-V3").total_numel() == 671026404352);
+  CHECK(builtin_model("DeepSeek-V3").size() == 909);
 }
 
 TEST_CASE("synthetic:N[:seed] is deterministic, seed-dependent and heavy-tailed") {
