@@ -7,6 +7,8 @@
 #     writes, then zero_analyze --predict --html on them: time and peak memory.
 #  3. zero_analyze --html (the report: imbalance and gap against W, deviation and memory per rank) on the
 #     auto runs, rendered to a second screenshot.
+#  4. the models users train (the causal-LM heads, Llama 3, Mixtral, DeepSeek-V3) against the base model: each
+#     partitioner's largest rank over the ideal 1/W share at W = 64 and 1,024 (zero_choose --format json).
 # Writes README.md, choose_page.png and report_page.png beside it. ZB_RECORD_NOTE: a line the record carries (the machine's load).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -46,6 +48,11 @@ done
 "$A" "$work/auto/greedy" "$work/auto/lpt" "$work/auto/flat" "$work/auto/dim0" "$work/auto/hybrid" \
   --html "$work/report.html" >/dev/null
 shot "$work/report.html" "$here/report_page.png"
+zoo="Llama-2-7B-base,Llama-2-7B,Llama-3-8B,Llama-3-70B,Mixtral-8x7B,DeepSeek-V3"
+timed zoo "$C" 64 1024 --models "$zoo" --precision bf16 --cluster "$cluster" --shard-groups W \
+  --partitioners greedy,lpt,optimal,flat,dim0 --format json
+"$C" 64 1024 --models "$zoo" --precision bf16 --cluster "$cluster" --shard-groups W \
+  --partitioners greedy,lpt,optimal,flat,dim0 --format json >"$work/zoo.json"
 field() { awk -v n="$1" -v f="$2" '$1 == n {print $f}' "$work/times"; }
 sum_field() { awk -v p="$1" -v f="$2" 'index($1, p) == 1 {s += $f} END {printf "%.2f", s}' "$work/times"; }
 max_field() { awk -v p="$1" -v f="$2" 'index($1, p) == 1 && $f > m {m = $f} END {print m}' "$work/times"; }
@@ -82,6 +89,25 @@ for c in json.load(open('$work/choose.json'))['choices']:
   echo "| model | W = 64 | W = 1,024 | W = 16,384 |"
   echo "|---|---|---|---|"
   for m in GPT2-XL Llama-2-7B; do echo "| $m | $(best "$m" 64) | $(best "$m" 1024) | $(best "$m" 16384) |"; done
+  echo
+  echo "The models users train: each partitioner's largest rank over the ideal 1/W share of the optimizer state"
+  echo "(zero_choose, bf16, one shard group of W; \`idle\`: ranks owning nothing), $(field zoo 2) s for all:"
+  echo
+  python3 - "$work/zoo.json" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+parts = ["greedy", "lpt", "optimal", "flat", "dim0"]
+print("| model | W | " + " | ".join(parts) + " |")
+print("|---|---:|" + "---:|" * len(parts))
+for c in doc["choices"]:
+    by = {r["partitioner"]: r for r in c["ranked"]}
+    cells = []
+    for p in parts:
+        r = by[p]
+        over = 100 * (r["optimizer_state_bytes_max"] / r["optimizer_state_bytes_ideal"] - 1)
+        cells.append(f"{over:.1f} %" + (f" ({r['idle_ranks']} idle)" if r["idle_ranks"] else ""))
+    print(f"| {c['model']} | {c['world_size']} | " + " | ".join(cells) + " |")
+PY
   echo
   echo "The page, rendered (\`choose_page.png\`, 1400 x 2400): the predicted step against W per model and layout, one"
   echo "line per partitioner (equal lines drawn as bands, earlier runs wider beneath), then the ranked tables."
