@@ -314,8 +314,10 @@ PricedStep step_for(const ClusterDescription& cluster, const Precision& precisio
     out.priced_as += ": the cost model's own coefficients (as calibrated)";
     return out;
   }
-  // Muon's matrices move sgd's bytes, the rest Adam's: priced at the larger, Adam's.
-  const OptimizerKind priced = optimizer == OptimizerKind::kMuon ? OptimizerKind::kAdam : optimizer;
+  // Muon's matrices move sgd's bytes, the rest Adam's: priced at the larger, Adam's, its Newton-Schulz
+  // matmuls (compute, not memory traffic) not at all, and the words say so.
+  const bool muon = optimizer == OptimizerKind::kMuon;
+  const OptimizerKind priced = muon ? OptimizerKind::kAdam : optimizer;
   const double plan_bytes = static_cast<double>(step_bytes_per_element(priced, 1, precision, path));
   const double bytes = cluster.bytes_per_element.value_or(plan_bytes);
   out.model.seconds_per_element = bytes / cluster.memory_bandwidth;
@@ -327,6 +329,7 @@ PricedStep step_for(const ClusterDescription& cluster, const Precision& precisio
     std::snprintf(text, sizeof text, ": %g bytes per element%s", bytes,
                   precision.mixed() ? (path == MasterPath::kCast ? " (cast path)" : " (one pass)") : "");
   out.priced_as += text;
+  if (muon) out.priced_as += " (Adam's, for every tensor; Muon's Newton-Schulz matmuls not priced)";
   return out;
 }
 

@@ -176,6 +176,8 @@ int run(int argc, char** argv) {
     throw zb::UsageError("--gate and --gate-against together: give one (a baseline file, or a reference run)");
   if (o.tolerance_percent > 0 && o.gate_baseline.empty() && o.gate_reference.empty())
     throw zb::UsageError("--tolerance is the gate's; give --gate BASELINE or --gate-against RUN with it");
+  if ((!o.gate_baseline.empty() || !o.gate_reference.empty()) && (!o.plot.empty() || !o.html.empty()))
+    throw zb::UsageError("the gate (--gate, --gate-against) writes no --plot or --html; run them apart");
   if (!o.gate_reference.empty() && !o.write_baseline.empty())
     throw zb::UsageError("--gate-against and --write-baseline together: run them one at a time");
   if (!o.gate_baseline.empty() && !o.write_baseline.empty())

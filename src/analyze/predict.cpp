@@ -249,12 +249,14 @@ Table prediction_table(const std::vector<CasePrediction>& cases, bool csv) {
     mean /= static_cast<double>(c.ranks.size());
     const RankPrediction& slow = c.ranks[c.slowest_step_rank];
     const double sync = c.total() - slow.grad_sync - slow.grad_replicas - slow.step;
-    t.rows.push_back({c.run, c.model, std::to_string(c.world_size), std::to_string(c.shard_group),
-                      c.grad_sync_planned ? ms(slow.grad_sync) : "not planned",
-                      c.replica_tier.empty() ? "-" : ms(slow.grad_replicas), ms(slow.step),
-                      std::to_string(c.slowest_step_rank), ms(mean), ms(sync), ms(c.total()), ms(c.imbalance),
-                      csv ? fixed(100 * c.imbalance / c.total(), 2) : percent(100 * c.imbalance / c.total(), 2),
-                      ms(c.over_bound)});
+    t.rows.push_back(
+        {c.run, c.model, std::to_string(c.world_size), std::to_string(c.shard_group),
+         c.grad_sync_planned ? ms(slow.grad_sync) : "not planned",
+         c.replica_tier.empty() ? "-"
+         : c.grad_sync_planned  ? ms(slow.grad_replicas)
+                                : "not planned",
+         ms(slow.step), std::to_string(c.slowest_step_rank), ms(mean), ms(sync), ms(c.total()), ms(c.imbalance),
+         csv ? fixed(100 * c.imbalance / c.total(), 2) : percent(100 * c.imbalance / c.total(), 2), ms(c.over_bound)});
   }
   return t;
 }

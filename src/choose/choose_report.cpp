@@ -30,7 +30,9 @@ nlohmann::ordered_json candidate_json(const Candidate& c, int place) {
   j["predicted_seconds"] = {{"total", c.seconds()},
                             {"grad_sync", c.predicted.grad_sync_planned ? nlohmann::ordered_json(s.grad_sync)
                                                                         : nlohmann::ordered_json(nullptr)},
-                            {"grad_replicas", s.grad_replicas},
+                            {"grad_replicas", c.predicted.grad_sync_planned && c.shard_group < c.world_size
+                                                  ? nlohmann::ordered_json(s.grad_replicas)
+                                                  : nlohmann::ordered_json(nullptr)},
                             {"step", s.step},
                             {"sync", std::max(0.0, c.seconds() - s.grad_sync - s.grad_replicas - s.step)},
                             {"imbalance", c.predicted.imbalance},
@@ -67,8 +69,10 @@ Table choice_table(const Choice& choice, bool csv) {
                       gib(c.state_ideal_bytes), csv ? fixed(over, 2) : percent(over, 1), gib(c.zero1_bytes),
                       std::to_string(c.idle_ranks), ms(c.seconds()),
                       c.predicted.grad_sync_planned ? ms(s.grad_sync) : "not planned",
-                      c.shard_group < c.world_size ? ms(s.grad_replicas) : "-", ms(s.step),
-                      ms(c.seconds() - s.grad_sync - s.grad_replicas - s.step), ms(c.predicted.imbalance),
+                      c.shard_group == c.world_size   ? "-"
+                      : c.predicted.grad_sync_planned ? ms(s.grad_replicas)
+                                                      : "not planned",
+                      ms(s.step), ms(c.seconds() - s.grad_sync - s.grad_replicas - s.step), ms(c.predicted.imbalance),
                       why_not_first(c, choice.ranked.front(), choice.ranked)});
   }
   return t;
@@ -79,9 +83,7 @@ std::vector<std::string> choice_notes(const Choice& choice) {
   for (const Candidate& c : choice.ranked)
     if (c.idle_ranks > 0)
       notes.push_back(c.label() + " leaves " + std::to_string(c.idle_ranks) + " of its " +
-                      std::to_string(c.shard_group) +
-                      " shard-group ranks owning nothing (the model has fewer tensors " +
-                      "than ranks to give; a range partitioner splits them)");
+                      std::to_string(c.shard_group) + " shard-group ranks owning nothing");
   for (const Candidate& c : choice.refused) notes.push_back(c.label() + " not applicable: " + c.not_applicable);
   notes.insert(notes.end(), choice.layouts_skipped.begin(), choice.layouts_skipped.end());
   return notes;

@@ -18,6 +18,7 @@
 #include "src/common/atomic_file.hpp"
 #include "src/common/cli_choice.hpp"
 #include "src/common/guarded_main.hpp"
+#include "src/run/constraints.hpp"
 #include "src/run/model_selection.hpp"
 
 namespace {
@@ -60,6 +61,15 @@ std::vector<const zb::PartitionerEntry*> chosen_partitioners(const std::string& 
   return out;
 }
 
+// A --shard-groups size: a positive integer.
+int shard_group_size(const std::string& item) {
+  try {
+    return zb::parse_world_size(item);
+  } catch (const zb::UsageError&) {
+    throw zb::UsageError("--shard-groups: '" + item + "' is not W, node or a group size (a positive integer, e.g. 16)");
+  }
+}
+
 // The shard groups asked for at W: "W" (one group of every rank), "node" (the description's ranks per node; W
 // itself where one node holds every rank), or G; a G that does not divide W, or is above it, is skipped with a
 // note; a repeat is dropped.
@@ -69,7 +79,7 @@ std::vector<int> shard_groups_at(const std::vector<std::string>& spec, int world
   for (const std::string& item : spec) {
     const int g = item == "W"      ? world_size
                   : item == "node" ? std::min(ranks_per_node, world_size)
-                                   : zb::parse_world_size(item);
+                                   : shard_group_size(item);
     if (g > world_size || world_size % g != 0) {
       skipped.push_back("shard group " + item + (item == "node" ? " (" + std::to_string(g) + " ranks)" : "") +
                         " skipped at W = " + std::to_string(world_size) + ": it does not divide W");
@@ -82,7 +92,15 @@ std::vector<int> shard_groups_at(const std::vector<std::string>& spec, int world
 
 void check_shard_group_spec(const std::vector<std::string>& spec) {
   for (const std::string& item : spec)
-    if (item != "W" && item != "node") zb::parse_world_size(item);  // throws naming the bad item
+    if (item != "W" && item != "node") shard_group_size(item);  // throws naming the bad item
+}
+
+// Every candidate refused (a combination the constraint table refuses for every partitioner): no answer.
+void refuse_an_empty_answer(const std::vector<zb::Choice>& choices) {
+  for (const zb::Choice& c : choices)
+    if (!c.ranked.empty()) return;
+  throw zb::UsageError("no candidate applies: " + choices.front().refused.front().label() + ": " +
+                       choices.front().refused.front().not_applicable);
 }
 
 zb::Assumptions assumptions(const Options& o, const zb::Config& q, const zb::ClusterDescription& cluster) {
@@ -181,12 +199,17 @@ int run(int argc, char** argv) {
       throw zb::UsageError("world size " + std::to_string(parsed) + " is given twice");
     world_sizes.push_back(parsed);
   }
-  if (!o.models.empty()) q.model_names = comma_list("--models", o.models, "Llama-2-7B,GPT-2-XL");
+  if (!o.models.empty()) q.model_names = comma_list("--models", o.models, "Llama-2-7B,GPT2-XL");
   q.precision.grads = o.grad_dtype.value_or(q.precision.params);
   q.grad_sync = o.grad_sync.value_or(zb::GradSync::kReduceScatter);
   const std::vector<std::string> group_spec = comma_list("--shard-groups", o.shard_groups, "W,node,16");
   check_shard_group_spec(group_spec);
   const auto entries = chosen_partitioners(o.partitioners);
+  {  // the rows that relate the options alone (a partitioner and W of the question's, each candidate sets its own)
+    zb::Config probe = q;
+    probe.partitioner = entries.front()->name, probe.world_sizes = world_sizes;
+    zb::enforce(zb::Stage::kCommandLine, zb::Facts{probe});
+  }
   if (!o.html.empty()) zb::check_output_path("--html", o.html, o.force);
   const zb::ClusterDescription cluster = zb::load_cluster_description(o.cluster);
   const std::vector<zb::ModelSpec> models = zb::selected_models(q);
@@ -208,11 +231,15 @@ int run(int argc, char** argv) {
           candidates.push_back(zb::evaluate_candidate(question, *p, model, w, g, cluster));
           ++plans;
         }
+      if (candidates.empty())
+        throw zb::UsageError("--shard-groups " + o.shard_groups + ": none divides W = " + std::to_string(w) +
+                             "; give W, node or a divisor of each world size");
       choices.push_back(zb::rank_candidates(std::move(candidates)));
       choices.back().model = model.name, choices.back().world_size = w;
       choices.back().layouts_skipped = std::move(skipped);
     }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  refuse_an_empty_answer(choices);
   const zb::Assumptions assumed = assumptions(o, q, cluster);
 
   if (!o.html.empty()) zb::write_file_atomically(o.html, zb::choices_page(choices, assumed));

@@ -72,7 +72,7 @@ std::string why_not_first(const Candidate& c, const Candidate& best, const std::
       return a.state_max_bytes < b.state_max_bytes;
     });
     if (!state_differs(*least, best)) return "fastest, least state";
-    return "fastest; least state: " + least->label() + " (" +
+    return "fastest; least state: " + least->partitioner + " G=" + std::to_string(least->shard_group) + " (" +
            signed_gib(least->state_max_bytes - best.state_max_bytes) + ")";
   }
   const Phases a = phases_of(c), b = phases_of(best);

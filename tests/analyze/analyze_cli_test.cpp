@@ -290,4 +290,6 @@ TEST_CASE("the gate against a reference run fails a worse candidate by how much,
   CHECK(tolerated.exit_code == 0);
   CHECK(analyze(reference + " --gate-against " + candidate).exit_code == 0);  // greedy is no worse than round_robin
   expect_error(candidate + " --tolerance 5", "--tolerance is the gate's");
+  expect_error(candidate + " --gate-against " + reference + " --html " + quote(tmp.str() + "/g.html"),
+               "writes no --plot or --html");
 }

@@ -130,6 +130,12 @@ TEST_CASE("zero_choose says what it assumed, what was not planned, and which ran
   CHECK(none["choices"][0]["ranked"][0]["predicted_seconds"]["grad_sync"].is_null());
   const auto table = choose(s.args("4 --partitioners lpt --shard-groups W --grad-sync none"));
   CHECK_THAT(table.out, Catch::Contains("not planned") && Catch::Contains("before each step (--grad-sync)"));
+  // With replicas, their all-reduce is not planned either: null, not a priced zero.
+  const nlohmann::json grouped = choose_json(s.args("4 --partitioners flat --shard-groups 2 --grad-sync none"));
+  CHECK(grouped["choices"][0]["ranked"][0]["predicted_seconds"]["grad_replicas"].is_null());
+  const nlohmann::json muon = choose_json(s.args("4 --partitioners lpt --shard-groups W --optimizer muon"));
+  CHECK_THAT(muon["choices"][0]["ranked"][0]["step_priced_as"].get<std::string>(),
+             Catch::Contains("Muon's Newton-Schulz matmuls not priced"));
 }
 
 TEST_CASE("zero_choose writes its page only where it may, and refuses bad input in one line") {
@@ -142,7 +148,10 @@ TEST_CASE("zero_choose writes its page only where it may, and refuses bad input 
   expect_error(s.args("4 --html " + quote(page)), "exists; pass --force to replace it");
   expect_error(s.args("4 --partitioners lpt,nope"), "valid");
   expect_error(s.args("4 --partitioners lpt,,flat"), "an empty item");
-  expect_error(s.args("4 --shard-groups W,0"), "world size '0' is not a positive integer");
+  expect_error(s.args("4 --shard-groups W,0"), "--shard-groups: '0' is not W, node or a group size");
+  expect_error(s.args("8 --shard-groups 3"), "--shard-groups 3: none divides W = 8");
+  expect_error(s.args("4 --grad-dtype bf16"), "--grad-dtype bf16 needs --precision bf16");
+  expect_error(s.args("4 --partitioners flat --optimizer muon"), "no candidate applies: flat: --optimizer muon");
   expect_error(s.args("4 --format seed"), "unknown --format 'seed'; valid: text, json, markdown, csv");
   expect_error(s.args("4 4"), "world size 4 is given twice");
   expect_error("4 --model-file " + quote(s.model), "--cluster");
