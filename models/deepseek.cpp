@@ -28,22 +28,16 @@ ModelSpec deepseek_v3() {
     add_param(m, l + ".self_attn.kv_b_proj.weight", {heads * (nope + v_dim), kv_rank});
     add_param(m, l + ".self_attn.o_proj.weight", {hidden, heads * v_dim});
     if (i < dense_layers) {
-      add_param(m, l + ".mlp.gate_proj.weight", {intermediate, hidden});
-      add_param(m, l + ".mlp.up_proj.weight", {intermediate, hidden});
-      add_param(m, l + ".mlp.down_proj.weight", {hidden, intermediate});
+      add_gated_mlp(m, l + ".mlp", hidden, intermediate);
     } else {
       add_param(m, l + ".mlp.experts.gate_up_proj", {experts, 2 * expert_intermediate, hidden});
       add_param(m, l + ".mlp.experts.down_proj", {experts, hidden, expert_intermediate});
       add_param(m, l + ".mlp.gate.weight", {experts, hidden});
-      add_param(m, l + ".mlp.shared_experts.gate_proj.weight", {expert_intermediate, hidden});
-      add_param(m, l + ".mlp.shared_experts.up_proj.weight", {expert_intermediate, hidden});
-      add_param(m, l + ".mlp.shared_experts.down_proj.weight", {hidden, expert_intermediate});
+      add_gated_mlp(m, l + ".mlp.shared_experts", hidden, expert_intermediate);
     }
-    add_param(m, l + ".input_layernorm.weight", {hidden});
-    add_param(m, l + ".post_attention_layernorm.weight", {hidden});
+    add_layer_norms(m, l, hidden);
   }
-  add_param(m, "model.norm.weight", {hidden});
-  add_param(m, "lm_head.weight", {vocab, hidden});
+  add_norm_and_head(m, vocab, hidden);
   return m;
 }
 

@@ -28,14 +28,11 @@ ModelSpec llama(const LlamaShape& s) {
     add_param(m, l + ".self_attn.k_proj.weight", {s.kv_rows, s.hidden});
     add_param(m, l + ".self_attn.v_proj.weight", {s.kv_rows, s.hidden});
     add_param(m, l + ".self_attn.o_proj.weight", {s.hidden, s.hidden});
-    add_param(m, l + ".mlp.gate_proj.weight", {s.intermediate, s.hidden});
-    add_param(m, l + ".mlp.up_proj.weight", {s.intermediate, s.hidden});
-    add_param(m, l + ".mlp.down_proj.weight", {s.hidden, s.intermediate});
-    add_param(m, l + ".input_layernorm.weight", {s.hidden});
-    add_param(m, l + ".post_attention_layernorm.weight", {s.hidden});
+    add_gated_mlp(m, l + ".mlp", s.hidden, s.intermediate);
+    add_layer_norms(m, l, s.hidden);
   }
-  add_param(m, prefix + "norm.weight", {s.hidden});
-  if (s.causal_lm) add_param(m, "lm_head.weight", {s.vocab, s.hidden});
+  if (s.causal_lm) add_norm_and_head(m, s.vocab, s.hidden);
+  else add_param(m, "norm.weight", {s.hidden});
   return m;
 }
 

@@ -23,11 +23,9 @@ ModelSpec mixtral_8x7b() {
     add_param(m, l + ".mlp.gate.weight", {experts, hidden});
     add_param(m, l + ".mlp.experts.gate_up_proj", {experts, 2 * intermediate, hidden});
     add_param(m, l + ".mlp.experts.down_proj", {experts, hidden, intermediate});
-    add_param(m, l + ".input_layernorm.weight", {hidden});
-    add_param(m, l + ".post_attention_layernorm.weight", {hidden});
+    add_layer_norms(m, l, hidden);
   }
-  add_param(m, "model.norm.weight", {hidden});
-  add_param(m, "lm_head.weight", {vocab, hidden});
+  add_norm_and_head(m, vocab, hidden);
   return m;
 }
 
