@@ -23,6 +23,16 @@ class Reader {
  public:
   explicit Reader(std::string path) : path_(std::move(path)) {}
   [[noreturn]] void fail(const std::string& what) const { throw UsageError(path_ + ": " + what); }
+  // A misspelt key would leave its default in force unseen: every key of `j` must be one of `known`.
+  void only_known_keys(const json& j, const std::vector<std::string>& known, const std::string& where) const {
+    for (const auto& item : j.items())
+      if (std::find(known.begin(), known.end(), item.key()) == known.end()) {
+        std::string valid;
+        for (const std::string& k : known) valid += (valid.empty() ? "" : ", ") + k;
+        fail("unknown field " + where + escape_control_characters(excerpt_for_message(item.key(), 40)) +
+             "; valid: " + valid);
+      }
+  }
   const json& field(const json& j, const std::string& key, const std::string& where) const {
     const auto it = j.find(key);
     if (it == j.end() || it->is_null()) fail("missing " + where + key);
@@ -150,6 +160,7 @@ std::map<Collective, CollectivePrice> tier_prices(const Reader& r, const json& t
     }
     if (!entry.is_object())
       r.fail(where + " must be an object: {\"table\": FILE} or {\"latency_us\", \"busbw_gb_per_s\"}");
+    r.only_known_keys(entry, {"table", "ranks", "latency_us", "busbw_gb_per_s"}, where);
     if (entry.contains("table")) {
       prices.emplace(c, table_price(r, c, entry, where));
       continue;
@@ -163,6 +174,9 @@ std::map<Collective, CollectivePrice> tier_prices(const Reader& r, const json& t
 void read_step(const Reader& r, const json& step, ClusterDescription& d) {
   if (!step.is_object())
     r.fail("step must be an object: {\"cost_model\": FILE} or {\"memory_bandwidth_gb_per_s\", ...}");
+  r.only_known_keys(
+      step, {"cost_model", "memory_bandwidth_gb_per_s", "bytes_per_element", "seconds_per_tensor", "seconds_per_step"},
+      "step.");
   if (step.contains("cost_model")) {
     const std::string file = r.beside(r.text(step, "cost_model", "step."));
     d.step = r.read_named("step.cost_model", [&] { return load_cost_model(file); });
@@ -273,7 +287,9 @@ const CollectivePrice& ClusterDescription::price(Collective c, Tier tier) const 
   const auto& prices = tier == Tier::kIntraNode ? intra_node : inter_node;
   const auto it = prices.find(c);
   if (it == prices.end())
-    throw UsageError(path + ": the plan makes a " + collective_choices().name(c) + " " +
+    throw UsageError(path + ": the plan makes " +
+                     std::string(c == Collective::kAllReduce || c == Collective::kAllGather ? "an " : "a ") +
+                     collective_choices().name(c) + " " +
                      (tier == Tier::kIntraNode ? "within a node" : "across nodes") + ", and " +
                      (tier == Tier::kIntraNode ? "intra_node" : "inter_node") + " has no \"" +
                      collective_choices().name(c) + "\"; add a table or a latency and bus bandwidth for it");
@@ -288,6 +304,7 @@ ClusterDescription cluster_description_from_json_text(const std::string& text, c
   if (schema == doc.end() || !schema->is_string() || schema->get<std::string>() != kClusterSchema)
     r.fail("schema " + (schema == doc.end() ? std::string("missing") : excerpt_for_message(schema->dump())) +
            "; valid: \"" + kClusterSchema + "\" (docs/predict.md)");
+  r.only_known_keys(doc, {"schema", "name", "sources", "ranks_per_node", "step", "intra_node", "inter_node"}, "");
   ClusterDescription d;
   d.path = path;
   d.name = r.text(doc, "name", "");

@@ -258,10 +258,11 @@ int run(int argc, char** argv) {
             << count(world_sizes.size(), "world size") << ", " << count(entries.size(), "partitioner")
             << ", each layout) planned and priced in " << zb::fixed(seconds, 2)
             << " s: a prediction, not a measurement\n";
-  for (const std::string& line : assumed.lines()) std::cout << line << "\n";
+  const char* item = o.format == zb::Format::kMarkdown ? "- " : "";  // markdown: a list, not one paragraph
+  for (const std::string& line : assumed.lines()) std::cout << item << line << "\n";
   for (const zb::Choice& choice : choices) {
     std::cout << "\n" << render(zb::choice_table(choice, false), o.format);
-    for (const std::string& note : zb::choice_notes(choice)) std::cout << "note: " << note << "\n";
+    for (const std::string& note : zb::choice_notes(choice)) std::cout << item << "note: " << note << "\n";
   }
   return zb::kExitOk;
 }
