@@ -304,11 +304,15 @@ ClusterDescription cluster_description_from_json_text(const std::string& text, c
   if (schema == doc.end() || !schema->is_string() || schema->get<std::string>() != kClusterSchema)
     r.fail("schema " + (schema == doc.end() ? std::string("missing") : excerpt_for_message(schema->dump())) +
            "; valid: \"" + kClusterSchema + "\" (docs/predict.md)");
-  r.only_known_keys(doc, {"schema", "name", "sources", "ranks_per_node", "step", "intra_node", "inter_node"}, "");
+  r.only_known_keys(
+      doc, {"schema", "name", "sources", "ranks_per_node", "device_memory_gib", "step", "intra_node", "inter_node"},
+      "");
   ClusterDescription d;
   d.path = path;
   d.name = r.text(doc, "name", "");
   d.ranks_per_node = r.whole(doc, "ranks_per_node", "");
+  if (doc.contains("device_memory_gib"))
+    d.device_memory_bytes = r.positive(doc, "device_memory_gib", "") * 1024.0 * 1024 * 1024;
   if (const auto it = doc.find("sources"); it != doc.end() && it->is_array())
     for (const json& s : *it)
       if (s.is_string()) d.sources.push_back(escape_control_characters(s.get<std::string>()));

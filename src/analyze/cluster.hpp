@@ -67,6 +67,7 @@ enum class Tier { kIntraNode, kInterNode };
 struct ClusterDescription {
   std::string name, path;
   int ranks_per_node = 1;
+  double device_memory_bytes = 0;    // "device_memory_gib": what a rank's device holds; 0: not described
   std::vector<std::string> sources;  // where the figures come from
   // The step: a --calibrate cost model, or memory bandwidth x bytes per element + per tensor + per step.
   CostModel step;

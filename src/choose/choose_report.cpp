@@ -73,7 +73,8 @@ Table choice_table(const Choice& choice, bool csv) {
                       : c.predicted.grad_sync_planned ? ms(s.grad_replicas)
                                                       : "not planned",
                       ms(s.step), ms(c.seconds() - s.grad_sync - s.grad_replicas - s.step), ms(c.predicted.imbalance),
-                      why_not_first(c, choice.ranked.front(), choice.ranked)});
+                      why_not_first(c, choice.ranked.front(), choice.ranked) +
+                          (choice.over_device_memory(c) ? "; over device memory" : "")});
   }
   return t;
 }
@@ -84,6 +85,14 @@ std::vector<std::string> choice_notes(const Choice& choice) {
     if (c.idle_ranks > 0)
       notes.push_back(c.label() + " leaves " + std::to_string(c.idle_ranks) + " of its " +
                       std::to_string(c.shard_group) + " shard-group ranks owning nothing");
+  std::string over;
+  std::size_t overs = 0;
+  for (const Candidate& c : choice.ranked)
+    if (choice.over_device_memory(c)) over += (overs++ ? ", " : "") + c.label();
+  if (overs > 0)
+    notes.push_back(std::to_string(overs) + " of " + std::to_string(choice.ranked.size()) +
+                    " candidates keep more than the device's " + gib(static_cast<int64_t>(choice.device_memory_bytes)) +
+                    " GiB on their largest rank under ZeRO-1, before activations: " + over);
   for (const Candidate& c : choice.refused) notes.push_back(c.label() + " not applicable: " + c.not_applicable);
   notes.insert(notes.end(), choice.layouts_skipped.begin(), choice.layouts_skipped.end());
   return notes;
@@ -104,6 +113,9 @@ nlohmann::ordered_json choices_json(const std::vector<Choice>& choices, const As
     for (std::size_t i = 0; i < choice.ranked.size(); ++i) {
       j["ranked"].push_back(candidate_json(choice.ranked[i], static_cast<int>(i + 1)));
       j["ranked"].back()["why_not_first"] = why_not_first(choice.ranked[i], choice.ranked.front(), choice.ranked);
+      j["ranked"].back()["over_device_memory"] =
+          choice.device_memory_bytes > 0 ? nlohmann::ordered_json(choice.over_device_memory(choice.ranked[i]))
+                                         : nlohmann::ordered_json(nullptr);
     }
     j["not_applicable"] = nlohmann::ordered_json::array();
     for (const Candidate& c : choice.refused)

@@ -106,6 +106,8 @@ void refuse_an_empty_answer(const std::vector<zb::Choice>& choices) {
 zb::Assumptions assumptions(const Options& o, const zb::Config& q, const zb::ClusterDescription& cluster) {
   zb::Assumptions a;
   a.cluster = cluster.name + " (" + cluster.path + "), " + std::to_string(cluster.ranks_per_node) + " ranks per node";
+  if (cluster.device_memory_bytes > 0)
+    a.cluster += ", " + zb::fixed(cluster.device_memory_bytes / (1024.0 * 1024 * 1024), 1) + " GiB per device";
   a.step =
       zb::step_for(cluster, q.precision, q.optimizer, zb::MasterPath::kCast).priced_as + "; " + cluster.step_source;
   a.grad_sync = o.grad_sync ? zb::grad_sync_choices().name(*o.grad_sync) + " before each step (--grad-sync)"
@@ -237,6 +239,7 @@ int run(int argc, char** argv) {
       choices.push_back(zb::rank_candidates(std::move(candidates)));
       choices.back().model = model.name, choices.back().world_size = w;
       choices.back().layouts_skipped = std::move(skipped);
+      choices.back().device_memory_bytes = cluster.device_memory_bytes;
     }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   refuse_an_empty_answer(choices);

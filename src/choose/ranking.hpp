@@ -15,6 +15,11 @@ struct Choice {
   std::vector<Candidate> ranked;             // best first
   std::vector<Candidate> refused;            // not applicable, with zero_bench's reason
   std::vector<std::string> layouts_skipped;  // shard groups asked for that do not divide W
+  double device_memory_bytes = 0;            // the cluster's device memory (0: not described)
+  // Whether `c` keeps more on its largest rank under ZeRO-1 than the device holds (false where not described).
+  bool over_device_memory(const Candidate& c) const {
+    return device_memory_bytes > 0 && static_cast<double>(c.zero1_bytes) > device_memory_bytes;
+  }
 };
 
 // Sorts the applicable candidates into `ranked` (by the predicted step, then the state on the largest rank, then

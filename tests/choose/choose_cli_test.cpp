@@ -138,6 +138,25 @@ TEST_CASE("zero_choose says what it assumed, what was not planned, and which ran
              Catch::Contains("Muon's Newton-Schulz matmuls not priced"));
 }
 
+TEST_CASE("zero_choose marks the candidates whose ZeRO-1 bytes exceed the described device memory") {
+  Setup s;
+  CHECK(choose_json(s.args("4 --partitioners flat --shard-groups W"))["choices"][0]["ranked"][0]["over_device_memory"]
+            .is_null());  // not described
+  // 1,003,000 elements: fp32 parameters and gradients 8,024,000 bytes on every rank, flat's state 2,006,000 more
+  // (8 bytes of 250,750), lpt's 8,000,000 (its largest rank, the big tensor): 10.03 MB fits 0.0095 GiB, 16.02 MB not.
+  std::string text = kCluster;
+  text.replace(text.find("\"ranks_per_node\": 2"), 19, "\"ranks_per_node\": 2, \"device_memory_gib\": 0.0095");
+  zbtest::write_text(s.cluster, text);
+  const nlohmann::json doc = choose_json(s.args("4 --partitioners flat,lpt --shard-groups W"));
+  CHECK(candidate(doc["choices"][0], "flat", 4)["over_device_memory"] == false);
+  CHECK(candidate(doc["choices"][0], "lpt", 4)["over_device_memory"] == true);
+  const auto out = choose(s.args("4 --partitioners flat,lpt --shard-groups W"));
+  REQUIRE(out.exit_code == 0);
+  CHECK_THAT(out.out, Catch::Contains("; over device memory\n") &&
+                          Catch::Contains("note: 1 of 2 candidates keep more than the device's ") &&
+                          Catch::Contains("under ZeRO-1, before activations: lpt\n"));
+}
+
 TEST_CASE("zero_choose writes its page only where it may, and refuses bad input in one line") {
   Setup s;
   const std::string page = (s.tmp.path() / "choice.html").string();
