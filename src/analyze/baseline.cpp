@@ -91,16 +91,17 @@ std::string percent_text(double p) {
 // One comparison: a failure when `now` is more than the tolerance above `reference`, else counted.
 void compare(GateResult& result, const BaselineEntry& now, const BaselineEntry& reference, const std::string& of) {
   ++result.checked;
-  const double change = reference.max_params > 0 ? 100.0 * static_cast<double>(now.max_params - reference.max_params) /
-                                                       static_cast<double>(reference.max_params)
-                                                 : (now.max_params > 0 ? 1e300 : 0);
-  if (now.max_params > reference.max_params && change > result.tolerance_percent) {
+  std::optional<double> change;  // none against a reference of 0 elements: any growth is infinite
+  if (reference.max_params > 0)
+    change =
+        100.0 * static_cast<double>(now.max_params - reference.max_params) / static_cast<double>(reference.max_params);
+  if (now.max_params > reference.max_params && (!change || *change > result.tolerance_percent)) {
     char tolerance[48];
     std::snprintf(tolerance, sizeof tolerance, "%g %%", result.tolerance_percent);
-    result.failures.push_back({now, reference,
+    result.failures.push_back({now, reference, change,
                                now.what() + ": largest rank " + std::to_string(now.max_params) + " elements against " +
                                    std::to_string(reference.max_params) + " " + of + " (" +
-                                   (change > 1e299 ? std::string("from none") : percent_text(change)) +
+                                   (change ? percent_text(*change) : std::string("from none")) +
                                    ", above the tolerance of " + tolerance + ")"});
   } else if (now.max_params < reference.max_params) {
     ++result.improved;
@@ -123,7 +124,7 @@ GateResult check_against_baseline(const std::vector<BaselineEntry>& baseline, co
       continue;
     }
     ++result.checked;
-    result.failures.push_back({e, std::nullopt,
+    result.failures.push_back({e, std::nullopt, std::nullopt,
                                e.what() + ": no entry in " + baseline_path +
                                    "; record it with zero_analyze RUN... --write-baseline FILE --force (this "
                                    "project's own baseline: scripts/update_baselines.sh) and commit the file"});
@@ -144,7 +145,7 @@ GateResult check_against_reference(const std::vector<BaselineEntry>& reference, 
       continue;
     }
     ++result.checked;
-    result.failures.push_back({e, std::nullopt,
+    result.failures.push_back({e, std::nullopt, std::nullopt,
                                e.what() + ": the reference run " + reference_name +
                                    " has no case of this model, W and shard group; run the reference partitioner "
                                    "on it too (zero_bench --plan-only)"});
@@ -175,10 +176,8 @@ nlohmann::ordered_json gate_json(const GateResult& r) {
     if (f.reference) {
       j["reference_partitioner"] = f.reference->partitioner;
       j["reference_max_params"] = f.reference->max_params;
-      if (f.reference->max_params > 0)
-        j["change_percent"] = 100.0 * static_cast<double>(f.now.max_params - f.reference->max_params) /
-                              static_cast<double>(f.reference->max_params);
     }
+    if (f.change_percent) j["change_percent"] = *f.change_percent;
     doc["failures"].push_back(std::move(j));
   }
   return doc;

@@ -36,6 +36,7 @@ std::vector<BaselineEntry> baseline_from_json_text(const std::string& text, cons
 struct GateFailure {
   BaselineEntry now;
   std::optional<BaselineEntry> reference;  // absent: nothing to compare with
+  std::optional<double> change_percent;    // the largest rank against the reference's (absent: no reference, or 0)
   std::string line;                        // what failed by how much, and what to do
 };
 

@@ -230,11 +230,8 @@ std::string bounds_text(const CaseReport& c) {
     std::snprintf(buf, sizeof buf, "%.3f %% (the largest rank over the lower bound", *c.gap_percent);
     gap = buf;
     if (!c.numel_per_rank.empty()) {  // what the gap is not: the largest rank over the mean, which may be far more
-      double mean = 0, largest = 0;
-      for (int64_t n : c.numel_per_rank)
-        mean += static_cast<double>(n), largest = std::max(largest, static_cast<double>(n));
-      mean /= static_cast<double>(c.numel_per_rank.size());
-      std::snprintf(buf, sizeof buf, "; over the mean: %.3f %%", mean > 0 ? 100 * (largest - mean) / mean : 0.0);
+      std::snprintf(buf, sizeof buf, "; over the mean: %.3f %%",
+                    c.balance.mean > 0 ? 100 * c.balance.diff / c.balance.mean : 0.0);
       gap += buf;
     }
     gap += ")";

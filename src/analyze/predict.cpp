@@ -247,8 +247,8 @@ Table prediction_table(const std::vector<CasePrediction>& cases, bool csv) {
     double mean = 0;
     for (const RankPrediction& r : c.ranks) mean += r.step;
     mean /= static_cast<double>(c.ranks.size());
-    const RankPrediction& slow = c.ranks[c.slowest_step_rank];
-    const double sync = c.total() - slow.grad_sync - slow.grad_replicas - slow.step;
+    const RankPrediction& slow = c.slowest();
+    const double sync = c.sync_after_slowest();
     t.rows.push_back(
         {c.run, c.model, std::to_string(c.world_size), std::to_string(c.shard_group),
          c.grad_sync_planned ? ms(slow.grad_sync) : "not planned",

@@ -52,6 +52,12 @@ struct CasePrediction {
   std::string step_priced_as;     // the precision and optimizer the step was priced for, and its bytes
   bool grad_sync_planned = true;  // false: the plan has no gradient reduction (zero_bench without --grad-sync)
   double total() const { return ranks.empty() ? 0 : ranks.front().total; }
+  const RankPrediction& slowest() const { return ranks[static_cast<std::size_t>(slowest_step_rank)]; }
+  // What the total holds beyond the slowest rank's reductions and step: the sync it ends with.
+  double sync_after_slowest() const {
+    const RankPrediction& s = slowest();
+    return total() - s.grad_sync - s.grad_replicas - s.step;
+  }
 };
 
 std::vector<CasePrediction> predict_run(const LoadedRun& run, const ClusterDescription& cluster);

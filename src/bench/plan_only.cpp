@@ -20,7 +20,8 @@ namespace {
 
 std::string balance_line(int world_size, const std::string& model, const Plan& plan, const CaseFacts& facts,
                          ShardList asked) {
-  const BalanceStats b = balance_of(plan.numel_per_rank());
+  const std::vector<int64_t> numel = plan.numel_per_rank();
+  const BalanceStats b = balance_of(numel);
   char line[320];
   std::snprintf(line, sizeof line, "world_size=%d model=%s: max %lld (rank %d), mean %.1f, diff %.1f elements",
                 world_size, model.c_str(), static_cast<long long>(b.max), b.max_rank, b.mean, b.diff);
@@ -28,8 +29,7 @@ std::string balance_line(int world_size, const std::string& model, const Plan& p
   if (plan.world_size() != world_size)
     out += " (a plan for shard groups of " + std::to_string(plan.world_size()) + ", " +
            std::to_string(world_size / plan.world_size()) + " replicas)";
-  int idle = 0;
-  for (int r = 0; r < plan.world_size(); ++r) idle += plan.rank_numel(r) == 0;
+  const auto idle = std::count(numel.begin(), numel.end(), int64_t{0});
   if (idle > 0 && plan.world_size() > 1)
     out += "; " + std::to_string(idle) + " of " + std::to_string(plan.world_size()) +
            " ranks own nothing (fewer tensors than ranks)";
@@ -91,11 +91,8 @@ std::size_t write_case(const std::string& dir, const RunContext& base, const Mod
 // runner refuses (a reduce-scatter of replicated tensors, --overlap with
 // bucket sync...) has none to predict.
 void enforce_as_a_cpu_launch(const Config& config, Granularity granularity) {
-  LaunchFacts cpu;
-  cpu.ranks = *std::max_element(config.world_sizes.begin(), config.world_sizes.end());
-  cpu.granularity = granularity;
-  cpu.fused_kernels = true;              // a plan has no device: what the device lacks is the launch's to say
-  cpu.available_bytes_per_rank = 1e300;  // likewise its memory
+  const LaunchFacts cpu =
+      plan_launch_facts(*std::max_element(config.world_sizes.begin(), config.world_sizes.end()), granularity);
   enforce(Stage::kLaunch, Facts{config, &cpu});
 }
 

@@ -31,14 +31,10 @@ Config config_for(const Config& question, const PartitionerEntry& partitioner, c
   return config;
 }
 
-// Why zero_bench would refuse this plan, as its constraint table says it (a plan has no device: it is priced
-// as a launch of W ranks would be, with every kernel and all the memory it asks for), or "".
+// Why zero_bench would refuse this plan, as its constraint table says it (checked as a plan-only run of W
+// ranks is), or "".
 std::string refusal(const Config& config, Granularity granularity, int world_size) {
-  LaunchFacts launch;
-  launch.ranks = world_size;
-  launch.granularity = granularity;
-  launch.fused_kernels = true;
-  launch.available_bytes_per_rank = 1e300;
+  const LaunchFacts launch = plan_launch_facts(world_size, granularity);
   for (const Stage stage : {Stage::kCommandLine, Stage::kLaunch}) {
     const Facts facts{config, stage == Stage::kLaunch ? &launch : nullptr};
     if (const Constraint* broken = first_broken(stage, facts)) return broken->message(facts);
@@ -70,9 +66,7 @@ std::vector<std::shared_ptr<const std::vector<PlannedPhase>>> calls_by_group_ran
 LoadedRun records_of(const Config& config, const PartitionerEntry& partitioner, const ModelSpec& model,
                      const Plan& plan, int world_size, const std::string& label) {
   CaseFacts facts = case_facts(model, plan, partitioner.granularity, config, world_size);
-  int64_t listed = 0;  // every world rank lists its group rank's shards
-  for (int g = 0; g < plan.world_size(); ++g) listed += plan.shard_count(g) * (world_size / plan.world_size());
-  facts.list_shards = facts.list_shards && listed <= kListedShards;
+  facts.list_shards = facts.list_shards && facts.listed_shards <= kListedShards;
   const CallSettings settings = call_settings(config, partitioner.granularity, world_size, plan.world_size());
   RunContext base = base_context(config);
   base.mode = "plan-only";

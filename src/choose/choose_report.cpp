@@ -12,10 +12,6 @@ constexpr double kGiB = 1024.0 * 1024 * 1024;
 std::string gib(int64_t bytes) { return fixed(static_cast<double>(bytes) / kGiB, 3); }
 std::string ms(double seconds) { return fixed(std::max(0.0, seconds) * 1e3, 3); }  // no "-0.000" from rounding
 
-const RankPrediction& slowest(const Candidate& c) {
-  return c.predicted.ranks[static_cast<std::size_t>(c.predicted.slowest_step_rank)];
-}
-
 nlohmann::ordered_json candidate_json(const Candidate& c, int place) {
   nlohmann::ordered_json j{{"place", place},
                            {"partitioner", c.partitioner},
@@ -26,7 +22,7 @@ nlohmann::ordered_json candidate_json(const Candidate& c, int place) {
                            {"idle_ranks", c.idle_ranks},
                            {"largest_rank_over_lower_bound", c.over_bound},
                            {"largest_rank_over_mean", c.over_mean}};
-  const RankPrediction& s = slowest(c);
+  const RankPrediction& s = c.predicted.slowest();
   j["predicted_seconds"] = {{"total", c.seconds()},
                             {"grad_sync", c.predicted.grad_sync_planned ? nlohmann::ordered_json(s.grad_sync)
                                                                         : nlohmann::ordered_json(nullptr)},
@@ -34,7 +30,7 @@ nlohmann::ordered_json candidate_json(const Candidate& c, int place) {
                                                   ? nlohmann::ordered_json(s.grad_replicas)
                                                   : nlohmann::ordered_json(nullptr)},
                             {"step", s.step},
-                            {"sync", std::max(0.0, c.seconds() - s.grad_sync - s.grad_replicas - s.step)},
+                            {"sync", std::max(0.0, c.predicted.sync_after_slowest())},
                             {"imbalance", c.predicted.imbalance},
                             {"over_lower_bound", c.predicted.over_bound}};
   j["slowest_step_rank"] = c.predicted.slowest_step_rank;
@@ -61,7 +57,7 @@ Table choice_table(const Choice& choice, bool csv) {
   t.last_column_text = true;
   for (std::size_t i = 0; i < choice.ranked.size(); ++i) {
     const Candidate& c = choice.ranked[i];
-    const RankPrediction& s = slowest(c);
+    const RankPrediction& s = c.predicted.slowest();
     const double over = c.state_ideal_bytes > 0 ? 100.0 * static_cast<double>(c.state_max_bytes - c.state_ideal_bytes) /
                                                       static_cast<double>(c.state_ideal_bytes)
                                                 : 0;
@@ -72,7 +68,7 @@ Table choice_table(const Choice& choice, bool csv) {
                       c.shard_group == c.world_size   ? "-"
                       : c.predicted.grad_sync_planned ? ms(s.grad_replicas)
                                                       : "not planned",
-                      ms(s.step), ms(c.seconds() - s.grad_sync - s.grad_replicas - s.step), ms(c.predicted.imbalance),
+                      ms(s.step), ms(c.predicted.sync_after_slowest()), ms(c.predicted.imbalance),
                       why_not_first(c, choice.ranked.front(), choice.ranked) +
                           (choice.over_device_memory(c) ? "; over device memory" : "")});
   }

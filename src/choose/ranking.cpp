@@ -17,9 +17,8 @@ struct Phases {
   double grad_sync, grad_replicas, step, sync;
 };
 Phases phases_of(const Candidate& c) {
-  const CasePrediction& p = c.predicted;
-  const RankPrediction& slow = p.ranks[static_cast<std::size_t>(p.slowest_step_rank)];
-  return {slow.grad_sync, slow.grad_replicas, slow.step, p.total() - slow.grad_sync - slow.grad_replicas - slow.step};
+  const RankPrediction& slow = c.predicted.slowest();
+  return {slow.grad_sync, slow.grad_replicas, slow.step, c.predicted.sync_after_slowest()};
 }
 
 // Three significant digits, never in exponent form: "+0.0123 ms", "+8.74 ms", "+1173 ms".

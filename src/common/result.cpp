@@ -479,13 +479,17 @@ std::string calls_text(const std::vector<PlannedCall>& calls) {
   return out + (calls.empty() ? "]" : "\n   ]");
 }
 
+// The string that stands for the calls of deferred phase `index` until case_text puts their text there.
+std::string calls_placeholder(std::size_t index) {
+  return "\x01"
+         "calls " +
+         std::to_string(index) + "\x01";
+}
+
 // A written phase whose calls are a placeholder naming their text's index in `texts` (case_text puts it there).
 ordered_json phase_with_deferred_calls(const PlannedPhase& p, std::vector<std::string>& texts) {
   ordered_json j = write_object(PlannedPhase{p.phase, p.element_bytes, p.across_replicas, {}, p.overlapped});
-  j["calls"] =
-      "\x01"
-      "calls " +
-      std::to_string(texts.size()) + "\x01";
+  j["calls"] = calls_placeholder(texts.size());
   texts.push_back(calls_text(p.calls));
   return j;
 }
@@ -779,8 +783,8 @@ std::string case_text(const std::vector<RankResult>& records, ordered_json ranks
   const std::string tree = doc.dump(1) + "\n";
   std::string text;
   std::size_t from = 0;
-  for (std::size_t i = 0; i < texts.size(); ++i) {  // the placeholders, as dump() escapes them, in order
-    const std::string placeholder = "\"\\u0001calls " + std::to_string(i) + "\\u0001\"";
+  for (std::size_t i = 0; i < texts.size(); ++i) {  // the placeholders, as dump() writes them, in order
+    const std::string placeholder = ordered_json(calls_placeholder(i)).dump();
     const std::size_t at = tree.find(placeholder, from);
     if (at == std::string::npos) throw RunError("case_text: the calls of phase " + std::to_string(i) + " went missing");
     text.append(tree, from, at - from).append(texts[i]);

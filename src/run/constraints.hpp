@@ -65,6 +65,10 @@ struct Constraint {
 // The table, in the order it is checked.
 const std::vector<Constraint>& constraints();
 
+// A launch of `ranks` ranks as a plan (which has no device) is checked as: every kernel present and all the
+// memory it asks for, so that what a device lacks stays the timed launch's to say (plan-only, zero_choose).
+LaunchFacts plan_launch_facts(int ranks, Granularity granularity);
+
 // The first broken row of `stage`, or null.
 const Constraint* first_broken(Stage stage, const Facts& facts);
 // Throws the first broken row's message (UsageError for exit code 2, RunError otherwise).
