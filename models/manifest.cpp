@@ -1,4 +1,5 @@
-// JSON manifest: [{"name": "...", "shape": [..]}, ...] in registration order.
+// JSON manifest: [{"name": "...", "shape": [..]}, ...] in registration order; an entry may add
+// "expert": true or false (an expert weight under --expert-parallel; absent: as named_as_expert says).
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -31,6 +32,13 @@ ParamSpec parse_entry(const std::string& path, const json& entry, std::size_t in
       bad_manifest(path,
                    where + " ('" + p.name + "') has a shape entry that is not a non-negative integer: " + d.dump());
     p.shape.push_back(d.get<int64_t>());
+  }
+  p.expert = named_as_expert(p.name);
+  if (entry.contains("expert")) {
+    if (!entry["expert"].is_boolean())
+      bad_manifest(path, where + " ('" + p.name + "') has \"expert\" " + entry["expert"].dump().substr(0, 40) +
+                             "; valid: true or false (an expert weight, or not; absent: as its name says)");
+    p.expert = entry["expert"].get<bool>();
   }
   int64_t numel = 1;
   for (int64_t d : p.shape)

@@ -31,8 +31,16 @@ int64_t ModelSpec::largest_numel() const {
   return largest;
 }
 
+bool named_as_expert(const std::string& name) {
+  const std::string component = "experts.";
+  for (std::size_t at = name.find(component); at != std::string::npos; at = name.find(component, at + 1))
+    if ((at == 0 || name[at - 1] == '.') && at + component.size() < name.size()) return true;
+  return false;
+}
+
 void add_param(ModelSpec& model, std::string name, std::vector<int64_t> shape) {
-  model.params.push_back(ParamSpec{std::move(name), std::move(shape)});
+  const bool expert = named_as_expert(name);
+  model.params.push_back(ParamSpec{std::move(name), std::move(shape), expert});
 }
 
 void add_norm(ModelSpec& model, const std::string& prefix, int64_t width) {

@@ -16,6 +16,10 @@ inline constexpr int64_t kMaxModelElements = int64_t{1} << 46;
 struct ParamSpec {
   std::string name;
   std::vector<int64_t> shape;
+  // A mixture-of-experts layer's expert weights (models/experts.hpp): under
+  // --expert-parallel they are sharded over the expert-data-parallel group.
+  // add_param sets it from the name (named_as_expert); a manifest may say it.
+  bool expert = false;
 
   int64_t numel() const;
   // size(0) as PyTorch reports it; a 0-dim (scalar) tensor counts as 1.
@@ -32,7 +36,16 @@ struct ModelSpec {
   std::size_t size() const { return params.size(); }
 };
 
-// Appends one parameter; used by the model builders.
+// Whether a tensor's name marks it as an expert weight: one of its
+// dot-separated components is "experts" with more after it (transformers'
+// mlp.experts.gate_up_proj, mlp.experts.3.w1.weight; Megatron-core's
+// mlp.experts.local_experts.0.linear_fc1.weight; DeepSpeed's
+// deepspeed_moe.experts.deepspeed_experts.0...). A router (mlp.gate) and shared
+// experts (mlp.shared_experts, mlp.shared_expert) are dense, as both libraries
+// treat them.
+bool named_as_expert(const std::string& name);
+
+// Appends one parameter (expert as its name says); used by the model builders.
 void add_param(ModelSpec& model, std::string name, std::vector<int64_t> shape);
 // A normalisation layer's <prefix>.weight and <prefix>.bias, both [width].
 void add_norm(ModelSpec& model, const std::string& prefix, int64_t width);

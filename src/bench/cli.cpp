@@ -147,6 +147,12 @@ void add_timed_options(CLI::App& app, Config& c, std::optional<Dtype>& grad_dtyp
               "the plan is for G ranks; gradients are reduced in the group, the owned shard all-reduced across "
               "the replicas; the sync stays in the group (default: G = W)")
       ->group("partitioner options");
+  add_integer(app, "--expert-parallel", c.expert_parallel, 1, kMaxWorldSize,
+              "expert parallelism EP for mixture-of-experts models (--plan-only): EP rank r mod EP holds 1/EP of "
+              "each MoE layer's experts, whose optimizer state is sharded over the W/EP ranks of its "
+              "expert-data-parallel group (r / EP), the dense tensors over all W, each group planned by the "
+              "partitioner (Megatron-core's expert buffers, DeepSpeed-MoE's groups; default 1: none)")
+      ->group("partitioner options");
   app.add_flag("--nccl-shared-gpu", c.nccl_shared_gpu,
                "-b nccl with more ranks on a node than GPUs (which NCCL refuses as 'Duplicate GPU'): each rank gets "
                "its own NCCL_HOSTID, so that NCCL takes the ranks for separate hosts and connects them through its "

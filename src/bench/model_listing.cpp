@@ -27,10 +27,11 @@ void print_models(std::ostream& out) {
 
 void print_model(const Config& config, std::ostream& out) {
   const ModelSpec model = model_by_name(config, config.print_model);
-  out << "# " << model.name << "\n# index  name  shape  numel\n";
+  out << "# " << model.name << "\n# index  name  shape  numel  (expert: an expert weight, --expert-parallel)\n";
   for (std::size_t i = 0; i < model.size(); ++i) {
     const ParamSpec& p = model.params[i];
-    out << i << "  " << p.name << "  " << shape_to_string(p.shape) << "  " << p.numel() << "\n";
+    out << i << "  " << p.name << "  " << shape_to_string(p.shape) << "  " << p.numel() << (p.expert ? "  expert" : "")
+        << "\n";
   }
   out << "total: " << model.size() << " tensors, " << model.total_numel() << " elements\n";
 }

@@ -18,8 +18,37 @@
 namespace zb {
 namespace {
 
-std::string balance_line(int world_size, const std::string& model, const Plan& plan, const CaseFacts& facts,
+// The plan a case's records list: a plain plan, or both groups' combined (--expert-parallel).
+const Plan& listed(const Plan& plan) { return plan; }
+const Plan& listed(const ExpertParallelPlan& plan) { return plan.combined; }
+
+std::vector<PlannedPhase> phases_of(const ModelSpec& model, const Plan& plan, const CallSettings& s, int rank) {
+  return planned_phases(model, plan, s, rank);
+}
+std::vector<PlannedPhase> phases_of(const ModelSpec&, const ExpertParallelPlan& plan, const CallSettings& s, int rank) {
+  return planned_phases(plan, s, rank);
+}
+
+// "; experts: 8 ranks (W / EP) per group, max 1 (rank 0) of mean 1.0; dense: max ... of mean ..."
+std::string groups_text(const ExpertParallelPlan& p) {
+  std::string out;
+  for (const auto& [name, plan] :
+       {std::pair<const char*, const Plan*>{"dense", &p.dense_plan}, {"experts", &p.expert_plan}}) {
+    const BalanceStats b = balance_of(plan->numel_per_rank());
+    char text[200];
+    std::snprintf(text, sizeof text, "; %s over %d ranks: max %lld (rank %d), mean %.1f", name, plan->world_size(),
+                  static_cast<long long>(b.max), b.max_rank, b.mean);
+    out += text;
+  }
+  return out + " (EP " + std::to_string(p.ep) + ": rank r holds EP rank r mod " + std::to_string(p.ep) +
+         "'s experts, in expert-data-parallel group rank r / " + std::to_string(p.ep) + ")";
+}
+std::string groups_text(const Plan&) { return ""; }
+
+template <typename P>
+std::string balance_line(int world_size, const std::string& model, const P& case_plan, const CaseFacts& facts,
                          ShardList asked) {
+  const Plan& plan = listed(case_plan);
   const std::vector<int64_t> numel = plan.numel_per_rank();
   const BalanceStats b = balance_of(numel);
   char line[320];
@@ -33,6 +62,7 @@ std::string balance_line(int world_size, const std::string& model, const Plan& p
   if (idle > 0 && plan.world_size() > 1)
     out += "; " + std::to_string(idle) + " of " + std::to_string(plan.world_size()) +
            " ranks own nothing (fewer tensors than ranks)";
+  out += groups_text(case_plan);
   if (asked == ShardList::kAuto && !facts.list_shards)
     out += "; shard lists left out (" + std::to_string(world_size) + " ranks, " + std::to_string(facts.listed_shards) +
            " shards; --shard-list full writes them)";
@@ -41,9 +71,10 @@ std::string balance_line(int world_size, const std::string& model, const Plan& p
 
 // The calls rank `rank`'s phases would make; with `replicas_only`, its
 // grad_replicas phase alone (a case file writes the shard group's calls once).
-std::vector<PlannedPhase> phase_calls_of(const ModelSpec& model, const Plan& plan, const CallSettings& settings,
-                                         int rank, bool replicas_only) {
-  std::vector<PlannedPhase> phases = planned_phases(model, plan, settings, rank % plan.world_size());
+template <typename P>
+std::vector<PlannedPhase> phase_calls_of(const ModelSpec& model, const P& plan, const CallSettings& settings, int rank,
+                                         bool replicas_only) {
+  std::vector<PlannedPhase> phases = phases_of(model, plan, settings, rank % listed(plan).world_size());
   if (replicas_only)
     phases.erase(
         std::remove_if(phases.begin(), phases.end(), [](const PlannedPhase& p) { return p.phase != "grad_replicas"; }),
@@ -52,13 +83,15 @@ std::vector<PlannedPhase> phase_calls_of(const ModelSpec& model, const Plan& pla
 }
 
 // Writes every rank's record of one case; returns the number of files written.
-std::size_t write_case(const std::string& dir, const RunContext& base, const ModelSpec& model, const Plan& plan,
+template <typename P>
+std::size_t write_case(const std::string& dir, const RunContext& base, const ModelSpec& model, const P& case_plan,
                        const CaseFacts& facts, PlanFiles layout, const CallSettings& settings) {
+  const Plan& plan = listed(case_plan);
   const int world_size = facts.world_size;
   if (layout == PlanFiles::kRank) {
     for (int rank = 0; rank < world_size; ++rank) {
-      RankResult record = rank_record(base, model, plan, rank, facts);
-      record.phase_calls = shared_phases(phase_calls_of(model, plan, settings, rank, false));
+      RankResult record = rank_record(base, model, case_plan, rank, facts);
+      record.phase_calls = shared_phases(phase_calls_of(model, case_plan, settings, rank, false));
       write_file_atomically(dir + "/" + rank_file_name(model.name, world_size, rank), to_json_text(record));
     }
     return static_cast<std::size_t>(world_size);
@@ -69,9 +102,9 @@ std::size_t write_case(const std::string& dir, const RunContext& base, const Mod
   std::vector<RankResult> ranks;
   ranks.reserve(records);
   for (int rank = 0; rank < records; ++rank) {
-    ranks.push_back(rank_record(base, model, plan, rank, facts));
+    ranks.push_back(rank_record(base, model, case_plan, rank, facts));
     if (rank == 0 || (rank < plan.world_size() && settings.replicas > 1))
-      ranks.back().phase_calls = shared_phases(phase_calls_of(model, plan, settings, rank, rank > 0));
+      ranks.back().phase_calls = shared_phases(phase_calls_of(model, case_plan, settings, rank, rank > 0));
   }
   std::string text;
   if (facts.list_shards) {
@@ -79,7 +112,7 @@ std::size_t write_case(const std::string& dir, const RunContext& base, const Mod
   } else {
     std::vector<RankCounts> counts;
     counts.reserve(world_size);
-    for (int rank = 0; rank < world_size; ++rank) counts.push_back(rank_counts(model, plan, rank, facts));
+    for (int rank = 0; rank < world_size; ++rank) counts.push_back(rank_counts(model, case_plan, rank, facts));
     text = case_to_json_text(ranks, counts);
   }
   write_file_atomically(dir + "/" + case_file_name(model.name, world_size), text);
@@ -96,6 +129,17 @@ void enforce_as_a_cpu_launch(const Config& config, Granularity granularity) {
   enforce(Stage::kLaunch, Facts{config, &cpu});
 }
 
+// The case rows (a model that expert parallelism cannot split), before the run directory is touched.
+void enforce_each_case(const Config& config, const std::vector<ModelSpec>& models, Granularity granularity) {
+  for (int world_size : config.world_sizes) {
+    const LaunchFacts launch = plan_launch_facts(world_size, granularity);
+    for (const ModelSpec& model : models) {
+      const OneCase one{model, world_size};
+      enforce(Stage::kCase, Facts{config, &launch, &one});
+    }
+  }
+}
+
 }  // namespace
 
 void run_plan_only(const Config& config, std::ostream& log) {
@@ -103,6 +147,7 @@ void run_plan_only(const Config& config, std::ostream& log) {
   enforce_as_a_cpu_launch(config, partitioner.granularity);
   const std::vector<ModelSpec> models = selected_models(config);
   const PlanOptions options = plan_options(config);
+  if (config.expert_parallel > 1) enforce_each_case(config, models, partitioner.granularity);
   const std::string dir = run_directory(config);
   const auto lock = prepare_run_dir(dir, config.force, models, config.world_sizes);  // held until the run is written
 
@@ -126,12 +171,18 @@ void run_plan_only(const Config& config, std::ostream& log) {
     for (const ModelSpec& model : models) {
       PlanOptions case_options = options;
       case_options.data_parallel_size = world_size;  // Megatron's bucket size scales with W, not G
-      const Plan plan = make_plan(partitioner, model, plan_world_size(config, world_size), case_options);
-      const CaseFacts facts = case_facts(model, plan, partitioner.granularity, config, world_size);
       const CallSettings settings =
           call_settings(config, partitioner.granularity, world_size, plan_world_size(config, world_size));
-      files += write_case(dir, base, model, plan, facts, layout, settings);
-      log << balance_line(world_size, model.name, plan, facts, config.shard_list) << "\n";
+      const auto write = [&](const auto& plan) {
+        const CaseFacts facts = case_facts(model, plan, partitioner.granularity, config, world_size);
+        files += write_case(dir, base, model, plan, facts, layout, settings);
+        log << balance_line(world_size, model.name, plan, facts, config.shard_list) << "\n";
+      };
+      if (config.expert_parallel > 1) {
+        write(make_expert_parallel_plan(partitioner, model, world_size, config.expert_parallel, case_options));
+      } else {
+        write(make_plan(partitioner, model, plan_world_size(config, world_size), case_options));
+      }
     }
   }
   write_file_atomically(dir + "/exp_info.json", to_json_text(info));

@@ -25,9 +25,12 @@ struct PlannedPhase {
   bool across_replicas = false;  // grad_replicas: among the W/G ranks holding one shard; else the shard group
   std::vector<PlannedCall> calls;
   bool overlapped = false;  // sync under --overlap: each call started as its part is stepped
+  // --expert-parallel: the expert tensors' calls, among the W / EP ranks of the expert-data-parallel group
+  // (ranks r mod EP + k EP); else the dense tensors' (or every tensor's), among the shard group.
+  bool expert_group = false;
   bool operator==(const PlannedPhase& o) const {
     return phase == o.phase && element_bytes == o.element_bytes && across_replicas == o.across_replicas &&
-           calls == o.calls && overlapped == o.overlapped;
+           calls == o.calls && overlapped == o.overlapped && expert_group == o.expert_group;
   }
 };
 

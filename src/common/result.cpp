@@ -25,6 +25,74 @@ using nlohmann::ordered_json;
 // (the context's table: result_context.cpp)
 
 template <>
+struct Schema<GroupPlanRecord> {
+  using G = GroupPlanRecord;
+  static const std::vector<Field<G>>& fields() {
+    static const std::vector<Field<G>> f = {member("ranks", &G::ranks, Need::kRequired),
+                                            member("tensors", &G::tensors, Need::kRequired),
+                                            member("elements", &G::elements, Need::kRequired),
+                                            member("largest_numel", &G::largest_numel, Need::kRequired),
+                                            member("lower_bound", &G::lower_bound, Need::kRequired),
+                                            member("slot_elems", &G::slot_elems),
+                                            member("tensors_split", &G::tensors_split),
+                                            member("padding_elements", &G::padding_elements)};
+    return f;
+  }
+  static void after_read(G& g, const JsonSource& src, const std::string& where) {
+    if (g.ranks < 1 || g.ranks > kMaxWorldSize)
+      src.fail(where + ".ranks is " + std::to_string(g.ranks) + "; valid: 1 to " + std::to_string(kMaxWorldSize));
+    for (const auto& [name, value] : {std::pair<const char*, int64_t>{"tensors", g.tensors},
+                                      {"elements", g.elements},
+                                      {"largest_numel", g.largest_numel},
+                                      {"lower_bound", g.lower_bound},
+                                      {"slot_elems", g.slot_elems},
+                                      {"tensors_split", g.tensors_split},
+                                      {"padding_elements", g.padding_elements}})
+      check_not_negative(value, src, where + "." + name);
+    if (g.largest_numel > g.elements)
+      src.fail(where + ".largest_numel " + std::to_string(g.largest_numel) + " is more than its elements " +
+               std::to_string(g.elements));
+  }
+};
+
+template <>
+struct Schema<ExpertParallelRecord> {
+  using E = ExpertParallelRecord;
+  static const std::vector<Field<E>>& fields() {
+    static const std::vector<Field<E>> f = {
+        member("size", &E::size, Need::kRequired), member("expert_elements", &E::expert_elements, Need::kRequired),
+        member("dense", &E::dense, Need::kRequired), member("experts", &E::experts, Need::kRequired)};
+    return f;
+  }
+  static void after_read(E& e, const JsonSource& src, const std::string& where) {
+    if (e.size < 1 || e.experts.ranks * e.size != e.dense.ranks)
+      src.fail(where + ": size " + std::to_string(e.size) + " x experts.ranks " + std::to_string(e.experts.ranks) +
+               " is not dense.ranks " + std::to_string(e.dense.ranks) + "; valid: EP x W / EP = W");
+    if (e.experts.elements * e.size != e.expert_elements)
+      src.fail(where + ".expert_elements " + std::to_string(e.expert_elements) + " is not size x experts.elements (" +
+               std::to_string(e.size) + " x " + std::to_string(e.experts.elements) + ")");
+  }
+};
+
+template <>
+struct Schema<GroupCounts> {
+  using G = GroupCounts;
+  static const std::vector<Field<G>>& fields() {
+    static const std::vector<Field<G>> f = {member("param_count", &G::param_count, Need::kRequired),
+                                            member("numel", &G::numel, Need::kRequired),
+                                            member("optimizer_state_bytes", &G::optimizer_state_bytes, Need::kRequired),
+                                            member("padding_elements", &G::padding_elements)};
+    return f;
+  }
+  static void after_read(G& g, const JsonSource& src, const std::string& where) {
+    check_not_negative(g.param_count, src, where + ".param_count");
+    check_not_negative(g.numel, src, where + ".numel");
+    check_not_negative(g.optimizer_state_bytes, src, where + ".optimizer_state_bytes");
+    check_not_negative(g.padding_elements, src, where + ".padding_elements");
+  }
+};
+
+template <>
 struct Schema<PlanRecord> {
   using P = PlanRecord;
   static const std::vector<Field<P>>& fields() {
@@ -37,7 +105,8 @@ struct Schema<PlanRecord> {
                                             member("best_lower_bound", &P::best_lower_bound),
                                             member("search_seconds", &P::search_seconds),
                                             member("started_from", &P::started_from),
-                                            member("start_max", &P::start_max)};
+                                            member("start_max", &P::start_max),
+                                            member("expert_parallel", &P::expert_parallel)};
     return f;
   }
   static void after_read(P& p, const JsonSource& src, const std::string& where) {
@@ -264,8 +333,9 @@ struct Schema<PlannedPhase> {
   using P = PlannedPhase;
   static const std::vector<Field<P>>& fields() {
     static const std::vector<Field<P>> f = {
-        member("phase", &P::phase, Need::kRequired), member("element_bytes", &P::element_bytes, Need::kRequired),
-        member("across_replicas", &P::across_replicas), planned_call_list(), member("overlapped", &P::overlapped)};
+        member("phase", &P::phase, Need::kRequired),    member("element_bytes", &P::element_bytes, Need::kRequired),
+        member("across_replicas", &P::across_replicas), planned_call_list(),
+        member("overlapped", &P::overlapped),           member("expert_group", &P::expert_group)};
     return f;
   }
   static void after_read(P& p, const JsonSource& src, const std::string& where) {
@@ -329,6 +399,7 @@ struct Schema<RankResult> {
                                             member("optimizer_state_bytes", &R::optimizer_state_bytes, Need::kRequired),
                                             member("padding_elements", &R::padding_elements),
                                             member("predicted_step_seconds", &R::predicted_step_seconds),
+                                            member("experts", &R::experts),
                                             member("plan", &R::plan),
                                             member("peak_memory_bytes", &R::peak_memory_bytes),
                                             member("peak_memory_source", &R::peak_memory_source),
@@ -383,6 +454,10 @@ void check_lower_bound(const RankResult& r, const JsonSource& src) {
   std::string how = "ceil(model_numel / " + std::to_string(plan_ranks) + " ranks)";
   if (r.plan.granularity == Granularity::kReplicated) {
     expected = c.model_numel, how = "model_numel: every rank owns all";
+  } else if (r.plan.expert_parallel) {
+    const ExpertParallelRecord& ep = *r.plan.expert_parallel;
+    expected = std::max({even, ep.dense.lower_bound, ep.experts.lower_bound});
+    how = "max(" + how + ", the dense and the expert group's bounds)";
   } else if (r.plan.granularity == Granularity::kWholeTensors) {
     if (c.model_largest_numel == 0 && bound >= even) return;  // largest tensor not recorded
     expected = std::max(even, c.model_largest_numel), how = "max(" + how + ", model_largest_numel)";
@@ -392,10 +467,46 @@ void check_lower_bound(const RankResult& r, const JsonSource& src) {
              std::to_string(c.model_numel) + " gives " + std::to_string(expected) + " (" + how + ")");
 }
 
+// One group's bound follows from its own tensors, as a plan's from its model's.
+void check_group_bound(const GroupPlanRecord& g, Granularity granularity, const std::string& where,
+                       const JsonSource& src) {
+  const int64_t even = g.elements / g.ranks + (g.elements % g.ranks != 0);
+  const int64_t expected = granularity == Granularity::kReplicated     ? g.elements
+                           : granularity == Granularity::kWholeTensors ? std::max(even, g.largest_numel)
+                                                                       : even;
+  if (g.lower_bound != expected)
+    src.fail(where + ".lower_bound is " + std::to_string(g.lower_bound) + ", but its " + std::to_string(g.elements) +
+             " elements over " + std::to_string(g.ranks) + " ranks give " + std::to_string(expected));
+}
+
+// --expert-parallel: the groups against the model and the rank's counts.
+void check_expert_parallel(const RankResult& r, const JsonSource& src) {
+  const RunContext& c = r.context;
+  if (!r.plan.expert_parallel) {
+    if (r.experts) src.fail("result.experts is set, but result.plan.expert_parallel is not");
+    return;
+  }
+  const ExpertParallelRecord& ep = *r.plan.expert_parallel;
+  const std::string where = "result.plan.expert_parallel";
+  if (ep.dense.ranks != c.world_size)
+    src.fail(where + ".dense.ranks is " + std::to_string(ep.dense.ranks) + "; valid: context.world_size, " +
+             std::to_string(c.world_size));
+  if (ep.dense.elements + ep.expert_elements != c.model_numel)
+    src.fail(where + ": dense.elements " + std::to_string(ep.dense.elements) + " + expert_elements " +
+             std::to_string(ep.expert_elements) + " is not context.model_numel " + std::to_string(c.model_numel));
+  check_group_bound(ep.dense, r.plan.granularity, where + ".dense", src);
+  check_group_bound(ep.experts, r.plan.granularity, where + ".experts", src);
+  if (!r.experts) src.fail("result.experts is missing; a plan with expert_parallel counts each rank's experts");
+  if (r.experts->numel > r.numel || r.experts->numel > ep.experts.elements)
+    src.fail("result.experts.numel " + std::to_string(r.experts->numel) + " is more than result.numel " +
+             std::to_string(r.numel) + " or the expert group's elements " + std::to_string(ep.experts.elements));
+}
+
 // A rank's counts against its model and plan (the part of check_rank_record
 // that differs between the ranks of one case).
 void check_rank_counts(const RankResult& r, const JsonSource& src) {
   const RunContext& c = r.context;
+  check_expert_parallel(r, src);
   if (r.numel > c.model_numel)
     src.fail("result.numel " + std::to_string(r.numel) + " is more than context.model_numel " +
              std::to_string(c.model_numel) + "; a rank owns at most the whole model");
@@ -488,7 +599,8 @@ std::string calls_placeholder(std::size_t index) {
 
 // A written phase whose calls are a placeholder naming their text's index in `texts` (case_text puts it there).
 ordered_json phase_with_deferred_calls(const PlannedPhase& p, std::vector<std::string>& texts) {
-  ordered_json j = write_object(PlannedPhase{p.phase, p.element_bytes, p.across_replicas, {}, p.overlapped});
+  ordered_json j =
+      write_object(PlannedPhase{p.phase, p.element_bytes, p.across_replicas, {}, p.overlapped, p.expert_group});
   j["calls"] = calls_placeholder(texts.size());
   texts.push_back(calls_text(p.calls));
   return j;
@@ -575,6 +687,7 @@ const std::vector<std::string>& column_keys() {
     std::vector<std::string> out;
     for (const auto& [key, member] : integer_columns()) out.push_back(key);
     out.push_back("predicted_step_seconds");
+    out.push_back("experts");  // --expert-parallel: each rank's {param_count, numel, ...} of the experts
     return out;
   }();
   return keys;
@@ -592,12 +705,12 @@ bool is_column_key(const std::string& key) {
 }
 
 // Every field of Schema<PlanRecord> (shared_checks() holds the count to it).
-constexpr std::size_t kPlanFieldsCompared = 10;
+constexpr std::size_t kPlanFieldsCompared = 11;
 bool same_plan(const PlanRecord& a, const PlanRecord& b) {
   return std::tie(a.granularity, a.lower_bound, a.slot_elems, a.tensors_split, a.padding_elements, a.optimal_proven,
-                  a.best_lower_bound, a.search_seconds, a.started_from, a.start_max) ==
+                  a.best_lower_bound, a.search_seconds, a.started_from, a.start_max, a.expert_parallel) ==
          std::tie(b.granularity, b.lower_bound, b.slot_elems, b.tensors_split, b.padding_elements, b.optimal_proven,
-                  b.best_lower_bound, b.search_seconds, b.started_from, b.start_max);
+                  b.best_lower_bound, b.search_seconds, b.started_from, b.start_max, b.expert_parallel);
 }
 
 // Every field of Schema<RankResult> outside the columns, with how a rank's
@@ -634,9 +747,12 @@ bool has_predicted_step(const RankCounts& c) {
 }
 
 // Whether the counts' predicted steps can be a column (on every rank) or null in "shared" (on none).
+// And the same of the expert counts (--expert-parallel: on every rank).
 bool predicted_steps_on_all_or_none(const std::vector<RankCounts>& counts) {
   const auto with = std::count_if(counts.begin(), counts.end(), has_predicted_step);
-  return with == 0 || with == static_cast<std::ptrdiff_t>(counts.size());
+  const auto experts = std::count_if(counts.begin(), counts.end(), [](const RankCounts& c) { return c.experts; });
+  const auto all_or_none = [&](std::ptrdiff_t n) { return n == 0 || n == static_cast<std::ptrdiff_t>(counts.size()); };
+  return all_or_none(with) && all_or_none(experts);
 }
 
 // Whether rank r's record is rank 0's outside the columns.
@@ -682,8 +798,14 @@ ordered_json columnar_ranks(const RankResult& first, const std::vector<RankCount
     for (const RankCounts& c : counts) steps.push_back(*c.predicted_step_seconds);
     columns["predicted_step_seconds"] = std::move(steps);
   }
+  if (counts.front().experts) {
+    ordered_json experts = ordered_json::array();
+    for (const RankCounts& c : counts) experts.push_back(to_json_value(c.experts));
+    columns["experts"] = std::move(experts);
+  }
   ordered_json shared = without_calls(first);
   for (const std::string& key : column_keys()) shared.erase(key);
+  if (!columns.contains("experts")) shared["experts"] = nullptr;
   if (!columns.contains("predicted_step_seconds")) shared["predicted_step_seconds"] = nullptr;
   shared.erase("shard_count");
   ordered_json out = ordered_json::object();
@@ -705,6 +827,10 @@ void set_column_value(RankCounts& c, const std::string& key, const json& value, 
     if (!value.is_number() || value.get<double>() < 0) bad("seconds, 0 or more");
     c.predicted_step_seconds = value.get<double>();
     return;
+  }
+  if (key == "experts") {
+    if (!value.is_object()) bad("an object {param_count, numel, optimizer_state_bytes, padding_elements}");
+    return from_json_value(value, c.experts, src, "ranks.columns.experts[" + std::to_string(i) + "]");
   }
   if (!value.is_number_unsigned()) bad("an integer, 0 or more");  // nlohmann reads 0 and up as unsigned
   const std::uint64_t n = value.get<std::uint64_t>();
@@ -796,12 +922,13 @@ std::string case_text(const std::vector<RankResult>& records, ordered_json ranks
 }  // namespace
 
 RankCounts counts_of(const RankResult& r) {
-  return {r.param_count, r.numel, r.optimizer_state_bytes, r.padding_elements, r.predicted_step_seconds};
+  return {r.param_count, r.numel, r.optimizer_state_bytes, r.padding_elements, r.predicted_step_seconds, r.experts};
 }
 
 void set_counts(RankResult& r, const RankCounts& c) {
   r.param_count = c.param_count, r.numel = c.numel, r.optimizer_state_bytes = c.optimizer_state_bytes;
   r.padding_elements = c.padding_elements, r.predicted_step_seconds = c.predicted_step_seconds;
+  r.experts = c.experts;
 }
 
 std::string case_to_json_text(const std::vector<RankResult>& leading, const std::vector<RankCounts>& counts) {

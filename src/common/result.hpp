@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "boxed.hpp"
@@ -108,6 +109,33 @@ struct RunContext {
   std::map<std::string, std::string> versions;  // libtorch, cuda, nccl, mpi (when known)
 };
 
+// Under --expert-parallel EP, one of a plan's two groups (partitioners/expert_parallel.hpp): the dense tensors
+// over all W ranks, or one EP rank's pieces of the expert tensors over its W / EP expert-data-parallel ranks.
+struct GroupPlanRecord {
+  int ranks = 0;
+  int64_t tensors = 0, elements = 0, largest_numel = 0;  // the group's tensors (experts: one EP rank's pieces)
+  int64_t lower_bound = 0;                               // best possible largest rank of the group's plan
+  int64_t slot_elems = 0, tensors_split = 0;
+  int64_t padding_elements = 0;  // the group's ranks together (experts: one EP rank's group)
+  bool operator==(const GroupPlanRecord& o) const {
+    return std::tie(ranks, tensors, elements, largest_numel, lower_bound, slot_elems, tensors_split,
+                    padding_elements) == std::tie(o.ranks, o.tensors, o.elements, o.largest_numel, o.lower_bound,
+                                                  o.slot_elems, o.tensors_split, o.padding_elements);
+  }
+};
+
+// Rank r is EP rank r mod EP (the experts it holds) and rank r / EP of its expert-data-parallel group.
+struct ExpertParallelRecord {
+  int size = 1;                 // EP
+  int64_t expert_elements = 0;  // every expert tensor's elements: EP x experts.elements
+  GroupPlanRecord dense, experts;
+  bool operator==(const ExpertParallelRecord& o) const {
+    return size == o.size && expert_elements == o.expert_elements && dense == o.dense && experts == o.experts;
+  }
+  // The elements a rank holds parameters and gradients of: every dense tensor, its EP rank's experts.
+  int64_t held_elements() const { return dense.elements + experts.elements; }
+};
+
 // Facts about the whole plan, the same in every rank's record.
 struct PlanRecord {
   Granularity granularity = Granularity::kWholeTensors;
@@ -120,6 +148,9 @@ struct PlanRecord {
   std::optional<double> search_seconds;
   std::optional<std::string> started_from;
   std::optional<int64_t> start_max;
+  // --expert-parallel: each group's facts; the fields above are then the two groups' together (lower_bound:
+  // max(ceil(model_numel / W), each group's bound), a bound on the sum of a rank's two shares).
+  std::optional<ExpertParallelRecord> expert_parallel;
 };
 
 struct ShardRecord {
@@ -206,6 +237,15 @@ struct CommRoofline {
   std::optional<std::string> placement;
 };
 
+// What a rank owns of one group's tensors (--expert-parallel: of the experts).
+struct GroupCounts {
+  int64_t param_count = 0, numel = 0, optimizer_state_bytes = 0, padding_elements = 0;
+  bool operator==(const GroupCounts& o) const {
+    return std::tie(param_count, numel, optimizer_state_bytes, padding_elements) ==
+           std::tie(o.param_count, o.numel, o.optimizer_state_bytes, o.padding_elements);
+  }
+};
+
 struct RankResult {
   RunContext context;
   int64_t param_count = 0;  // tensors (whole or partial) this rank owns
@@ -213,6 +253,8 @@ struct RankResult {
   int64_t optimizer_state_bytes = 0;
   int64_t padding_elements = 0;                  // this rank's slot elements that hold no data
   std::optional<double> predicted_step_seconds;  // cost partitioner's model
+  // --expert-parallel: the part of the counts above that is expert pieces (the rest is dense).
+  std::optional<GroupCounts> experts;
   PlanRecord plan;
   std::vector<ShardRecord> shards;
   bool shards_listed = true;  // false: "shards" is null (--shard-list none)
@@ -236,6 +278,7 @@ struct RankResult {
 struct RankCounts {
   int64_t param_count = 0, numel = 0, optimizer_state_bytes = 0, padding_elements = 0;
   std::optional<double> predicted_step_seconds;
+  std::optional<GroupCounts> experts;
 };
 RankCounts counts_of(const RankResult& r);
 void set_counts(RankResult& r, const RankCounts& c);

@@ -55,6 +55,7 @@ struct Config {
   OptimizerImpl optimizer_impl = OptimizerImpl::kDefault;
   Precision precision;                     // --precision, --grad-dtype
   int shard_group = 0;                     // --shard-group G: plan for G ranks, replicate over W/G; 0: G = W
+  int expert_parallel = 1;                 // --expert-parallel EP: experts over W/EP ranks (models/experts.hpp)
   bool overlap = false;                    // --overlap: each bucket's sync runs while the next bucket steps
   HugePages huge_pages = HugePages::kOff;  // on: host tensors of 2 MiB or more on transparent huge pages
   ParamStorage param_storage = ParamStorage::kSeparate;  // contiguous: every parameter a view of one allocation

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "models/experts.hpp"
 #include "partitioners/plan.hpp"
 #include "plan_options.hpp"
 #include "src/common/errors.hpp"
@@ -69,6 +70,11 @@ int indivisible_world_size(const Facts& f) {
   return first_world_size(f, [g](int w) { return g > 0 && w % g != 0; });
 }
 
+int indivisible_by_experts(const Facts& f) {
+  const int ep = cfg(f).expert_parallel;
+  return first_world_size(f, [ep](int w) { return w % ep != 0; });
+}
+
 // --- what the launch found
 
 int missing_ranks_world_size(const Facts& f) {
@@ -116,6 +122,10 @@ std::string too_many_buckets_message(const Facts& f) {
          std::to_string(model.total_numel()) + " gradient elements into " + std::to_string(bucket_count(f)) +
          " buckets of " + std::to_string(grad_bucket_elems(cfg(f))) + ", more than " + std::to_string(kMaxGradBuckets) +
          "; use --grad-bucket-mb " + as_g(std::ceil(least * scale) / scale, "%.3g") + " or more";
+}
+
+std::string experts_problem(const Facts& f) {
+  return expert_parallel_problem(f.one_case->model, cfg(f).expert_parallel);
 }
 
 bool does_not_fit(const Facts& f) { return bytes_needed_per_rank(f) > at_launch(f).available_bytes_per_rank; }
@@ -206,6 +216,30 @@ std::vector<Constraint> make_table() {
        },
        kBadInput},
       {"check-of-inexact-bf16-sums", S::kCommandLine, bf16_sum_inexact, bf16_sum_inexact_message, kBadInput},
+      {"expert-parallel-timed", S::kCommandLine,
+       [](const Facts& f) { return cfg(f).expert_parallel > 1 && !cfg(f).plan_only; },
+       [](const Facts& f) -> std::string {
+         return "--expert-parallel " + std::to_string(cfg(f).expert_parallel) +
+                " is planned, not timed: the runner does not form expert-data-parallel groups yet; add --plan-only "
+                "(zero_analyze --predict prices the plan), or leave --expert-parallel out";
+       },
+       kBadInput},
+      {"expert-parallel-not-dividing-world-size", S::kCommandLine,
+       [](const Facts& f) { return indivisible_by_experts(f) != 0; },
+       [](const Facts& f) {
+         return "--expert-parallel " + std::to_string(cfg(f).expert_parallel) + " does not divide world size " +
+                std::to_string(indivisible_by_experts(f)) +
+                ": the expert-data-parallel group has W / EP ranks; use world sizes that are multiples of " +
+                std::to_string(cfg(f).expert_parallel);
+       },
+       kBadInput},
+      {"expert-parallel-with-shard-groups", S::kCommandLine,
+       [](const Facts& f) { return cfg(f).expert_parallel > 1 && cfg(f).shard_group > 0; },
+       [](const Facts&) -> std::string {
+         return "--expert-parallel with --shard-group: sharding within groups of both the dense and the expert "
+                "ranks is not planned; leave one of them out";
+       },
+       kBadInput},
 
       // --- what the launch found
       {"world-size-above-ranks", S::kLaunch, [](const Facts& f) { return missing_ranks_world_size(f) != 0; },
@@ -346,6 +380,9 @@ std::vector<Constraint> make_table() {
       // --- one case
       {"too-many-gradient-buckets", S::kCase, too_many_buckets, too_many_buckets_message, kBadInput},
       {"model-does-not-fit", S::kCase, does_not_fit, does_not_fit_message, kBadInput},
+      {"expert-parallel-of-this-model", S::kCase,
+       [](const Facts& f) { return cfg(f).expert_parallel > 1 && !experts_problem(f).empty(); }, experts_problem,
+       kBadInput},
   };
 }
 

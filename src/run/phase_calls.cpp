@@ -132,4 +132,18 @@ std::vector<PlannedPhase> planned_phases(const ModelSpec& model, const Plan& pla
   return phases;
 }
 
+std::vector<PlannedPhase> planned_phases(const ExpertParallelPlan& p, const CallSettings& s, int rank) {
+  std::vector<PlannedPhase> out, experts = planned_phases(p.experts, p.expert_plan, s, p.expert_group_rank(rank));
+  for (PlannedPhase& e : experts) e.expert_group = true;
+  for (PlannedPhase& dense : planned_phases(p.dense, p.dense_plan, s, rank)) {
+    const std::string name = dense.phase;
+    out.push_back(std::move(dense));
+    for (PlannedPhase& e : experts)
+      if (e.phase == name) out.push_back(std::move(e)), e.phase.clear();
+  }
+  for (PlannedPhase& e : experts)  // a phase the dense tensors do not have (none owns anything dense to sync)
+    if (!e.phase.empty()) out.push_back(std::move(e));
+  return out;
+}
+
 }  // namespace zb

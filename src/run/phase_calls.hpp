@@ -25,6 +25,7 @@
 #include "config.hpp"
 #include "models/model_spec.hpp"
 #include "options.hpp"
+#include "partitioners/expert_parallel.hpp"
 #include "partitioners/plan.hpp"
 #include "src/common/collective.hpp"
 #include "src/common/granularity.hpp"
@@ -59,5 +60,9 @@ CallSettings call_settings(const Config& config, Granularity granularity, int wo
 // The phases shard-group rank `rank` of `plan` (a plan for the group's G
 // ranks) runs, in order, each with its calls; phases without calls are left out.
 std::vector<PlannedPhase> planned_phases(const ModelSpec& model, const Plan& plan, const CallSettings& s, int rank);
+// --expert-parallel: rank `rank`'s phases of both groups, each phase's dense calls (among all W ranks) and then
+// its expert calls (among the W / EP of its expert-data-parallel group, PlannedPhase::expert_group); the same
+// lists on every rank.
+std::vector<PlannedPhase> planned_phases(const ExpertParallelPlan& p, const CallSettings& s, int rank);
 
 }  // namespace zb

@@ -1,5 +1,7 @@
 #include "rank_record.hpp"
 
+#include <algorithm>
+
 #include "src/common/errors.hpp"
 
 namespace zb {
@@ -80,6 +82,68 @@ RankResult rank_record(const RunContext& base, const ModelSpec& model, const Pla
   if (plan.row_chunks) throw RunError("rank_record: a plan without a shard list cannot list its shards");
   r.shards.reserve(plan.ranks[rank].size());
   for (const Shard& s : plan.ranks[rank]) r.shards.push_back({s.param, model.params[s.param].name, s.offset, s.length});
+  return r;
+}
+
+namespace {
+
+GroupPlanRecord group_record(const ModelSpec& group, const Plan& plan, Granularity granularity) {
+  GroupPlanRecord g;
+  g.ranks = plan.world_size();
+  g.tensors = static_cast<int64_t>(group.size());
+  g.elements = group.total_numel();
+  g.largest_numel = group.largest_numel();
+  g.lower_bound = lower_bound(group, plan.world_size(), granularity);
+  g.slot_elems = plan.slot_elems;
+  g.tensors_split = plan.tensors_split(group.size());
+  for (int r = 0; r < plan.world_size(); ++r) g.padding_elements += plan.padding(r);
+  return g;
+}
+
+// What rank `rank` owns of the experts: its expert-data-parallel rank's shards of its EP rank's pieces.
+GroupCounts expert_counts(const ExpertParallelPlan& p, int rank, const CaseFacts& facts) {
+  const int d = p.expert_group_rank(rank);
+  GroupCounts c;
+  c.param_count = p.expert_plan.shard_count(d);
+  c.padding_elements = p.expert_plan.padding(d);
+  for (const Shard& s : p.expert_plan.ranks[static_cast<std::size_t>(d)]) {
+    c.numel += s.length;
+    c.optimizer_state_bytes +=
+        state_bytes_per_element(facts.optimizer, p.experts.params[static_cast<std::size_t>(s.param)].shape.size(),
+                                facts.precision) *
+        s.length;
+  }
+  return c;
+}
+
+}  // namespace
+
+CaseFacts case_facts(const ModelSpec& model, const ExpertParallelPlan& p, Granularity granularity, const Config& config,
+                     int world_size) {
+  CaseFacts facts = case_facts(model, p.combined, granularity, config, world_size);
+  ExpertParallelRecord ep;
+  ep.size = p.ep;
+  ep.dense = group_record(p.dense, p.dense_plan, granularity);
+  ep.experts = group_record(p.experts, p.expert_plan, granularity);
+  ep.expert_elements = ep.experts.elements * p.ep;
+  const int64_t even = (model.total_numel() + world_size - 1) / world_size;
+  facts.plan.lower_bound = granularity == Granularity::kReplicated
+                               ? model.total_numel()
+                               : std::max({even, ep.dense.lower_bound, ep.experts.lower_bound});
+  facts.plan.expert_parallel = ep;
+  return facts;
+}
+
+RankCounts rank_counts(const ModelSpec& model, const ExpertParallelPlan& p, int rank, const CaseFacts& facts) {
+  RankCounts c = rank_counts(model, p.combined, rank, facts);
+  c.experts = expert_counts(p, rank, facts);
+  return c;
+}
+
+RankResult rank_record(const RunContext& base, const ModelSpec& model, const ExpertParallelPlan& p, int rank,
+                       const CaseFacts& facts) {
+  RankResult r = rank_record(base, model, p.combined, rank, facts);
+  r.experts = expert_counts(p, rank, facts);
   return r;
 }
 

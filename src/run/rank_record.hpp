@@ -1,5 +1,6 @@
 #pragma once
 #include "config.hpp"
+#include "partitioners/expert_parallel.hpp"
 #include "partitioners/plan.hpp"
 #include "src/common/optimizer_traffic.hpp"
 #include "src/common/result.hpp"
@@ -26,6 +27,14 @@ CaseFacts case_facts(const ModelSpec& model, const Plan& plan, Granularity granu
 RankCounts rank_counts(const ModelSpec& model, const Plan& plan, int rank, const CaseFacts& facts);
 // Rank `rank` of the W ranks: it owns what plan rank rank % G owns.
 RankResult rank_record(const RunContext& base, const ModelSpec& model, const Plan& plan, int rank,
+                       const CaseFacts& facts);
+
+// --expert-parallel: the same of both groups' plans; the records list p.combined's shards, the plan record holds
+// each group's facts (PlanRecord::expert_parallel) and each rank's counts its experts' part (RankResult::experts).
+CaseFacts case_facts(const ModelSpec& model, const ExpertParallelPlan& p, Granularity granularity, const Config& config,
+                     int world_size);
+RankCounts rank_counts(const ModelSpec& model, const ExpertParallelPlan& p, int rank, const CaseFacts& facts);
+RankResult rank_record(const RunContext& base, const ModelSpec& model, const ExpertParallelPlan& p, int rank,
                        const CaseFacts& facts);
 
 }  // namespace zb

@@ -78,3 +78,17 @@ TEST_CASE("manifests whose sizes overflow, or that are not files or not numbers,
   fs::create_directories(tmp.path() / "dir.json");
   CHECK_THROWS_WITH(load_manifest((tmp.path() / "dir.json").string()), Catch::Contains("not a regular file"));
 }
+
+TEST_CASE("a manifest's \"expert\" flag marks expert weights; absent, the name decides") {
+  zbtest::TempDir dir;
+  const auto path = dir.path() / "moe.json";
+  zbtest::write_text(path, R"([{"name": "mlp.experts.w1", "shape": [4, 2, 3]},
+                               {"name": "mlp.expert_bank", "shape": [4, 3], "expert": true},
+                               {"name": "mlp.experts.router_like", "shape": [4], "expert": false}])");
+  const ModelSpec m = load_manifest(path.string());
+  CHECK(m.params[0].expert);
+  CHECK(m.params[1].expert);
+  CHECK_FALSE(m.params[2].expert);
+  CHECK_THAT(manifest_error(R"([{"name": "w", "shape": [2], "expert": 1}])"),
+             Catch::Contains("\"expert\" 1; valid: true or false"));
+}

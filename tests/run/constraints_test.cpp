@@ -204,6 +204,18 @@ const std::map<std::string, Example>& examples() {
       {"model-does-not-fit",
        {[](Config&, LaunchFacts& l) { l.available_bytes_per_rank = 1e6; },
         [](Config&, LaunchFacts& l) { l.available_bytes_per_rank = 1e7; }}},
+      {"expert-parallel-timed",
+       {[](Config& c, LaunchFacts&) { c.expert_parallel = 2; },
+        [](Config& c, LaunchFacts&) { c.expert_parallel = 2, c.plan_only = true; }}},
+      {"expert-parallel-not-dividing-world-size",
+       {[](Config& c, LaunchFacts&) { c.expert_parallel = 4, c.plan_only = true; },
+        [](Config& c, LaunchFacts&) { c.expert_parallel = 2, c.plan_only = true; }}},
+      {"expert-parallel-with-shard-groups",
+       {[](Config& c, LaunchFacts&) { c.expert_parallel = 2, c.plan_only = true, c.shard_group = 2; },
+        [](Config& c, LaunchFacts&) { c.plan_only = true, c.shard_group = 2; }}},
+      {"expert-parallel-of-this-model",  // the request's model is dense
+       {[](Config& c, LaunchFacts&) { c.expert_parallel = 2, c.plan_only = true; },
+        [](Config& c, LaunchFacts&) { c.plan_only = true; }}},
   };
   return table;
 }
