@@ -32,13 +32,29 @@ std::string size_cell(int64_t bytes, bool raw) { return raw ? std::to_string(byt
 
 }  // namespace
 
+namespace {
+
+int64_t ceil_div(int64_t a, int64_t b) { return b > 0 ? (a + b - 1) / b : 0; }
+
+// An even share of what a rank could own: ceil(total / G); under --expert-parallel each group's even share
+// (the dense elements over W, one EP rank's experts over its W / EP ranks).
+int64_t ideal_elements(const CaseReport& c) {
+  if (!c.expert_parallel) return ceil_div(c.model_numel, c.shard_group);
+  const ExpertParallelReport& ep = *c.expert_parallel;
+  return ceil_div(ep.dense.elements, ep.dense.ranks) + ceil_div(ep.experts.elements, ep.experts.ranks);
+}
+
+}  // namespace
+
+// Every rank holds the parameters and gradients of what it holds (held_numel: the model, or under
+// --expert-parallel the dense tensors and its EP rank's experts), and the state of what it owns.
 std::vector<RankMemory> memory_of_case(const CaseReport& c, bool fp32_grads) {
-  const int64_t total = c.model_numel > 0 ? c.model_numel : 0;
+  const int64_t total = std::max<int64_t>(0, c.held_numel());
   fp32_grads = fp32_grads || (c.precision.mixed() && c.precision.grads == Dtype::kFp32);
   std::vector<RankMemory> out;
   for (std::size_t r = 0; r < c.numel_per_rank.size(); ++r)
     out.push_back(memory_for(std::to_string(r), c.numel_per_rank[r], total, fp32_grads));
-  out.push_back(memory_for("ideal", (total + c.shard_group - 1) / c.shard_group, total, fp32_grads));
+  out.push_back(memory_for("ideal", ideal_elements(c), total, fp32_grads));
   return out;
 }
 
@@ -76,8 +92,10 @@ std::vector<RankComm> comm_of_case(const CaseReport& c) {
 
 namespace {
 
+// "8x2", or "64x1 EP8" under --expert-parallel.
 std::string groups_cell(const CaseReport& c) {
-  return std::to_string(c.shard_group) + "x" + std::to_string(c.replicas);
+  return std::to_string(c.shard_group) + "x" + std::to_string(c.replicas) +
+         (c.expert_parallel ? " EP" + std::to_string(c.expert_parallel->size) : "");
 }
 
 std::string precision_text(const CaseReport& c) {
@@ -94,7 +112,8 @@ Table memory_table(const std::vector<RunReport>& runs, bool fp32_grads, bool raw
   t.title = std::string("memory per rank, mixed precision (bf16 params, ") + (fp32_grads ? "fp32" : "bf16") +
             " grads, fp32 master + Adam moments), " + (raw_bytes ? "bytes" : "GiB") +
             "; state: master + moments of the rank's elements; 'ideal' = an even ceil(total/G) shard (G = W without "
-            "--shard-group)" +
+            "--shard-group; with --expert-parallel each group's even share, and parameters and gradients of the "
+            "dense tensors and one EP rank's experts)" +
             (every_rank ? "" : "; each case's largest and smallest rank (every rank: --format csv or json)");
   t.header = {"run", "world_size", "GxR", "model", "rank", "elements", "state", "DP", "ZeRO-1", "ZeRO-2", "ZeRO-3"};
   t.label_columns = 5;
@@ -145,8 +164,14 @@ nlohmann::ordered_json memory_json(const std::vector<RunReport>& runs, bool fp32
   doc["cases"] = nlohmann::ordered_json::array();
   for (const auto& run : runs)
     for (const auto& c : run.cases) {
-      nlohmann::ordered_json j{{"run", run.name},        {"world_size", c.world_size}, {"shard_group", c.shard_group},
-                               {"replicas", c.replicas}, {"model", c.model},           {"model_numel", c.model_numel}};
+      nlohmann::ordered_json j{{"run", run.name},
+                               {"world_size", c.world_size},
+                               {"shard_group", c.shard_group},
+                               {"replicas", c.replicas},
+                               {"model", c.model},
+                               {"model_numel", c.model_numel},
+                               {"held_numel", c.held_numel()},
+                               {"expert_parallel", c.expert_parallel ? c.expert_parallel->size : 1}};
       for (const RankMemory& m : memory_of_case(c, fp32_grads)) {
         nlohmann::ordered_json r{
             {"elements", m.elements}, {"dp", m.dp}, {"zero1", m.zero1}, {"zero2", m.zero2}, {"zero3", m.zero3}};

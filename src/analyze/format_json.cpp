@@ -84,6 +84,36 @@ struct Schema<CaseTraffic> {
 };
 
 template <>
+struct Schema<GroupBalance> {
+  using G = GroupBalance;
+  static const std::vector<Field<G>>& fields() {
+    static const std::vector<Field<G>> f = {member("ranks", &G::ranks),
+                                            member("elements", &G::elements),
+                                            derived<G>("max_params", [](const G& g) { return g.balance.max; }),
+                                            member("max_rank", &G::max_world_rank),
+                                            derived<G>("mean_params", [](const G& g) { return g.balance.mean; }),
+                                            derived<G>("diff", [](const G& g) { return g.balance.diff; }),
+                                            member("lower_bound", &G::lower_bound),
+                                            member("gap_percent", &G::gap_percent),
+                                            member("padding", &G::padding),
+                                            member("tensors_split", &G::tensors_split),
+                                            member("params_per_group_rank", &G::numel_per_rank)};
+    return f;
+  }
+};
+
+template <>
+struct Schema<ExpertParallelReport> {
+  using E = ExpertParallelReport;
+  static const std::vector<Field<E>>& fields() {
+    static const std::vector<Field<E>> f = {member("size", &E::size), member("expert_elements", &E::expert_elements),
+                                            member("held_elements", &E::held_elements), member("dense", &E::dense),
+                                            member("experts", &E::experts)};
+    return f;
+  }
+};
+
+template <>
 struct Schema<CaseReport> {
   using C = CaseReport;
   static const std::vector<Field<C>>& fields() {
@@ -103,6 +133,7 @@ struct Schema<CaseReport> {
         member("best_lower_bound", &C::best_lower_bound), member("search_seconds", &C::search_seconds),
         member("optimizer", &C::optimizer), member("bandwidth_bytes_per_s", &C::bandwidth_bytes_per_s),
         member("roofline_fraction_per_rank", &C::roofline_fraction_per_rank),
+        member("expert_parallel", &C::expert_parallel),
         // The records' own facts, by their rows; grad_sync is the case's (the reduction where one was timed,
         // null for the record's "none").
         recorded_per_rank("cpu_affinity"), recorded_per_rank("host", timed_rank), recorded_per_rank("net_interface"),

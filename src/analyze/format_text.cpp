@@ -167,6 +167,34 @@ std::optional<std::string> shard_groups_text(const CaseReport& c) {
   return std::to_string(c.shard_group) + " ranks x " + std::to_string(c.replicas) + " replicas";
 }
 
+// "8 x 8 ranks: rank r holds EP rank r mod 8's experts (1/8 of 45097156608 elements), in expert-data-parallel
+// group rank r / 8"
+std::optional<std::string> expert_parallel_text(const CaseReport& c) {
+  if (!c.expert_parallel) return std::nullopt;
+  const ExpertParallelReport& ep = *c.expert_parallel;
+  const std::string n = std::to_string(ep.size);
+  return "EP " + n + " x " + std::to_string(ep.experts.ranks) + " ranks: rank r holds EP rank r mod " + n +
+         "'s experts (1/" + n + " of " + std::to_string(ep.expert_elements) +
+         " elements) and every dense tensor, its expert state sharded in expert-data-parallel group rank r / " + n +
+         " (" + std::to_string(ep.held_elements) + " elements held per rank)";
+}
+
+// "max 1234 (rank 5), mean 1000.0, lower bound 1100, gap 12.182 %, padding 0" of one group.
+std::function<std::optional<std::string>(const CaseReport&)> group_text(GroupBalance ExpertParallelReport::*group) {
+  return [group](const CaseReport& c) -> std::optional<std::string> {
+    if (!c.expert_parallel) return std::nullopt;
+    const GroupBalance& g = (*c.expert_parallel).*group;
+    char buf[320];
+    std::snprintf(buf, sizeof buf,
+                  "%d ranks, %lld elements: max %lld (rank %d), mean %.3f, lower bound %lld, gap %.3f %%, padding "
+                  "%lld, tensors split %lld",
+                  g.ranks, static_cast<long long>(g.elements), static_cast<long long>(g.balance.max), g.max_world_rank,
+                  g.balance.mean, static_cast<long long>(g.lower_bound), g.gap_percent,
+                  static_cast<long long>(g.padding), static_cast<long long>(g.tensors_split));
+    return std::string(buf);
+  };
+}
+
 std::optional<std::string> overlap_text(const CaseReport& c) {
   if (!c.overlap()) return std::nullopt;
   return "sync overlapped with the step bucket by bucket; sync times are the exposed sync";
@@ -174,8 +202,12 @@ std::optional<std::string> overlap_text(const CaseReport& c) {
 
 // What the case stepped and how, before its numbers.
 const std::vector<FactLine>& layout_lines() {
-  static const std::vector<FactLine> lines = {
-      {"precision", precision_text}, {"shard groups", shard_groups_text}, {"overlap", overlap_text}};
+  static const std::vector<FactLine> lines = {{"precision", precision_text},
+                                              {"shard groups", shard_groups_text},
+                                              {"expert groups", expert_parallel_text},
+                                              {"dense group", group_text(&ExpertParallelReport::dense)},
+                                              {"expert group", group_text(&ExpertParallelReport::experts)},
+                                              {"overlap", overlap_text}};
   return lines;
 }
 
@@ -223,9 +255,10 @@ std::string bounds_text(const CaseReport& c) {
   char buf[512];
   std::string bound = "n/a", gap = "n/a", optimal;
   if (c.lower_bound) {
-    const char* how = c.granularity == Granularity::kRanges       ? " (ceil(total/W))"
-                      : c.granularity == Granularity::kReplicated ? " (total: every rank owns all)"
-                                                                  : " (max(ceil(total/W), largest tensor))";
+    const char* how = c.granularity == Granularity::kReplicated ? " (total: every rank owns all)"
+                      : c.expert_parallel ? " (max(ceil(total/W), each group's bound): a rank's two shares together)"
+                      : c.granularity == Granularity::kRanges ? " (ceil(total/W))"
+                                                              : " (max(ceil(total/W), largest tensor))";
     bound = std::to_string(*c.lower_bound) + how;
     std::snprintf(buf, sizeof buf, "%.3f %% (the largest rank over the lower bound", *c.gap_percent);
     gap = buf;

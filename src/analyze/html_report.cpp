@@ -64,6 +64,29 @@ Table summary_table(const std::vector<RunReport>& runs) {
   return t;
 }
 
+// --expert-parallel: each case's two groups, as its plan balanced each; only for runs that planned them.
+std::optional<Table> expert_groups_table(const std::vector<RunReport>& runs) {
+  Table t;
+  t.title =
+      "expert parallelism: the dense tensors over W ranks, one EP rank's experts over its W / EP (each "
+      "group's own balance)";
+  t.header = {"W",          "model",  "run",  "EP",          "group", "ranks",  "elements",
+              "max params", "(rank)", "mean", "lower bound", "gap",   "padding"};
+  t.label_columns = 5;
+  for (const auto& [w, model] : case_keys(runs))
+    for (const RunReport& run : runs) {
+      const CaseReport* c = find_case(run, w, model);
+      if (!c || !c->expert_parallel) continue;
+      for (const GroupBalance* g : {&c->expert_parallel->dense, &c->expert_parallel->experts})
+        t.rows.push_back({std::to_string(w), model, run.name, std::to_string(c->expert_parallel->size), g->name,
+                          std::to_string(g->ranks), std::to_string(g->elements), std::to_string(g->balance.max),
+                          std::to_string(g->max_world_rank), fixed(g->balance.mean, 1), std::to_string(g->lower_bound),
+                          percent(g->gap_percent, 3), std::to_string(g->padding)});
+    }
+  if (t.rows.empty()) return std::nullopt;
+  return t;
+}
+
 // Where each run's ranks ran, one row per (run, W, host); only for runs across hosts.
 std::optional<Table> placement_table(const std::vector<RunReport>& runs) {
   Table t;
@@ -138,6 +161,7 @@ Table rank_quantile_rows(Table t, std::size_t case_columns, std::size_t rank_col
 
 std::vector<Table> html_tables(const std::vector<RunReport>& runs) {
   std::vector<Table> tables{summary_table(runs)};
+  if (auto groups = expert_groups_table(runs)) tables.push_back(*groups);
   if (any_phases(runs)) {
     tables.push_back(phases_table(runs));
     tables.back().title = "phases of the rank with the largest total, and each phase's collective";

@@ -13,9 +13,12 @@
 namespace zb {
 namespace {
 
+std::string ms(double seconds) { return fixed(seconds * 1e3, 3); }
+
 // Where ranks lie: rank i on node i / ranks_per_node (mpirun's and Slurm's block placement).
 struct Placement {
   int ranks_per_node = 1, world_size = 1, group = 1;
+  int ep = 1;  // --expert-parallel: rank r's expert-data-parallel group is r mod EP, + EP, ... (W / EP ranks)
   int node(int rank) const { return rank / ranks_per_node; }
   // How many replica groups cross a node's links at once: one per shard rank
   // the node holds, G at most. The inter-node table was measured by a group
@@ -28,8 +31,13 @@ struct Placement {
     return node(first) == node(first + group - 1) ? Tier::kIntraNode : Tier::kInterNode;
   }
   // Rank r's replicas: r % G, r % G + G, ... (W / G ranks).
-  Tier replica_tier(int rank) const {
-    const int first = rank % group, last = first + (world_size / group - 1) * group;
+  Tier replica_tier(int rank) const { return strided_tier(rank, group); }
+  Tier expert_tier(int rank) const { return strided_tier(rank, ep); }
+  // The EP expert-data-parallel groups cross a node's links at once, as the replica groups do.
+  int expert_link_share() const { return std::min(ep, ranks_per_node); }
+  // The ranks r % stride, + stride, ... (W / stride ranks).
+  Tier strided_tier(int rank, int stride) const {
+    const int first = rank % stride, last = first + (world_size / stride - 1) * stride;
     return node(first) == node(last) ? Tier::kIntraNode : Tier::kInterNode;
   }
 };
@@ -64,10 +72,11 @@ class PhasePricer {
  public:
   PhasePricer(const ClusterDescription& cluster, const Placement& placement) : cluster_(cluster), at_(placement) {}
   double seconds(const PlannedPhase& phase, int rank) {
+    if (phase.expert_group) return expert_seconds(phase, rank);
     const bool replicas = phase.phase == "grad_replicas";
     const Tier tier = replicas ? at_.replica_tier(rank) : at_.group_tier(rank);
     const int ranks = replicas ? at_.world_size / at_.group : at_.group;
-    const auto key = std::make_tuple(phase.phase, replicas ? rank % at_.group : 0, tier);
+    const auto key = std::make_tuple(phase.phase, replicas ? rank % at_.group : 0, tier, false);
     const auto it = cache_.find(key);
     if (it != cache_.end()) return it->second;
     const int share = replicas && tier == Tier::kInterNode ? at_.replica_link_share() : 1;
@@ -75,9 +84,19 @@ class PhasePricer {
   }
 
  private:
+  // The expert group's calls: among its W / EP ranks, on the tier they span, the EP groups sharing the links.
+  double expert_seconds(const PlannedPhase& phase, int rank) {
+    const Tier tier = at_.expert_tier(rank);
+    const auto key = std::make_tuple(phase.phase, 0, tier, true);
+    const auto it = cache_.find(key);
+    if (it != cache_.end()) return it->second;
+    const int share = tier == Tier::kInterNode ? at_.expert_link_share() : 1;
+    return cache_[key] = phase_seconds(phase, tier, at_.world_size / at_.ep, share, cluster_);
+  }
+
   const ClusterDescription& cluster_;
   Placement at_;
-  std::map<std::tuple<std::string, int, Tier>, double> cache_;
+  std::map<std::tuple<std::string, int, Tier, bool>, double> cache_;
 };
 
 // The sync a rank's step leaves exposed under --overlap: its calls start one
@@ -101,14 +120,25 @@ std::vector<int64_t> even_tensors(int64_t n, int64_t tensors) {
 // its flat slot (padding included) as one tensor, or one per chunk under
 // --overlap (one all-gather each); any other rank each shard it owns, at its
 // listed length (without a shard list: its elements spread evenly over them).
+// Under --expert-parallel a range plan's rank steps two slots, its dense and its expert one.
+int64_t overlapped_chunks(const RankResult& rank, bool experts) {
+  int64_t chunks = 1;
+  if (rank.phase_calls)
+    for (const PlannedPhase& p : *rank.phase_calls)
+      if (p.phase == "sync" && p.overlapped && p.expert_group == experts) chunks = static_cast<int64_t>(p.calls.size());
+  return chunks;
+}
+
 std::vector<int64_t> stepped_of(const RankResult& rank) {
-  if (rank.plan.granularity == Granularity::kRanges) {
-    int64_t chunks = 1;
-    if (rank.phase_calls)
-      for (const PlannedPhase& p : *rank.phase_calls)
-        if (p.phase == "sync" && p.overlapped) chunks = static_cast<int64_t>(p.calls.size());
-    return even_tensors(rank.plan.slot_elems, chunks);
+  if (rank.plan.granularity == Granularity::kRanges && rank.plan.expert_parallel) {
+    std::vector<int64_t> out =
+        even_tensors(rank.plan.expert_parallel->dense.slot_elems, overlapped_chunks(rank, false));
+    for (int64_t n : even_tensors(rank.plan.expert_parallel->experts.slot_elems, overlapped_chunks(rank, true)))
+      out.push_back(n);
+    return out;
   }
+  if (rank.plan.granularity == Granularity::kRanges)
+    return even_tensors(rank.plan.slot_elems, overlapped_chunks(rank, false));
   if (!rank.shards_listed || rank.shards.empty()) return even_tensors(rank.numel, rank.param_count);
   std::vector<int64_t> sizes;
   sizes.reserve(rank.shards.size());
@@ -137,6 +167,13 @@ std::vector<int64_t> cut_to(std::vector<int64_t> sizes, int64_t elements) {
 // tensor of the model stepped once among them.
 double balanced_step(const LoadedCase& c, const CasePrediction& p, const CostModel& step) {
   const RankResult& first = c.ranks.front();
+  if (first.plan.granularity == Granularity::kRanges && first.plan.expert_parallel) {
+    const ExpertParallelRecord& ep = *first.plan.expert_parallel;
+    std::vector<int64_t> even = even_tensors(ep.dense.elements / ep.dense.ranks, overlapped_chunks(first, false));
+    for (int64_t n : even_tensors(ep.experts.elements / ep.experts.ranks, overlapped_chunks(first, true)))
+      even.push_back(n);
+    return step.step_seconds(even);
+  }
   if (first.plan.granularity == Granularity::kRanges)
     return step.step_seconds(
         even_tensors(first.context.model_numel / p.shard_group, static_cast<int64_t>(stepped_of(first).size())));
@@ -176,7 +213,9 @@ CasePrediction predict_case(const LoadedRun& run, const LoadedCase& c, const Clu
   const CostModel& step_model = priced.model;
   p.step_priced_as = priced.priced_as;
   p.shard_group = context.shard_group.value_or(c.world_size);
-  const Placement at{cluster.ranks_per_node, c.world_size, p.shard_group};
+  const std::optional<ExpertParallelRecord>& experts = c.ranks.front().plan.expert_parallel;
+  const Placement at{cluster.ranks_per_node, c.world_size, p.shard_group, experts ? experts->size : 1};
+  if (experts) p.expert_parallel = experts->size, p.expert_tier = tier_words(at.expert_tier(0));
   p.group_tier = tier_text(at, false);
   if (p.shard_group < c.world_size) p.replica_tier = tier_text(at, true);
   PhasePricer pricer(cluster, at);
@@ -197,11 +236,14 @@ CasePrediction predict_case(const LoadedRun& run, const LoadedCase& c, const Clu
     out.step = step_model.step_seconds(stepped);
     if (r == 0 || out.step > p.ranks[static_cast<std::size_t>(p.slowest_step_rank)].step)
       p.slowest_step_rank = static_cast<int>(r), slowest_stepped = std::move(stepped);
-    for (const PlannedPhase& phase : *rank.phase_calls) {
+    for (const PlannedPhase& phase : *rank.phase_calls) {  // under --expert-parallel: dense, then expert calls
       const double s = pricer.seconds(phase, static_cast<int>(r));
-      if (phase.phase == "grad_sync") out.grad_sync = s;
+      if (phase.phase == "grad_sync") out.grad_sync += s;
+      if (phase.phase == "grad_sync" && phase.expert_group) out.expert_grad_sync = s;
       if (phase.phase == "grad_replicas") out.grad_replicas = s;
-      if (phase.phase == "sync") sync_calls[r] = s, sync_count[r] = phase.calls.size(), overlapped = phase.overlapped;
+      if (phase.phase == "sync" && phase.expert_group) out.expert_sync_calls = s;
+      if (phase.phase == "sync")
+        sync_calls[r] += s, sync_count[r] += phase.calls.size(), overlapped = overlapped || phase.overlapped;
     }
     before_sync[r] = out.grad_sync + out.grad_replicas + out.step;
   }
@@ -226,8 +268,6 @@ CasePrediction predict_case(const LoadedRun& run, const LoadedCase& c, const Clu
   p.over_bound = std::max(0.0, slowest_step.step - step_model.step_seconds(cut_to(std::move(slowest_stepped), bound)));
   return p;
 }
-
-std::string ms(double seconds) { return fixed(seconds * 1e3, 3); }
 
 }  // namespace
 
@@ -271,6 +311,15 @@ std::string prediction_notes(const std::vector<CasePrediction>& cases) {
       priced.emplace_back(c.run, c.step_priced_as);
   }
   for (const auto& [run, as] : priced) out += "step of " + run + " priced as " + as + "\n";
+  for (const CasePrediction& c : cases)
+    if (c.expert_parallel > 1) {
+      const RankPrediction& slow = c.slowest();
+      out += c.run + " " + c.model + " W = " + std::to_string(c.world_size) + ", EP " +
+             std::to_string(c.expert_parallel) + ": of grad_sync " + ms(slow.grad_sync) + " ms, " +
+             ms(slow.expert_grad_sync) + " are the experts' (their " +
+             std::to_string(c.world_size / c.expert_parallel) + "-rank groups " + c.expert_tier +
+             "), of the sync calls " + ms(slow.sync_calls) + " ms, " + ms(slow.expert_sync_calls) + "\n";
+    }
   for (const std::string& run : unplanned)
     out += "grad_sync of " + run +
            " not planned: its plan has no gradient reduction, so the totals leave it out; plan it with zero_bench "
@@ -312,13 +361,18 @@ nlohmann::ordered_json prediction_json(const std::vector<CasePrediction>& cases,
                                 {"imbalance_fraction_of_total", c.imbalance / c.total()},
                                 {"over_lower_bound_seconds", c.over_bound},
                                 {"step_priced_as", c.step_priced_as},
-                                {"grad_sync_planned", c.grad_sync_planned}};
+                                {"grad_sync_planned", c.grad_sync_planned},
+                                {"expert_parallel", c.expert_parallel},
+                                {"expert_group_tier", c.expert_parallel > 1 ? nlohmann::ordered_json(c.expert_tier)
+                                                                            : nlohmann::ordered_json(nullptr)}};
     using Phase = double RankPrediction::*;
     for (const auto& [name, member] : {std::pair<const char*, Phase>{"grad_sync", &RankPrediction::grad_sync},
                                        {"grad_replicas", &RankPrediction::grad_replicas},
                                        {"step", &RankPrediction::step},
                                        {"sync", &RankPrediction::sync},
                                        {"sync_calls", &RankPrediction::sync_calls},
+                                       {"expert_grad_sync", &RankPrediction::expert_grad_sync},
+                                       {"expert_sync_calls", &RankPrediction::expert_sync_calls},
                                        {"total", &RankPrediction::total}}) {
       nlohmann::ordered_json per_rank = nlohmann::ordered_json::array();
       for (const RankPrediction& r : c.ranks) per_rank.push_back(r.*member);

@@ -3,6 +3,11 @@
 // calls the records carry (result.phase_calls: the calls the runner makes,
 // planned by src/run/phase_calls and checked by every timed run):
 //   grad_sync, grad_replicas, sync collectives: each call priced by its
+//     collective's table at its size, on the tier its group spans (under
+//     --expert-parallel the expert calls among the W / EP ranks of the
+//     expert-data-parallel group, the EP groups sharing a node's links as
+//     replica groups do; a phase is its dense and its expert calls in turn);
+//     in short, each call priced by its
 //     collective's table at its size, on the tier its group spans (a group
 //     inside one node: intra_node; across nodes: inter_node; ranks fill
 //     nodes in order, ranks_per_node to a node);
@@ -38,12 +43,16 @@ struct RankPrediction {
   double grad_sync = 0, grad_replicas = 0, step = 0, sync = 0, total = 0;  // seconds
   double sync_calls = 0;  // the rank's own sync calls (exposed part under --overlap), without its wait: what a
                           // timed run with --step-timing serial measures as the sync, the ranks meeting before it
+  // --expert-parallel: the expert group's part of grad_sync and of the sync's calls (before any overlap).
+  double expert_grad_sync = 0, expert_sync_calls = 0;
 };
 
 struct CasePrediction {
   std::string run, partitioner, model;
   int world_size = 0, shard_group = 0;
   std::string group_tier, replica_tier;  // "within a node", "across nodes", or "" (no replicas)
+  int expert_parallel = 1;               // EP; its groups' tier:
+  std::string expert_tier;               // "within a node" or "across nodes" (rank 0's group; all alike)
   std::vector<RankPrediction> ranks;
   int slowest_step_rank = 0;
   double balanced_step = 0;       // a perfectly balanced rank's step: the shard group's mean (range plans: 1/G slot)

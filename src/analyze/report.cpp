@@ -211,6 +211,37 @@ void add_layout(CaseReport& c, const RunContext& ctx) {
   c.replicas = ctx.replicas.value_or(1);
 }
 
+GroupBalance group_balance(const char* name, const GroupPlanRecord& g, std::vector<int64_t> numel,
+                           std::vector<int> world_ranks) {
+  GroupBalance out;
+  out.name = name, out.ranks = g.ranks, out.elements = g.elements, out.lower_bound = g.lower_bound;
+  out.padding = g.padding_elements, out.tensors_split = g.tensors_split;
+  out.numel_per_rank = std::move(numel);
+  out.balance = balance_of(out.numel_per_rank);
+  out.max_world_rank = world_ranks.empty() ? 0 : world_ranks[static_cast<std::size_t>(out.balance.max_rank)];
+  if (g.lower_bound > 0)
+    out.gap_percent = 100.0 * static_cast<double>(out.balance.max - g.lower_bound) / static_cast<double>(g.lower_bound);
+  return out;
+}
+
+void add_expert_parallel(CaseReport& c, const LoadedCase& loaded) {
+  const std::optional<ExpertParallelRecord>& record = loaded.ranks.front().plan.expert_parallel;
+  if (!record) return;
+  ExpertParallelReport ep;
+  ep.size = record->size, ep.expert_elements = record->expert_elements, ep.held_elements = record->held_elements();
+  std::vector<int64_t> dense, experts;
+  std::vector<int> dense_ranks, expert_ranks;
+  for (std::size_t r = 0; r < loaded.ranks.size(); ++r) {
+    const int64_t mine = loaded.ranks[r].experts ? loaded.ranks[r].experts->numel : 0;
+    dense.push_back(loaded.ranks[r].numel - mine), dense_ranks.push_back(static_cast<int>(r));
+    if (r % static_cast<std::size_t>(record->size) == 0)
+      experts.push_back(mine), expert_ranks.push_back(static_cast<int>(r));
+  }
+  ep.dense = group_balance("dense", record->dense, std::move(dense), std::move(dense_ranks));
+  ep.experts = group_balance("experts", record->experts, std::move(experts), std::move(expert_ranks));
+  c.expert_parallel = std::move(ep);
+}
+
 CaseReport report_case(const LoadedCase& loaded) {
   CaseReport c;
   c.world_size = loaded.world_size;
@@ -226,6 +257,7 @@ CaseReport report_case(const LoadedCase& loaded) {
   add_phases(c, loaded);
   add_traffic(c, loaded);
   add_bounds(c, loaded.ranks.front());
+  add_expert_parallel(c, loaded);
   add_comm_roofline(c, loaded);
   add_roofline(c, loaded);
   return c;

@@ -50,6 +50,26 @@ struct CaseCommRoofline {
   std::optional<std::string> placement;  // "in_place" | "after"; absent in older runs
 };
 
+// --expert-parallel: one of a plan's two groups, as its own plan balances it: the dense group (every rank's
+// dense elements) or an expert-data-parallel group (the expert elements of EP rank 0's group: ranks 0, EP,
+// 2 EP, ...; every EP rank's group has the same plan).
+struct GroupBalance {
+  std::string name;  // "dense" | "experts"
+  int ranks = 0;
+  int64_t elements = 0, lower_bound = 0, padding = 0, tensors_split = 0;
+  std::vector<int64_t> numel_per_rank;  // in group-rank order
+  BalanceStats balance;
+  double gap_percent = 0;  // the group's largest rank over its lower bound
+  int max_world_rank = 0;  // the largest group rank's rank among the W
+};
+
+struct ExpertParallelReport {
+  int size = 1;                 // EP
+  int64_t expert_elements = 0;  // all the experts'
+  int64_t held_elements = 0;    // what a rank holds parameters and gradients of: dense + 1/EP experts
+  GroupBalance dense, experts;
+};
+
 struct CaseReport {
   int world_size = 0;
   std::string model;
@@ -91,6 +111,10 @@ struct CaseReport {
   // G ranks per group (W when absent), R = W/G replicas.
   Precision precision;
   int shard_group = 0, replicas = 1;
+  std::optional<ExpertParallelReport> expert_parallel;  // --expert-parallel
+  // The elements every rank holds parameters and gradients of: the model, or under --expert-parallel its dense
+  // tensors and one EP rank's experts.
+  int64_t held_numel() const { return expert_parallel ? expert_parallel->held_elements : model_numel; }
   // The ranks a phase's collectives run among: R for grad_replicas, else G.
   int phase_ranks(const std::string& phase) const { return phase == "grad_replicas" ? replicas : shard_group; }
   // Every rank's record context, in rank order, as recorded. A recorded fact

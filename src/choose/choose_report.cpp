@@ -16,6 +16,7 @@ nlohmann::ordered_json candidate_json(const Candidate& c, int place) {
   nlohmann::ordered_json j{{"place", place},
                            {"partitioner", c.partitioner},
                            {"shard_group", c.shard_group},
+                           {"expert_parallel", c.expert_parallel},
                            {"optimizer_state_bytes_max", c.state_max_bytes},
                            {"optimizer_state_bytes_ideal", c.state_ideal_bytes},
                            {"zero1_bytes_per_rank", c.zero1_bytes},
@@ -55,6 +56,10 @@ Table choice_table(const Choice& choice, bool csv) {
       "grad_sync", "grad_replicas", "step", "sync",      "imbalance",   "why not first"};
   t.label_columns = 2;
   t.last_column_text = true;
+  // --expert-parallel: an EP column after G, where a candidate has experts over W / EP ranks.
+  const bool experts =
+      std::any_of(choice.ranked.begin(), choice.ranked.end(), [](const Candidate& c) { return c.expert_parallel > 1; });
+  if (experts) t.header.insert(t.header.begin() + 3, "EP");
   for (std::size_t i = 0; i < choice.ranked.size(); ++i) {
     const Candidate& c = choice.ranked[i];
     const RankPrediction& s = c.predicted.slowest();
@@ -71,6 +76,7 @@ Table choice_table(const Choice& choice, bool csv) {
                       ms(s.step), ms(c.predicted.sync_after_slowest()), ms(c.predicted.imbalance),
                       why_not_first(c, choice.ranked.front(), choice.ranked) +
                           (choice.over_device_memory(c) ? "; over device memory" : "")});
+    if (experts) t.rows.back().insert(t.rows.back().begin() + 3, std::to_string(c.expert_parallel));
   }
   return t;
 }
@@ -115,8 +121,10 @@ nlohmann::ordered_json choices_json(const std::vector<Choice>& choices, const As
     }
     j["not_applicable"] = nlohmann::ordered_json::array();
     for (const Candidate& c : choice.refused)
-      j["not_applicable"].push_back(
-          {{"partitioner", c.partitioner}, {"shard_group", c.shard_group}, {"why", c.not_applicable}});
+      j["not_applicable"].push_back({{"partitioner", c.partitioner},
+                                     {"shard_group", c.shard_group},
+                                     {"expert_parallel", c.expert_parallel},
+                                     {"why", c.not_applicable}});
     doc["choices"].push_back(std::move(j));
   }
   doc["seconds"] = seconds;
@@ -130,8 +138,8 @@ std::string choices_page(const std::vector<Choice>& choices, const Assumptions& 
   for (const Choice& choice : choices)
     for (const Candidate& c : choice.ranked) {
       cases.push_back(c.predicted);
-      if (std::find(runs.begin(), runs.end(), c.partitioner) == runs.end())
-        runs.push_back(c.partitioner), notes.push_back({c.partitioner, "predicted"});
+      if (std::find(runs.begin(), runs.end(), c.predicted.run) == runs.end())
+        runs.push_back(c.predicted.run), notes.push_back({c.predicted.run, "predicted"});
     }
   const RunColours colours(runs);
   std::vector<Table> tables;

@@ -25,7 +25,7 @@ namespace {
 
 struct Options {
   std::vector<std::string> world_sizes;
-  std::string cluster, models, partitioners = "all", shard_groups = "W,node", html;
+  std::string cluster, models, partitioners = "all", shard_groups = "W,node", html, expert_parallel = "1";
   std::optional<zb::GradSync> grad_sync;  // unset: ZeRO's reduce-scatter (all-reduce for none)
   std::optional<zb::Dtype> grad_dtype;
   zb::Format format = zb::Format::kText;
@@ -88,6 +88,24 @@ std::vector<int> shard_groups_at(const std::vector<std::string>& spec, int world
     if (std::find(out.begin(), out.end(), g) == out.end()) out.push_back(g);
   }
   return out;
+}
+
+// An --expert-parallel size: a positive integer.
+int expert_parallel_size(const std::string& item) {
+  try {
+    return zb::parse_world_size(item);
+  } catch (const zb::UsageError&) {
+    throw zb::UsageError("--expert-parallel: '" + item + "' is not an EP size (a positive integer, e.g. 8)");
+  }
+}
+
+// EP > 1 plans one shard group of every rank, at a W that EP divides: what else was asked is skipped, once each.
+void note_expert_layout_skipped(std::vector<std::string>& skipped, int ep, int g, int w) {
+  const std::string note =
+      w % ep != 0 ? "EP " + std::to_string(ep) + " skipped at W = " + std::to_string(w) + ": it does not divide W"
+                  : "shard group " + std::to_string(g) + " skipped with EP " + std::to_string(ep) +
+                        ": expert parallelism is planned with one shard group of every rank";
+  if (std::find(skipped.begin(), skipped.end(), note) == skipped.end()) skipped.push_back(note);
 }
 
 void check_shard_group_spec(const std::vector<std::string>& spec) {
@@ -168,6 +186,10 @@ int run(int argc, char** argv) {
   zb::add_text(app, "--shard-groups", o.shard_groups, "comma-separated W, node or a group size",
                "the layouts: W (one shard group of every rank), node (a group per node, the description's "
                "ranks_per_node; replicas across nodes) or a size G (default: W,node)");
+  zb::add_text(app, "--expert-parallel", o.expert_parallel, "comma-separated EP sizes, e.g. 1,8",
+               "expert parallelism to plan for mixture-of-experts models: each EP > 1 holds 1/EP of the experts "
+               "per rank, their state sharded over W / EP ranks (zero_bench's --expert-parallel; one shard group "
+               "of every rank; default 1: none)");
   zb::add_choice(app, "--precision", q.precision.params, zb::precision_choices(),
                  "fp32 (default) | bf16: bf16 parameters and gradients, fp32 masters and state");
   zb::add_choice(app, "--grad-dtype", o.grad_dtype, zb::grad_dtype_choices(),
@@ -206,6 +228,9 @@ int run(int argc, char** argv) {
   q.grad_sync = o.grad_sync.value_or(zb::GradSync::kReduceScatter);
   const std::vector<std::string> group_spec = comma_list("--shard-groups", o.shard_groups, "W,node,16");
   check_shard_group_spec(group_spec);
+  std::vector<int> expert_sizes;
+  for (const std::string& item : comma_list("--expert-parallel", o.expert_parallel, "1,8"))
+    expert_sizes.push_back(expert_parallel_size(item));
   const auto entries = chosen_partitioners(o.partitioners);
   {  // the rows that relate the options alone (a partitioner and W of the question's, each candidate sets its own)
     zb::Config probe = q;
@@ -223,16 +248,22 @@ int run(int argc, char** argv) {
     for (const int w : world_sizes) {
       std::vector<std::string> skipped;
       std::vector<zb::Candidate> candidates;
-      for (const int g : shard_groups_at(group_spec, w, cluster.ranks_per_node, skipped))
-        for (const zb::PartitionerEntry* p : entries) {
-          if (p->granularity == zb::Granularity::kReplicated && g != w) continue;  // none shards nothing: no groups
-          zb::Config question = q;
-          // Assumed, the reduction is the one a step of this plan does: DDP's all-reduce for a replicated one.
-          if (!o.grad_sync && p->granularity == zb::Granularity::kReplicated)
-            question.grad_sync = zb::GradSync::kAllReduce;
-          candidates.push_back(zb::evaluate_candidate(question, *p, model, w, g, cluster));
-          ++plans;
-        }
+      for (const int ep : expert_sizes)
+        for (const int g : shard_groups_at(group_spec, w, cluster.ranks_per_node, skipped))
+          for (const zb::PartitionerEntry* p : entries) {
+            if (p->granularity == zb::Granularity::kReplicated && g != w) continue;  // none shards nothing: no groups
+            if (ep > 1 && (g != w || w % ep != 0)) {
+              note_expert_layout_skipped(skipped, ep, g, w);
+              continue;
+            }
+            zb::Config question = q;
+            question.expert_parallel = ep;
+            // Assumed, the reduction is the one a step of this plan does: DDP's all-reduce for a replicated one.
+            if (!o.grad_sync && p->granularity == zb::Granularity::kReplicated)
+              question.grad_sync = zb::GradSync::kAllReduce;
+            candidates.push_back(zb::evaluate_candidate(question, *p, model, w, g, cluster));
+            ++plans;
+          }
       if (candidates.empty())
         throw zb::UsageError("--shard-groups " + o.shard_groups + ": none divides W = " + std::to_string(w) +
                              "; give W, node or a divisor of each world size");
