@@ -7,10 +7,8 @@
 namespace zb {
 namespace {
 
+// The searches' time and start; not a proof: each group's plan may be proven optimal, their sum on a rank is not.
 void add_info(PlanInfo& into, const PlanInfo& from) {
-  if (from.optimal_proven) into.optimal_proven = into.optimal_proven.value_or(true) && *from.optimal_proven;
-  if (from.best_lower_bound)
-    into.best_lower_bound = std::max(into.best_lower_bound.value_or(0), *from.best_lower_bound);
   if (from.search_seconds) into.search_seconds = into.search_seconds.value_or(0) + *from.search_seconds;
   if (!into.started_from) into.started_from = from.started_from;
 }

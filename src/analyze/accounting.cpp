@@ -60,36 +60,54 @@ std::vector<RankMemory> memory_of_case(const CaseReport& c, bool fp32_grads) {
 
 namespace {
 
-// Bytes a ring sends per rank for ZeRO-1 over a slot of `slot` elements:
-// reduce-scatter and all-gather within the G-rank group, all-reduce of the
-// slot across the R replicas.
-int64_t zero1_ring_bytes(const CaseReport& c, int64_t slot) {
-  const int64_t g = c.shard_group, r = c.replicas;
+// The groups whose collectives a rank's ZeRO-1 step makes: its shard group (of G ranks, the slot replicated
+// across R = W/G), or under --expert-parallel the dense tensors among W and one EP rank's experts among the
+// W/EP of its expert-data-parallel group, each with its own slot.
+struct CommGroup {
+  int64_t ranks, elements, slot;
+};
+
+std::vector<CommGroup> comm_groups(const CaseReport& c) {
+  const bool ranges = c.granularity == Granularity::kRanges;
+  if (!c.expert_parallel) {
+    const int64_t largest =
+        c.numel_per_rank.empty() ? 0 : *std::max_element(c.numel_per_rank.begin(), c.numel_per_rank.end());
+    return {{c.shard_group, c.model_numel, ranges ? c.slot_elems : largest}};
+  }
+  std::vector<CommGroup> out;
+  for (const GroupBalance* g : {&c.expert_parallel->dense, &c.expert_parallel->experts})
+    out.push_back({g->ranks, g->elements, ranges ? g->slot : g->balance.max});
+  return out;
+}
+
+// Bytes a ring sends per rank for ZeRO-1 over a slot of `slot` elements: reduce-scatter and all-gather within
+// the group, all-reduce of the slot across the R replicas.
+int64_t zero1_ring_bytes(const CaseReport& c, int64_t group, int64_t slot) {
+  const int64_t r = c.replicas;
   const int64_t grad = dtype_bytes(c.precision.grads), param = dtype_bytes(c.precision.params);
-  return (g - 1) * slot * (grad + param) + 2 * (r - 1) * slot * grad / r;
+  return (group - 1) * slot * (grad + param) + 2 * (r - 1) * slot * grad / r;
 }
 
 }  // namespace
 
 std::vector<RankComm> comm_of_case(const CaseReport& c) {
-  const int64_t w = c.world_size, total = c.model_numel, grad = dtype_bytes(c.precision.grads);
-  const int64_t largest =
-      c.numel_per_rank.empty() ? 0 : *std::max_element(c.numel_per_rank.begin(), c.numel_per_rank.end());
-  const bool ranges = c.granularity == Granularity::kRanges;
-  const int64_t slot = ranges ? c.slot_elems : largest;
+  const int64_t grad = dtype_bytes(c.precision.grads);
+  RankComm each;  // the same on every rank: the ring's share of each group's collectives
+  for (const CommGroup& g : comm_groups(c)) {
+    const int64_t ranks = c.expert_parallel ? g.ranks : c.world_size;  // DDP all-reduces across every replica
+    each.ddp_allreduce += ranks > 1 ? 2 * (ranks - 1) * g.elements * grad / ranks : 0;
+    each.zero1_rs_ag += zero1_ring_bytes(c, g.ranks, g.slot);
+    each.zero1_rs_ag_ideal += zero1_ring_bytes(c, g.ranks, (g.elements + g.ranks - 1) / g.ranks);
+  }
   std::vector<RankComm> out;
   for (int r = 0; r < static_cast<int>(c.numel_per_rank.size()); ++r) {
-    RankComm x;
+    RankComm x = each;
     x.rank = r;
     x.elements = c.numel_per_rank[r];
-    x.ddp_allreduce = w > 1 ? 2 * (w - 1) * total * grad / w : 0;
-    x.zero1_rs_ag = zero1_ring_bytes(c, slot);
-    x.zero1_rs_ag_ideal = zero1_ring_bytes(c, (total + c.shard_group - 1) / c.shard_group);
     out.push_back(x);
   }
   return out;
 }
-
 namespace {
 
 // "8x2", or "64x1 EP8" under --expert-parallel.

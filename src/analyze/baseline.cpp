@@ -13,6 +13,7 @@ namespace zb {
 std::string BaselineEntry::what() const {
   std::string out = "partitioner " + partitioner + ", model " + model + ", W=" + std::to_string(world_size);
   if (group() != world_size) out += ", G=" + std::to_string(group());
+  if (expert_parallel > 1) out += ", EP=" + std::to_string(expert_parallel);
   return out;
 }
 
@@ -21,7 +22,8 @@ std::vector<BaselineEntry> baseline_entries(const std::vector<RunReport>& runs) 
   for (const auto& run : runs)
     for (const auto& c : run.cases)
       out.push_back({run.partitioner, c.model, c.world_size, c.balance.max,
-                     c.shard_group > 0 && c.shard_group < c.world_size ? c.shard_group : 0});
+                     c.shard_group > 0 && c.shard_group < c.world_size ? c.shard_group : 0,
+                     c.expert_parallel ? c.expert_parallel->size : 1});
   return out;
 }
 
@@ -35,6 +37,7 @@ nlohmann::ordered_json baseline_json(const std::vector<BaselineEntry>& entries) 
                               {"world_size", e.world_size},
                               {"max_params", e.max_params}});
     if (e.group() != e.world_size) doc["entries"].back()["shard_group"] = e.shard_group;
+    if (e.expert_parallel > 1) doc["entries"].back()["expert_parallel"] = e.expert_parallel;
   }
   return doc;
 }
@@ -67,9 +70,17 @@ std::vector<BaselineEntry> baseline_from_json_text(const std::string& text, cons
         fail("entry " + excerpt_for_message(e.dump()) + ": shard_group must be a positive integer dividing world_size");
       entry.shard_group = g.get<int64_t>() == entry.world_size ? 0 : static_cast<int>(g.get<int64_t>());
     }
+    if (e.contains("expert_parallel")) {
+      const auto& ep = e["expert_parallel"];
+      if (!ep.is_number_integer() || ep.get<int64_t>() < 1 || ep.get<int64_t>() > entry.world_size ||
+          entry.world_size % ep.get<int64_t>() != 0)
+        fail("entry " + excerpt_for_message(e.dump()) +
+             ": expert_parallel must be a positive integer dividing world_size");
+      entry.expert_parallel = static_cast<int>(ep.get<int64_t>());
+    }
     for (const auto& seen : out)
       if (seen.partitioner == entry.partitioner && seen.model == entry.model && seen.world_size == entry.world_size &&
-          seen.group() == entry.group())
+          seen.group() == entry.group() && seen.expert_parallel == entry.expert_parallel)
         fail("two entries for " + entry.what() + "; keep one");
     out.push_back(entry);
   }
@@ -79,7 +90,8 @@ std::vector<BaselineEntry> baseline_from_json_text(const std::string& text, cons
 namespace {
 
 bool same_case(const BaselineEntry& a, const BaselineEntry& b) {
-  return a.model == b.model && a.world_size == b.world_size && a.group() == b.group();
+  return a.model == b.model && a.world_size == b.world_size && a.group() == b.group() &&
+         a.expert_parallel == b.expert_parallel;
 }
 
 std::string percent_text(double p) {

@@ -2,8 +2,8 @@
 //  - against a baseline file, per (partitioner, model, world size, shard
 //    group), the largest rank's element count (the project's own gate):
 //      {"schema": "zero-bench-baseline/1",
-//       "entries": [{"partitioner", "model", "world_size", "max_params"[, "shard_group"]}, ...]}
-//    (shard_group only where it is not W);
+//       "entries": [{"partitioner", "model", "world_size", "max_params"[, "shard_group"][, "expert_parallel"]},
+//       ...]} (shard_group only where it is not W, expert_parallel only above 1);
 //  - against a reference run: a candidate partitioner's largest rank
 //    against the reference partitioner's on each (model, W, G) both ran
 //    (a user's CI: "is lpt worse than the greedy we use?").
@@ -23,9 +23,10 @@ struct BaselineEntry {
   std::string partitioner, model;
   int world_size = 0;
   int64_t max_params = 0;
-  int shard_group = 0;  // 0: W (no --shard-group)
+  int shard_group = 0;      // 0: W (no --shard-group)
+  int expert_parallel = 1;  // --expert-parallel EP: another plan of the same model and W
   int group() const { return shard_group > 0 ? shard_group : world_size; }
-  std::string what() const;  // "partitioner lpt, model X, W=64" (", G=8" where grouped)
+  std::string what() const;  // "partitioner lpt, model X, W=64" (", G=8" where grouped, ", EP=8" with experts)
 };
 
 std::vector<BaselineEntry> baseline_entries(const std::vector<RunReport>& runs);  // keyed by each run's partitioner

@@ -33,12 +33,16 @@ std::string cell(const std::optional<int64_t>& v) { return v ? std::to_string(*v
 std::vector<PredictedTraffic> predicted_traffic(const CaseReport& c, int rank) {
   const bool ranges = c.granularity == Granularity::kRanges;
   const int64_t g = dtype_bytes(c.precision.grads), p = dtype_bytes(c.precision.params);
-  const int64_t slots = int64_t{c.shard_group} * c.slot_elems;
+  // Under --expert-parallel a rank's calls move the dense tensors among W and its EP rank's experts among W/EP.
+  const ExpertParallelReport* ep = c.expert_parallel ? &*c.expert_parallel : nullptr;
+  const int64_t slots = ep ? int64_t{ep->dense.ranks} * ep->dense.slot + int64_t{ep->experts.ranks} * ep->experts.slot
+                           : int64_t{c.shard_group} * c.slot_elems;
+  const int64_t held = c.held_numel();
   std::vector<PredictedTraffic> out;
-  if (c.grad_sync == std::string("all-reduce")) out.push_back({"grad_sync", Collective::kAllReduce, c.model_numel * g});
+  if (c.grad_sync == std::string("all-reduce")) out.push_back({"grad_sync", Collective::kAllReduce, held * g});
   if (c.grad_sync == std::string("reduce-scatter"))
     out.push_back(
-        {"grad_sync", ranges ? Collective::kReduceScatter : Collective::kReduce, (ranges ? slots : c.model_numel) * g});
+        {"grad_sync", ranges ? Collective::kReduceScatter : Collective::kReduce, (ranges ? slots : held) * g});
   if (c.grad_sync && *c.grad_sync != "none" && c.replicas > 1 && rank >= 0) {
     const int64_t own = c.granularity == Granularity::kReplicated ? c.model_numel
                         : ranges                                  ? c.slot_elems
@@ -46,8 +50,7 @@ std::vector<PredictedTraffic> predicted_traffic(const CaseReport& c, int rank) {
     out.push_back({"grad_replicas", Collective::kAllReduce, own * g});
   }
   if (c.granularity != Granularity::kReplicated)
-    out.push_back(
-        {"sync", ranges ? Collective::kAllGather : Collective::kBroadcast, (ranges ? slots : c.model_numel) * p});
+    out.push_back({"sync", ranges ? Collective::kAllGather : Collective::kBroadcast, (ranges ? slots : held) * p});
   return out;
 }
 

@@ -252,6 +252,7 @@ CasePrediction predict_case(const LoadedRun& run, const LoadedCase& c, const Clu
   const auto own_sync = [&](std::size_t r) {
     return overlapped ? exposed_sync(sync_calls[r], sync_count[r], p.ranks[r].step) : sync_calls[r];
   };
+  p.overlapped = overlapped;
   const double total = *slowest + own_sync(static_cast<std::size_t>(slowest - before_sync.begin()));
   for (std::size_t r = 0; r < p.ranks.size(); ++r) {
     p.ranks[r].sync_calls = own_sync(r);
@@ -314,11 +315,12 @@ std::string prediction_notes(const std::vector<CasePrediction>& cases) {
   for (const CasePrediction& c : cases)
     if (c.expert_parallel > 1) {
       const RankPrediction& slow = c.slowest();
-      out += c.run + " " + c.model + " W = " + std::to_string(c.world_size) + ", EP " +
-             std::to_string(c.expert_parallel) + ": of grad_sync " + ms(slow.grad_sync) + " ms, " +
-             ms(slow.expert_grad_sync) + " are the experts' (their " +
-             std::to_string(c.world_size / c.expert_parallel) + "-rank groups " + c.expert_tier +
-             "), of the sync calls " + ms(slow.sync_calls) + " ms, " + ms(slow.expert_sync_calls) + "\n";
+      out +=
+          c.run + " " + c.model + " W = " + std::to_string(c.world_size) + ", EP " + std::to_string(c.expert_parallel) +
+          ": of grad_sync " + ms(slow.grad_sync) + " ms, " + ms(slow.expert_grad_sync) + " are the experts' (their " +
+          std::to_string(c.world_size / c.expert_parallel) + "-rank groups " + c.expert_tier + "), of the sync calls " +
+          ms(slow.sync_calls) + " ms" + (c.overlapped ? " (exposed, under --overlap)" : "") + ", " +
+          ms(slow.expert_sync_calls) + (c.overlapped ? " before the overlap" : "") + "\n";
     }
   for (const std::string& run : unplanned)
     out += "grad_sync of " + run +

@@ -51,6 +51,7 @@ struct CasePrediction {
   std::string run, partitioner, model;
   int world_size = 0, shard_group = 0;
   std::string group_tier, replica_tier;  // "within a node", "across nodes", or "" (no replicas)
+  bool overlapped = false;               // --overlap: each rank's sync_calls is the exposed part
   int expert_parallel = 1;               // EP; its groups' tier:
   std::string expert_tier;               // "within a node" or "across nodes" (rank 0's group; all alike)
   std::vector<RankPrediction> ranks;

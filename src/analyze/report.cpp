@@ -215,7 +215,7 @@ GroupBalance group_balance(const char* name, const GroupPlanRecord& g, std::vect
                            std::vector<int> world_ranks) {
   GroupBalance out;
   out.name = name, out.ranks = g.ranks, out.elements = g.elements, out.lower_bound = g.lower_bound;
-  out.padding = g.padding_elements, out.tensors_split = g.tensors_split;
+  out.padding = g.padding_elements, out.tensors_split = g.tensors_split, out.slot = g.slot_elems;
   out.numel_per_rank = std::move(numel);
   out.balance = balance_of(out.numel_per_rank);
   out.max_world_rank = world_ranks.empty() ? 0 : world_ranks[static_cast<std::size_t>(out.balance.max_rank)];

@@ -57,6 +57,7 @@ struct GroupBalance {
   std::string name;  // "dense" | "experts"
   int ranks = 0;
   int64_t elements = 0, lower_bound = 0, padding = 0, tensors_split = 0;
+  int64_t slot = 0;                     // range plans: the group's all-gather slot
   std::vector<int64_t> numel_per_rank;  // in group-rank order
   BalanceStats balance;
   double gap_percent = 0;  // the group's largest rank over its lower bound

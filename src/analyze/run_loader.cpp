@@ -165,9 +165,40 @@ void check_shards_add_up(const RankResult& r, const RankName& where) {
                      std::to_string(sum) + "; valid: numel = the sum of the shards' lengths");
 }
 
+// --expert-parallel: every EP rank's expert-data-parallel group (ranks e, e + EP, ...) owns its EP rank's
+// expert elements once, the W ranks the dense ones once; a phase of the expert group only in such a plan.
+void check_expert_groups_add_up(const LoadedCase& c, const std::string& where) {
+  const std::optional<ExpertParallelRecord>& ep = c.ranks.front().plan.expert_parallel;
+  for (const RankResult& r : c.ranks)
+    if (!ep && r.phase_calls)
+      for (const PlannedPhase& p : *r.phase_calls)
+        if (p.expert_group)
+          throw UsageError(where + "rank " + std::to_string(r.context.rank) + " lists " + p.phase +
+                           " calls of an expert group, but its plan has no expert_parallel (a rank file was changed?)");
+  if (!ep) return;
+  std::vector<int64_t> experts(static_cast<std::size_t>(ep->size), 0);
+  int64_t dense = 0;
+  for (const RankResult& r : c.ranks) {
+    const int64_t mine = r.experts ? r.experts->numel : 0;
+    experts[static_cast<std::size_t>(r.context.rank % ep->size)] += mine;
+    dense += r.numel - mine;
+  }
+  for (int e = 0; e < ep->size; ++e)
+    if (experts[static_cast<std::size_t>(e)] != ep->experts.elements)
+      throw UsageError(where + "EP rank " + std::to_string(e) + "'s expert group owns " +
+                       std::to_string(experts[static_cast<std::size_t>(e)]) + " expert elements, but it holds " +
+                       std::to_string(ep->experts.elements) + " (result.experts changed, or another plan's?)");
+  if (dense != ep->dense.elements)
+    throw UsageError(where + "the ranks own " + std::to_string(dense) +
+                     " dense elements, but the plan's dense group "
+                     "has " +
+                     std::to_string(ep->dense.elements) + " (result.experts changed, or another plan's?)");
+}
+
 // Every rank of a case must come from this run: the run id, partitioner and
 // mode exp_info.json names, one model and plan, timings on all ranks or none,
-// and shards that add up to the model once per shard group. Two runs written
+// and shards that add up to the model once per shard group (under
+// --expert-parallel each group's counts to the group's elements). Two runs written
 // into one directory, or an edited file, fail here instead of reading as a
 // clean run.
 void check_case_is_one_run(const LoadedCase& c, const ExpInfo& info, const fs::path& dir) {
@@ -201,6 +232,7 @@ void check_case_is_one_run(const LoadedCase& c, const ExpInfo& info, const fs::p
                      (copies > 1 ? " (times " + std::to_string(copies) + ": replicated)" : std::string()) +
                      " (two runs wrote into one directory, or a rank file was changed)");
   for (const RankResult& r : c.ranks) check_shards_add_up(r, rank_file(r));
+  check_expert_groups_add_up(c, where);
 }
 
 }  // namespace

@@ -90,6 +90,12 @@ std::vector<int> shard_groups_at(const std::vector<std::string>& spec, int world
   return out;
 }
 
+std::string join(const std::vector<std::string>& lines) {
+  std::string out;
+  for (const std::string& line : lines) out += (out.empty() ? "" : "; ") + line;
+  return out;
+}
+
 // An --expert-parallel size: a positive integer.
 int expert_parallel_size(const std::string& item) {
   try {
@@ -264,6 +270,10 @@ int run(int argc, char** argv) {
             candidates.push_back(zb::evaluate_candidate(question, *p, model, w, g, cluster));
             ++plans;
           }
+      if (candidates.empty() && expert_sizes != std::vector<int>{1})
+        throw zb::UsageError("no candidate at W = " + std::to_string(w) + " for --expert-parallel " +
+                             o.expert_parallel + " --shard-groups " + o.shard_groups + ": " + join(skipped) +
+                             "; give an EP that divides W, with W among the shard groups");
       if (candidates.empty())
         throw zb::UsageError("--shard-groups " + o.shard_groups + ": none divides W = " + std::to_string(w) +
                              "; give W, node or a divisor of each world size");

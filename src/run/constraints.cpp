@@ -233,6 +233,13 @@ std::vector<Constraint> make_table() {
                 std::to_string(cfg(f).expert_parallel);
        },
        kBadInput},
+      {"expert-parallel-of-a-replicated-plan", S::kLaunch,
+       [](const Facts& f) { return cfg(f).expert_parallel > 1 && replicated(f); },
+       [](const Facts&) -> std::string {
+         return "--expert-parallel with partitioner none: a plan that replicates every tensor has no optimizer "
+                "state to shard over the expert group; use a sharding partitioner (flat, buckets, lpt, ...)";
+       },
+       kBadInput},
       {"expert-parallel-with-shard-groups", S::kCommandLine,
        [](const Facts& f) { return cfg(f).expert_parallel > 1 && cfg(f).shard_group > 0; },
        [](const Facts&) -> std::string {

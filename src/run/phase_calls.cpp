@@ -133,7 +133,9 @@ std::vector<PlannedPhase> planned_phases(const ModelSpec& model, const Plan& pla
 }
 
 std::vector<PlannedPhase> planned_phases(const ExpertParallelPlan& p, const CallSettings& s, int rank) {
-  std::vector<PlannedPhase> out, experts = planned_phases(p.experts, p.expert_plan, s, p.expert_group_rank(rank));
+  std::vector<PlannedPhase> out, experts;
+  if (p.expert_group_size() > 1)  // a group of one rank reduces and gathers nothing
+    experts = planned_phases(p.experts, p.expert_plan, s, p.expert_group_rank(rank));
   for (PlannedPhase& e : experts) e.expert_group = true;
   for (PlannedPhase& dense : planned_phases(p.dense, p.dense_plan, s, rank)) {
     const std::string name = dense.phase;

@@ -130,6 +130,8 @@ CaseFacts case_facts(const ModelSpec& model, const ExpertParallelPlan& p, Granul
   facts.plan.lower_bound = granularity == Granularity::kReplicated
                                ? model.total_numel()
                                : std::max({even, ep.dense.lower_bound, ep.experts.lower_bound});
+  // Each group's own cuts: the split of the experts among the EP ranks is expert parallelism's, not the plan's.
+  facts.plan.tensors_split = ep.dense.tensors_split + ep.experts.tensors_split;
   facts.plan.expert_parallel = ep;
   return facts;
 }

@@ -150,7 +150,7 @@ TEST_CASE("each option with a fixed set of values is parsed at the command line,
   CHECK_FALSE(std::filesystem::exists(tmp.path() / "run"));
 }
 
-TEST_CASE("--help lists the valid values of each such option") {
+TEST_CASE("zero_bench --help lists the valid values of each such option") {
   const auto r = bench("--help");
   REQUIRE(r.exit_code == 0);
   for (const char* values :

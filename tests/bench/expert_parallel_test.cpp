@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "support/pairs_cluster.hpp"
 #include "support/process.hpp"
 #include "support/temp_dir.hpp"
 
@@ -25,15 +26,7 @@ const char* kMoe = R"([{"name": "embed", "shape": [64, 8]},
   {"name": "layers.1.mlp.experts.down_proj", "shape": [4, 8, 8]},
   {"name": "lm_head", "shape": [64, 8]}])";
 
-// Nodes of 2 ranks; every collective a latency and a bus bandwidth.
-const char* kCluster = R"({"schema": "zero-bench-cluster/1", "name": "pairs", "ranks_per_node": 2,
-  "step": {"memory_bandwidth_gb_per_s": 1, "seconds_per_tensor": 1e-5},
-  "intra_node": {"all-reduce": {"latency_us": 10, "busbw_gb_per_s": 10}, "reduce-scatter": {"latency_us": 10, "busbw_gb_per_s": 10},
-                 "all-gather": {"latency_us": 10, "busbw_gb_per_s": 10}, "broadcast": {"latency_us": 10, "busbw_gb_per_s": 10},
-                 "reduce": {"latency_us": 10, "busbw_gb_per_s": 10}},
-  "inter_node": {"all-reduce": {"latency_us": 50, "busbw_gb_per_s": 1}, "reduce-scatter": {"latency_us": 50, "busbw_gb_per_s": 1},
-                 "all-gather": {"latency_us": 50, "busbw_gb_per_s": 1}, "broadcast": {"latency_us": 50, "busbw_gb_per_s": 1},
-                 "reduce": {"latency_us": 50, "busbw_gb_per_s": 1}}})";
+const char* const kCluster = zbtest::kPairsCluster;  // nodes of 2 ranks
 
 struct Setup {
   zbtest::TempDir tmp;
@@ -52,7 +45,8 @@ nlohmann::json load(const fs::path& p) { return nlohmann::json::parse(zbtest::re
 
 }  // namespace
 
-TEST_CASE("--expert-parallel plans the experts over W / EP ranks and the dense tensors over W, in the records") {
+TEST_CASE(
+    "zero_bench --expert-parallel plans the experts over W / EP ranks and the dense tensors over W, in the records") {
   Setup s;
   const std::string run = s.dir("lpt");
   const auto r = bench("--plan-only lpt 8 --expert-parallel 4 --grad-sync reduce-scatter --model-file " +
@@ -80,10 +74,18 @@ TEST_CASE("--expert-parallel plans the experts over W / EP ranks and the dense t
     CHECK(rank["experts"]["numel"] == 192);  // every rank: its EP rank's pieces, split 2 ways
   }
   CHECK(total == 1216 + 1536);  // every element owned once
-  // Rank 5 is EP rank 1 of expert-data-parallel rank 1: its expert shards lie in row 1 of each expert tensor.
-  for (const auto& shard : ranks[5]["shards"])
-    if (shard["name"].get<std::string>().find("experts") != std::string::npos)
-      CHECK(shard["offset"].get<int64_t>() % 4 == 0);
+  // Rank 5 is EP rank 1 of expert-data-parallel rank 1: its expert shards lie in row 1 of each expert tensor
+  // (a row of gate_up_proj is 16 x 8 elements, of down_proj 8 x 8).
+  int expert_shards = 0;
+  for (const auto& shard : ranks[5]["shards"]) {
+    const std::string name = shard["name"];
+    if (name.find("experts") == std::string::npos) continue;
+    const int64_t row = name.find("gate_up") != std::string::npos ? 128 : 64;
+    CHECK(shard["offset"].get<int64_t>() / row == 1);
+    CHECK((shard["offset"].get<int64_t>() + shard["length"].get<int64_t>() - 1) / row == 1);
+    ++expert_shards;
+  }
+  CHECK(expert_shards == 2);  // lpt gives each of the group's 2 ranks one gate_up and one down_proj row
   bool expert_calls = false;
   for (const auto& phase : doc["phase_calls"]) expert_calls = expert_calls || phase["expert_group"].get<bool>();
   CHECK(expert_calls);
@@ -142,7 +144,7 @@ TEST_CASE("a case file without shard lists keeps each rank's expert counts as a 
   CHECK(a["runs"][0]["cases"][0]["expert_parallel"]["experts"]["ranks"] == 4);
 }
 
-TEST_CASE("--expert-parallel refuses what it cannot plan, on one line, exit 2, before writing anything") {
+TEST_CASE("zero_bench --expert-parallel refuses what it cannot plan, on one line, exit 2, before writing anything") {
   Setup s;
   const std::string m = " --model-file " + quote(s.model);
   const struct {
@@ -173,17 +175,70 @@ TEST_CASE("zero_choose plans each EP asked for beside EP 1, with the memory a ra
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   const auto doc = nlohmann::json::parse(r.out);
-  int with_experts = 0;
-  int64_t zero1_ep1 = 0, zero1_ep4 = 0;
+  int with_experts = 0, flat = 0;
   for (const auto& c : doc["choices"][0]["ranked"]) {
     if (c["shard_group"] != 8) continue;
     with_experts += c["expert_parallel"] == 4;
-    if (c["partitioner"] == "flat") (c["expert_parallel"] == 4 ? zero1_ep4 : zero1_ep1) = c["zero1_bytes_per_rank"];
+    if (c["partitioner"] != "flat") continue;
+    ++flat;
+    // fp32 parameters and gradients of all 2,752 elements, or of the 1,600 a rank holds under EP 4, and the state.
+    const int64_t held = c["expert_parallel"] == 4 ? 1600 : 2752;
+    CHECK(c["zero1_bytes_per_rank"] == (4 + 4) * held + c["optimizer_state_bytes_max"].get<int64_t>());
   }
   CHECK(with_experts == 2);
-  // fp32 parameters and gradients of all 2,752 elements, or of the 1,600 a rank holds under EP 4.
-  CHECK(zero1_ep1 - zero1_ep4 >= (4 + 4) * (2752 - 1600) - 16 * 200);
+  CHECK(flat == 2);
   const auto text = run_command(std::string(ZB_CHOOSE_BIN) + " 8 --cluster " + quote(s.cluster) + " --model-file " +
                                 quote(s.model) + " --partitioners lpt --expert-parallel 1,4");
   CHECK_THAT(text.out, Catch::Contains("  EP  ") && Catch::Contains("shard group 2 skipped with EP 4"));
+}
+
+TEST_CASE("every sharding partitioner plans with EP, and zero_analyze reads each run in every mode") {
+  Setup s;
+  for (const char* p : {"greedy", "greedy_sorted", "lpt", "round_robin", "uniform_count", "flat", "buckets", "dim0",
+                        "hybrid", "optimal", "cost"}) {
+    INFO(p);
+    const std::string run = s.dir(p);
+    const auto planned = bench(std::string("--plan-only ") + p + " 8 --expert-parallel 2 --grad-sync reduce-scatter " +
+                               "--time-limit 0.2 --model-file " + quote(s.model) + " -o " + quote(run));
+    INFO(planned.err);
+    REQUIRE(planned.exit_code == 0);
+    for (const std::string& mode :
+         std::vector<std::string>{"", " --memory", " --comm", " --format csv", " --predict " + quote(s.cluster)}) {
+      const auto read = analyze(quote(run) + mode);
+      INFO(mode << "\n" << read.err);
+      CHECK(read.exit_code == 0);
+    }
+    const auto text = analyze(quote(run)).out;
+    CHECK_THAT(text, Catch::Contains("expert group   = 4 ranks, 768 elements"));
+  }
+  const auto none =
+      bench("--plan-only none 8 --expert-parallel 2 --model-file " + quote(s.model) + " -o " + quote(s.dir("none")));
+  CHECK(none.exit_code == 2);
+  CHECK_THAT(none.err, Catch::Contains("--expert-parallel with partitioner none"));
+}
+
+TEST_CASE("zero_analyze refuses an expert-parallel run whose expert counts were changed, and gates per EP") {
+  Setup s;
+  const std::string run = s.dir("flat");
+  REQUIRE(
+      bench("--plan-only flat 8 --expert-parallel 4 --model-file " + quote(s.model) + " -o " + quote(run)).exit_code ==
+      0);
+  const fs::path file = fs::path(run) / "tiny-moe_8.json";
+  const std::string original = zbtest::read_text(file);
+  auto doc = nlohmann::json::parse(original);
+  doc["ranks"][1]["experts"]["numel"] = 0;
+  zbtest::write_text(file, doc.dump());
+  const auto changed = analyze(quote(run));
+  CHECK(changed.exit_code == 2);
+  CHECK_THAT(changed.err, Catch::Contains("EP rank 1's expert group owns"));
+  zbtest::write_text(file, original);
+  const std::string baseline = s.dir("baseline.json");
+  REQUIRE(analyze(quote(run) + " --write-baseline " + quote(baseline)).exit_code == 0);
+  CHECK(load(baseline)["entries"][0]["expert_parallel"] == 4);
+  CHECK(analyze(quote(run) + " --gate " + quote(baseline)).exit_code == 0);
+  const std::string dense = s.dir("flat-ep1");
+  REQUIRE(bench("--plan-only flat 8 --model-file " + quote(s.model) + " -o " + quote(dense)).exit_code == 0);
+  const auto other = analyze(quote(dense) + " --gate " + quote(baseline));
+  CHECK(other.exit_code != 0);  // EP 1 is another plan: no entry, never compared with EP 4's
+  CHECK_THAT(other.out + other.err, !Catch::Contains("EP=4"));
 }

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "support/pairs_cluster.hpp"
 #include "support/process.hpp"
 #include "support/temp_dir.hpp"
 
@@ -15,15 +16,7 @@ using zbtest::run_command;
 
 namespace {
 
-// Nodes of 2 ranks; every collective a latency and a bus bandwidth; the step from a memory bandwidth alone.
-const char* kCluster = R"({"schema": "zero-bench-cluster/1", "name": "pairs", "ranks_per_node": 2,
-  "step": {"memory_bandwidth_gb_per_s": 1, "seconds_per_tensor": 1e-5},
-  "intra_node": {"all-reduce": {"latency_us": 10, "busbw_gb_per_s": 10}, "reduce-scatter": {"latency_us": 10, "busbw_gb_per_s": 10},
-                 "all-gather": {"latency_us": 10, "busbw_gb_per_s": 10}, "broadcast": {"latency_us": 10, "busbw_gb_per_s": 10},
-                 "reduce": {"latency_us": 10, "busbw_gb_per_s": 10}},
-  "inter_node": {"all-reduce": {"latency_us": 50, "busbw_gb_per_s": 1}, "reduce-scatter": {"latency_us": 50, "busbw_gb_per_s": 1},
-                 "all-gather": {"latency_us": 50, "busbw_gb_per_s": 1}, "broadcast": {"latency_us": 50, "busbw_gb_per_s": 1},
-                 "reduce": {"latency_us": 50, "busbw_gb_per_s": 1}}})";
+const char* const kCluster = zbtest::kPairsCluster;
 
 // One large tensor and three small: a whole-tensor plan cannot balance it, a range plan can.
 const char* kModel = R"([{"name": "big", "shape": [1000, 1000]}, {"name": "a", "shape": [1000]},

@@ -69,7 +69,7 @@ void check_counted_within_allowance(double predicted, long long counted) {
 
 }  // namespace
 
-TEST_CASE("--shard-group 2 on 2 hosts x 2 ranks: the bytes on the inter-node link are the replicas' all-reduce") {
+TEST_CASE("a shard group of 2 on 2 hosts x 2 ranks: the bytes on the inter-node link are the replicas' all-reduce") {
   zbtest::Cluster cluster("2");
   zbtest::TempDir tmp;
   // Each shard group is one host, so only the all-reduce across the replicas
@@ -89,7 +89,7 @@ TEST_CASE("--shard-group 2 on 2 hosts x 2 ranks: the bytes on the inter-node lin
   check_counted_within_allowance(predicted, run.counted);
 }
 
-TEST_CASE("--shard-group 4 on 2 hosts x 2 ranks, gloo: the link carries the ring's inter-node share of every phase") {
+TEST_CASE("a shard group of 4 on 2 hosts x 2, gloo: the link carries the ring's inter-node share of every phase") {
   zbtest::Cluster cluster("2");
   zbtest::TempDir tmp;
   const CountedRun run = counted_run(cluster, tmp, "flat 4 --grad-sync reduce-scatter");

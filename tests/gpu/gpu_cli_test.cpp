@@ -99,7 +99,8 @@ TEST_CASE("nccl at world size 1: each gradient reduction, with one and several b
   }
 }
 
-TEST_CASE("--param-storage shard on the GPU: one fused kernel over the shard, bitwise, the same bytes moved") {
+TEST_CASE(
+    "zero_bench --param-storage shard on the GPU: one fused kernel over the shard, bitwise, the same bytes moved") {
   zbtest::TempDir separate_dir, shard_dir;
   const std::string args = "lpt 1 -b nccl -w 1 -n 3 --check --optimizer-impl fused --param-storage ";
   const auto separate = run_single(separate_dir, kSmallModel, args + "separate");

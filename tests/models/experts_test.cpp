@@ -17,7 +17,7 @@ TEST_CASE("expert weights are named so: an experts component with more after it,
   CHECK_FALSE(named_as_expert("model.experts"));  // nothing after it: a module, not a weight of one
 }
 
-TEST_CASE("Mixtral's experts are its two 3-D tensors per layer; EP rank e holds rows [e E/EP, (e+1) E/EP)") {
+TEST_CASE("Mixtral's experts are its two 3-D tensors per layer, and EP rank e holds rows e E/EP to (e+1) E/EP - 1") {
   const ModelSpec m = builtin_model("Mixtral-8x7B");
   int experts = 0;
   for (const ParamSpec& p : m.params) experts += p.expert;
@@ -42,7 +42,7 @@ TEST_CASE("an EP that does not divide a layer's experts, or a dense model, is re
   CHECK(expert_parallel_problem(builtin_model("DeepSeek-V3"), 512).find("256 experts") != std::string::npos);
 }
 
-TEST_CASE("numbered experts go whole to the EP rank of their index; misnumbered ones are refused") {
+TEST_CASE("numbered experts go whole to the EP rank of their index, and misnumbered ones are refused") {
   ModelSpec m{"numbered", {}};
   add_param(m, "embed", {10, 4});
   for (int i = 0; i < 4; ++i) add_param(m, "layers.0.experts." + std::to_string(i) + ".w1.weight", {6, 4});

@@ -79,7 +79,7 @@ TEST_CASE("manifests whose sizes overflow, or that are not files or not numbers,
   CHECK_THROWS_WITH(load_manifest((tmp.path() / "dir.json").string()), Catch::Contains("not a regular file"));
 }
 
-TEST_CASE("a manifest's \"expert\" flag marks expert weights; absent, the name decides") {
+TEST_CASE("a manifest's \"expert\" flag marks expert weights, and without it the name decides") {
   zbtest::TempDir dir;
   const auto path = dir.path() / "moe.json";
   zbtest::write_text(path, R"([{"name": "mlp.experts.w1", "shape": [4, 2, 3]},

@@ -213,6 +213,11 @@ const std::map<std::string, Example>& examples() {
       {"expert-parallel-with-shard-groups",
        {[](Config& c, LaunchFacts&) { c.expert_parallel = 2, c.plan_only = true, c.shard_group = 2; },
         [](Config& c, LaunchFacts&) { c.plan_only = true, c.shard_group = 2; }}},
+      {"expert-parallel-of-a-replicated-plan",
+       {[](Config& c, LaunchFacts& l) {
+          c.expert_parallel = 2, c.plan_only = true, l.granularity = Granularity::kReplicated;
+        },
+        [](Config& c, LaunchFacts& l) { c.plan_only = true, l.granularity = Granularity::kReplicated; }}},
       {"expert-parallel-of-this-model",  // the request's model is dense
        {[](Config& c, LaunchFacts&) { c.expert_parallel = 2, c.plan_only = true; },
         [](Config& c, LaunchFacts&) { c.plan_only = true; }}},
