@@ -19,6 +19,18 @@ namespace {
 using nlohmann::json;
 constexpr const char* kClusterSchema = "zero-bench-cluster/1";
 
+// What a description's figures may be: far wider than any machine's, narrow enough that a plan's price stays
+// finite (a bandwidth of 5e-324 GB/s, or 1e308 s per tensor, would price a step at inf).
+struct Limit {
+  double low, high;
+  const char* valid;
+};
+const Limit kBandwidthGbPerS{1e-6, 1e6, "1e-06 to 1e+06 GB/s (1 KB/s to 1 PB/s)"};
+const Limit kLatencyUs{0, 1e9, "0 to 1e+09 us (1000 s)"};
+const Limit kStepSeconds{0, 1000, "0 to 1000 s (the cost model's limit)"};
+const Limit kBytesPerElement{1e-3, 1e4, "1e-03 to 1e+04 bytes"};
+const Limit kDeviceGib{1e-3, 1e9, "1e-03 to 1e+09 GiB"};
+
 class Reader {
  public:
   explicit Reader(std::string path) : path_(std::move(path)) {}
@@ -50,6 +62,21 @@ class Reader {
     if (!it->is_number() || !(it->get<double>() >= 0) || !std::isfinite(it->get<double>()))
       fail(where + key + " must be a number of at least 0, not " + excerpt_for_message(it->dump()));
     return it->get<double>();
+  }
+  // A figure the prediction multiplies or divides by: within [low, high] (docs/predict.md's limits), so that no
+  // price of any plan, summed over every call and tensor, can leave the doubles' finite range.
+  double within(double v, const Limit& limit, const std::string& key, const std::string& where) const {
+    char shown[32];
+    std::snprintf(shown, sizeof shown, "%g", v);
+    if (v < limit.low || v > limit.high) fail(where + key + " is " + shown + "; valid: " + limit.valid);
+    return v;
+  }
+  double positive_within(const json& j, const std::string& key, const std::string& where, const Limit& l) const {
+    return within(positive(j, key, where), l, key, where);
+  }
+  double not_negative_within(const json& j, const std::string& key, const std::string& where, double absent,
+                             const Limit& l) const {
+    return within(not_negative(j, key, where, absent), l, key, where);
   }
   int whole(const json& j, const std::string& key, const std::string& where) const {
     const double v = positive(j, key, where);
@@ -165,8 +192,9 @@ std::map<Collective, CollectivePrice> tier_prices(const Reader& r, const json& t
       prices.emplace(c, table_price(r, c, entry, where));
       continue;
     }
-    prices.emplace(c, CollectivePrice::from_latency_and_busbw(c, r.not_negative(entry, "latency_us", where, 0) * 1e-6,
-                                                              r.positive(entry, "busbw_gb_per_s", where) * 1e9));
+    prices.emplace(c, CollectivePrice::from_latency_and_busbw(
+                          c, r.not_negative_within(entry, "latency_us", where, 0, kLatencyUs) * 1e-6,
+                          r.positive_within(entry, "busbw_gb_per_s", where, kBandwidthGbPerS) * 1e9));
   }
   return prices;
 }
@@ -183,12 +211,13 @@ void read_step(const Reader& r, const json& step, ClusterDescription& d) {
     d.step_source = "cost model " + file;
     return;
   }
-  const double bandwidth = r.positive(step, "memory_bandwidth_gb_per_s", "step.") * 1e9;
+  const double bandwidth = r.positive_within(step, "memory_bandwidth_gb_per_s", "step.", kBandwidthGbPerS) * 1e9;
   d.memory_bandwidth = bandwidth;
-  if (step.contains("bytes_per_element")) d.bytes_per_element = r.positive(step, "bytes_per_element", "step.");
+  if (step.contains("bytes_per_element"))
+    d.bytes_per_element = r.positive_within(step, "bytes_per_element", "step.", kBytesPerElement);
   d.step.seconds_per_element = d.bytes_per_element.value_or(0) / bandwidth;  // step_for() sets it per plan
-  d.step.seconds_per_tensor = r.not_negative(step, "seconds_per_tensor", "step.", 0);
-  d.step.seconds_per_step = r.not_negative(step, "seconds_per_step", "step.", 0);
+  d.step.seconds_per_tensor = r.not_negative_within(step, "seconds_per_tensor", "step.", 0, kStepSeconds);
+  d.step.seconds_per_step = r.not_negative_within(step, "seconds_per_step", "step.", 0, kStepSeconds);
   char bytes[64] = "each plan's bytes per element";
   if (d.bytes_per_element) std::snprintf(bytes, sizeof bytes, "%g bytes per element", *d.bytes_per_element);
   char text[200];
@@ -312,7 +341,7 @@ ClusterDescription cluster_description_from_json_text(const std::string& text, c
   d.name = r.text(doc, "name", "");
   d.ranks_per_node = r.whole(doc, "ranks_per_node", "");
   if (doc.contains("device_memory_gib"))
-    d.device_memory_bytes = r.positive(doc, "device_memory_gib", "") * 1024.0 * 1024 * 1024;
+    d.device_memory_bytes = r.positive_within(doc, "device_memory_gib", "", kDeviceGib) * 1024.0 * 1024 * 1024;
   if (const auto it = doc.find("sources"); it != doc.end() && it->is_array())
     for (const json& s : *it)
       if (s.is_string()) d.sources.push_back(escape_control_characters(s.get<std::string>()));

@@ -272,9 +272,32 @@ CasePrediction predict_case(const LoadedRun& run, const LoadedCase& c, const Clu
 
 }  // namespace
 
+namespace {
+
+// The description's limits keep every price finite; a prediction that is not (a table's figures past them) is
+// refused, naming the case and the phase, never printed as inf.
+void check_finite(const CasePrediction& p, const ClusterDescription& cluster) {
+  using Phase = double RankPrediction::*;
+  for (const auto& [name, member] : {std::pair<const char*, Phase>{"grad_sync", &RankPrediction::grad_sync},
+                                     {"grad_replicas", &RankPrediction::grad_replicas},
+                                     {"step", &RankPrediction::step},
+                                     {"sync", &RankPrediction::sync},
+                                     {"total", &RankPrediction::total}})
+    for (std::size_t r = 0; r < p.ranks.size(); ++r)
+      if (!std::isfinite(p.ranks[r].*member))
+        throw UsageError("--predict: " + p.run + " " + p.model + " at W = " + std::to_string(p.world_size) + ": rank " +
+                         std::to_string(r) + "'s " + name + " priced on '" + cluster.path +
+                         "' is not a finite time; check the description's tables and figures (docs/predict.md)");
+}
+
+}  // namespace
+
 std::vector<CasePrediction> predict_run(const LoadedRun& run, const ClusterDescription& cluster) {
   std::vector<CasePrediction> out;
-  for (const LoadedCase& c : run.cases) out.push_back(predict_case(run, c, cluster));
+  for (const LoadedCase& c : run.cases) {
+    out.push_back(predict_case(run, c, cluster));
+    check_finite(out.back(), cluster);
+  }
   return out;
 }
 

@@ -156,6 +156,7 @@ TEST_CASE("zero_bench --expert-parallel refuses what it cannot plan, on one line
                  {"--plan-only lpt 8 --expert-parallel 2 --models Llama-3-8B", "has no expert tensors"},
                  {"lpt 8 --expert-parallel 2" + m, "is planned, not timed"},
                  {"--plan-only lpt 8 --expert-parallel 2 --shard-group 4" + m, "--expert-parallel with --shard-group"},
+                 {"--plan-only none 8 --expert-parallel 2" + m, "--expert-parallel with partitioner none"},
                  {"--plan-only lpt 8 --expert-parallel 0" + m, "--expert-parallel"}};
   for (const auto& r : refused) {
     const std::string out = s.dir("never");
