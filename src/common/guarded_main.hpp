@@ -1,5 +1,6 @@
 // The one place each binary turns typed errors into exit codes.
 #pragma once
+#include <csignal>
 #include <cstdio>
 #include <iostream>
 
@@ -17,9 +18,12 @@ inline void check_stdout_written() {
 }
 
 // Runs body() and checks standard output; a UsageError exits 2, anything
-// else 1, each as one line "<tool>: error: <message>" on stderr.
+// else 1, each as one line "<tool>: error: <message>" on stderr. A reader
+// that closed the pipe (`| head`) makes a write fail, not SIGPIPE end the
+// process: the run finishes what it writes to files, then exits 1 saying so.
 template <typename Body>
 int guarded_main(const char* tool, Body&& body) {
+  std::signal(SIGPIPE, SIG_IGN);
   try {
     const int code = body();
     check_stdout_written();

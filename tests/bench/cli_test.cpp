@@ -199,6 +199,27 @@ TEST_CASE("zero_bench exits 1 with one line when standard output cannot be writt
   }
 }
 
+TEST_CASE("each binary exits 1 with one line when the reader closed the pipe, and the run is complete") {
+  zbtest::TempDir tmp;
+  const std::string closed = "python3 " + quote(std::string(ZB_SOURCE_DIR) + "/tests/scripts/closed_pipe.py") + " ";
+  const std::string run = tmp.str() + "/run";
+  const struct {
+    std::string tool, args;
+  } commands[] = {
+      {"zero_bench", std::string(ZB_BENCH_BIN) + " --plan-only greedy 2 4 --models ResNet50 -o " + quote(run)},
+      {"zero_analyze", std::string(ZB_ANALYZE_BIN) + " " + quote(run)},
+      {"zero_choose", std::string(ZB_CHOOSE_BIN) + " 8 --models BERT --partitioners lpt --cluster " +
+                          quote(std::string(ZB_SOURCE_DIR) + "/docs/clusters/h100x8-ndr400.json")}};
+  for (const auto& c : commands) {
+    const auto r = run_command(closed + c.args);
+    INFO(c.args << "\nstderr: " << r.err);
+    CHECK(r.out == "exit 1\n");  // not "signal 13"
+    CHECK(r.err == c.tool + ": error: cannot write to standard output (is the disk full or the pipe closed?)\n");
+  }
+  CHECK(std::filesystem::exists(std::filesystem::path(run) /
+                                "exp_info.json"));  // the plan run finished what it writes to files
+}
+
 TEST_CASE("an integer past 64 bits or past its option's range exits 2 naming the option and the range") {
   const std::string run = "--plan-only optimal 2 --models ResNet50 ";
   for (const char* too_large : {"9223372036854775808", "18446744073709551616", "99999999999999999999999"}) {
