@@ -195,8 +195,10 @@ int run(int argc, char** argv) {
     std::cout << "wrote " << o.write_baseline << ": " << entries.size() << " entries\n";
     return zb::kExitOk;
   }
-  if (!o.plot.empty()) zb::write_file_atomically(o.plot, zb::svg_plot(reports));
-  if (!o.html.empty()) zb::write_file_atomically(o.html, zb::html_report(reports, zb::html_tables(reports)));
+  std::vector<std::pair<std::string, std::string>> files;  // --plot and --html: both or neither
+  if (!o.plot.empty()) files.emplace_back(o.plot, zb::svg_plot(reports));
+  if (!o.html.empty()) files.emplace_back(o.html, zb::html_report(reports, zb::html_tables(reports)));
+  zb::write_files_atomically(files);
   print_tables(reports, o, format);
   return zb::kExitOk;
 }

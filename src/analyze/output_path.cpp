@@ -1,5 +1,6 @@
 #include "output_path.hpp"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -36,7 +37,12 @@ void refuse_same_file(const std::string& plot, const std::string& html) {
     const fs::path dir = fs::weakly_canonical(abs.parent_path(), ec);
     return ec ? abs : dir / abs.filename();
   };
-  if (resolved(plot) == resolved(html))
+  // By identity too: two names of one existing file (a hard link, a bind mount) are one file.
+  struct stat a {
+  }, b{};
+  const bool one_inode =
+      ::stat(plot.c_str(), &a) == 0 && ::stat(html.c_str(), &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+  if (resolved(plot) == resolved(html) || one_inode)
     throw UsageError("--plot '" + plot + "' and --html '" + html + "' name the same file; give each its own");
 }
 

@@ -61,7 +61,10 @@ bool is_temporary_file_name(const std::string& file_name) {
   return std::regex_match(file_name, temporary);
 }
 
-void write_file_atomically(const std::string& path, const std::string& contents) {
+namespace {
+
+// The temporary file beside `path` holding `contents`, written and closed; UsageError where it cannot be.
+std::string written_temporary(const std::string& path, const std::string& contents) {
   // rename() replaces whatever is there (a link itself, /dev/null as root): regular files only.
   std::error_code ec;
   const auto status = fs::symlink_status(path, ec);
@@ -85,11 +88,32 @@ void write_file_atomically(const std::string& path, const std::string& contents)
     ::unlink(tmp.c_str());
     cannot_write(path, error_number);
   }
+  return tmp;
+}
+
+void rename_into_place(const std::string& tmp, const std::string& path) {
   if (std::rename(tmp.c_str(), path.c_str()) != 0) {
     const int rename_errno = errno;
     ::unlink(tmp.c_str());
     cannot_write(path, rename_errno);
   }
+}
+
+}  // namespace
+
+void write_file_atomically(const std::string& path, const std::string& contents) {
+  rename_into_place(written_temporary(path, contents), path);
+}
+
+void write_files_atomically(const std::vector<std::pair<std::string, std::string>>& path_and_contents) {
+  std::vector<std::string> temporaries;
+  try {
+    for (const auto& [path, contents] : path_and_contents) temporaries.push_back(written_temporary(path, contents));
+  } catch (...) {
+    for (const std::string& tmp : temporaries) ::unlink(tmp.c_str());
+    throw;
+  }
+  for (std::size_t i = 0; i < temporaries.size(); ++i) rename_into_place(temporaries[i], path_and_contents[i].first);
 }
 
 void check_directory_writable(const std::string& dir) {

@@ -5,6 +5,8 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace zb {
 
@@ -23,6 +25,9 @@ bool is_temporary_file_name(const std::string& file_name);
 // Throws UsageError naming the path and the OS error if it cannot write, or
 // if the path exists and is not a regular file (a symbolic link included).
 void write_file_atomically(const std::string& path, const std::string& contents);
+// Several files, both or neither: every one written to its temporary file first (a full disk, or any
+// refusal, leaves none of them changed), then each renamed into place.
+void write_files_atomically(const std::vector<std::pair<std::string, std::string>>& path_and_contents);
 
 // Throws UsageError if `dir` is not a directory this process can create files in.
 void check_directory_writable(const std::string& dir);

@@ -1,6 +1,8 @@
 // zero_analyze as a user runs it, including every bad-input case.
 #include "support/catch.hpp"
 #include <algorithm>
+#include <unistd.h>
+
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
@@ -135,6 +137,36 @@ TEST_CASE("zero_analyze --plot and --html write both files or neither, and repla
   CHECK(forced.exit_code == 0);
   CHECK(zbtest::read_text(html).rfind("<!DOCTYPE html>", 0) == 0);
   CHECK(zbtest::read_text(svg).rfind("<?xml", 0) == 0);
+}
+
+TEST_CASE("zero_analyze --plot and --html on a full disk or as one file leave both outputs as they were") {
+  zbtest::TempDir tmp;
+  const std::string run = quote((fs::path(ZB_FIXTURES_DIR) / "plan_tiny").string());
+  const fs::path svg = tmp.path() / "p.svg", full = tmp.path() / "full";
+  fs::create_directory(full);
+  // The page goes to a 4 KiB tmpfs (in a mount namespace of its own: root only, as CI runs), the figure to a
+  // roomy disk: the page's write fails, and the figure is not left behind.
+  if (::geteuid() == 0 && run_command("unshare -m true").exit_code == 0) {
+    const auto r =
+        run_command("unshare -m sh -c " +
+                    quote("mount -t tmpfs -o size=4k tmpfs " + quote(full.string()) + " && " + ZB_ANALYZE_BIN + " " +
+                          run + " --plot " + quote(svg.string()) + " --html " + quote((full / "r.html").string())));
+    INFO(r.err);
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("r.html") && Catch::Contains("No space left on device"));
+    CHECK_FALSE(fs::exists(svg));
+    for (const auto& e : fs::directory_iterator(tmp.path()))  // no temporary file left beside the figure either
+      CHECK_THAT(e.path().filename().string(), !Catch::Contains(".zb-tmp."));
+  } else {
+    WARN("not root: the full-disk half of this test needs a mount namespace");
+  }
+  // Two names of one file (a hard link) are refused by identity, both left as they were.
+  const fs::path a = tmp.path() / "a.svg", b = tmp.path() / "b.html";
+  zbtest::write_text(a, "mine");
+  fs::create_hard_link(a, b);
+  expect_error(run + " --plot " + quote(a.string()) + " --html " + quote(b.string()) + " --force",
+               "name the same file");
+  CHECK(zbtest::read_text(a) == "mine");
 }
 
 TEST_CASE("zero_analyze writes regular files only, reads regular files only, and fails when its report is lost") {
