@@ -1,5 +1,7 @@
 #include "nccl_tests_table.hpp"
 
+#include "result.hpp"  // kMaxWorldSize
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -83,7 +85,11 @@ TableRow parse_row(const std::string& source, int line_no, const std::string& li
   row.bytes = reader.integer(f[0], "size");
   row.count = reader.integer(f[1], "count");
   row.type = f[2], row.redop = f[3];
-  row.root = static_cast<int>(reader.integer(f[4], "root"));
+  // -1 (none, or every rank rooting its share) or a rank: 4294967296 must not wrap to root 0.
+  const int64_t root = reader.integer(f[4], "root");
+  if (root < -1 || root >= kMaxWorldSize)
+    reader.fail("root " + f[4] + " is not -1 or a rank from 0 to " + std::to_string(kMaxWorldSize - 1));
+  row.root = static_cast<int>(root);
   if (row.bytes <= 0 || row.count < 0) reader.fail("size must be positive and count not negative");
   row.out_of_place = reader.timing(f, 5);
   if (f.size() >= 13) row.in_place = reader.timing(f, 9);

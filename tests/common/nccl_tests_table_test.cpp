@@ -130,6 +130,11 @@ TEST_CASE("a bad row is refused naming the file, the line and the field, and so 
   CHECK_THROWS_WITH(zb::parse_nccl_tests_output(head + "# nothing measured\n", "b.txt"),
                     Catch::Contains("b.txt: no nccl-tests row"));
   CHECK_THROWS_AS(zb::parse_nccl_tests_output("", "e.txt"), zb::UsageError);
+  // A root past int's range is refused, not wrapped to 0; -2 is no root either.
+  CHECK_THROWS_WITH(zb::parse_nccl_tests_output(head + "1024 256 float none 4294967296 1 0.1 0.1 0\n", "b.txt"),
+                    Catch::Contains("root 4294967296 is not -1 or a rank from 0 to 65535"));
+  CHECK_THROWS_WITH(zb::parse_nccl_tests_output(head + "1024 256 float none -2 1 0.1 0.1 0\n", "b.txt"),
+                    Catch::Contains("root -2 is not -1 or a rank"));
 }
 
 TEST_CASE("nccl-tests' number cells narrow their decimals, then turn to exponents") {
