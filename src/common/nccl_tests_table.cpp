@@ -1,7 +1,5 @@
 #include "nccl_tests_table.hpp"
 
-#include "result.hpp"  // kMaxWorldSize
-
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -10,6 +8,7 @@
 #include <sstream>
 
 #include "errors.hpp"
+#include "result.hpp"      // kMaxWorldSize
 #include "json_input.hpp"  // excerpt_for_message
 
 namespace zb {
