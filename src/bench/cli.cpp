@@ -316,8 +316,10 @@ Config parse_command_line(int argc, char** argv, bool& help_shown) {
   else if (!c.collectives_table.empty() && !c.calibrate) {
     c.action = Action::kCollectivesTable;
     for (const auto& w : world_sizes) c.world_sizes.push_back(parse_world_size(w));  // refused by the table
-  } else if (c.calibrate) c.action = Action::kCalibrate;
-  else finish_run_config(c, world_sizes);
+  } else if (c.calibrate) {
+    c.action = Action::kCalibrate;
+    for (const auto& w : world_sizes) c.world_sizes.push_back(parse_world_size(w));  // refused by the table
+  } else finish_run_config(c, world_sizes);
   // Each value was read and range-checked above; how the options relate is the table's.
   enforce(Stage::kCommandLine, Facts{c});
   return c;

@@ -191,6 +191,18 @@ std::vector<Constraint> make_table() {
                 "too, or leave --table-depth out";
        },
        kBadInput},
+      {"calibrate-with-a-run", S::kCommandLine,
+       [](const Facts& f) {
+         return cfg(f).action == Action::kCalibrate &&
+                (!cfg(f).partitioner.empty() || !cfg(f).world_sizes.empty() || cfg(f).plan_only);
+       },
+       [](const Facts& f) -> std::string {
+         return std::string("--calibrate measures optimizer steps on this device and takes no ") +
+                (cfg(f).plan_only ? "--plan-only" : "partitioner or world sizes") +
+                " (it would calibrate for minutes and plan nothing); e.g. 'mpirun -np 4 zero_bench --calibrate "
+                "--cost-model cost.json', then the run with --cost-model cost.json";
+       },
+       kBadInput},
       {"collectives-table-with-a-partitioner", S::kCommandLine,
        [](const Facts& f) {
          return cfg(f).action == Action::kCollectivesTable &&

@@ -70,6 +70,10 @@ TEST_CASE("a bad cost model file exits 2 naming the file and the problem") {
   expect_usage_error("--plan-only optimal 2 --time-limit 0", "--time-limit");
   expect_usage_error("--plan-only buckets 2 --bucket-elems 0", "--bucket-elems");
   expect_usage_error("--calibrate", "--calibrate needs --cost-model FILE");
+  expect_usage_error("--calibrate --cost-model c.json --plan-only",
+                     "--calibrate measures optimizer steps on this "
+                     "device and takes no --plan-only");
+  expect_usage_error("--calibrate --cost-model c.json lpt 2 4", "takes no partitioner or world sizes");
 }
 
 TEST_CASE("an unwritable output directory exits 2 naming it") {

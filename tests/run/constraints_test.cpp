@@ -60,7 +60,9 @@ const std::map<std::string, Example>& examples() {
         [](Config& c, LaunchFacts&) { c.precision = kBf16; }}},
       {"calibrate-without-cost-model",
        {[](Config& c, LaunchFacts&) { c.action = Action::kCalibrate; },
-        [](Config& c, LaunchFacts&) { c.action = Action::kCalibrate, c.cost_model = "model.json"; }}},
+        [](Config& c, LaunchFacts&) {
+          c.action = Action::kCalibrate, c.cost_model = "model.json", c.partitioner.clear(), c.world_sizes.clear();
+        }}},
       {"collectives-table-with-another-action",
        {[](Config& c, LaunchFacts&) {
           c.action = Action::kCalibrate, c.calibrate = true, c.cost_model = "m.json", c.collectives_table = "t.txt";
@@ -204,6 +206,11 @@ const std::map<std::string, Example>& examples() {
       {"model-does-not-fit",
        {[](Config&, LaunchFacts& l) { l.available_bytes_per_rank = 1e6; },
         [](Config&, LaunchFacts& l) { l.available_bytes_per_rank = 1e7; }}},
+      {"calibrate-with-a-run",
+       {[](Config& c, LaunchFacts&) { c.action = Action::kCalibrate, c.cost_model = "c.json", c.plan_only = true; },
+        [](Config& c, LaunchFacts&) {
+          c.action = Action::kCalibrate, c.cost_model = "c.json", c.partitioner.clear(), c.world_sizes.clear();
+        }}},
       {"expert-parallel-timed",
        {[](Config& c, LaunchFacts&) { c.expert_parallel = 2; },
         [](Config& c, LaunchFacts&) { c.expert_parallel = 2, c.plan_only = true; }}},
