@@ -19,7 +19,7 @@ double coefficient(const nlohmann::json& c, const char* key, const std::string& 
     throw UsageError("cost model '" + source + "': coefficients." + key + " is missing or not a number");
   const double v = c[key].get<double>();
   if (!std::isfinite(v) || v < 0 || v > kMaxCoefficient)
-    throw UsageError("cost model '" + source + "': coefficients." + key + " = " + c[key].dump() +
+    throw UsageError("cost model '" + source + "': coefficients." + key + " = " + excerpt_for_message(c[key].dump()) +
                      " must be a number >= 0 and at most 1000 (seconds per unit)");
   return v;
 }
@@ -34,13 +34,15 @@ std::vector<TensorCost> per_tensor_curve(const nlohmann::json& doc, const std::s
     const std::string at = where + "[" + std::to_string(curve.size()) + "]";
     if (!point.is_object() || !point.contains("elements") || !point["elements"].is_number_integer() ||
         !point.contains("seconds") || !point["seconds"].is_number())
-      throw UsageError(at + " = " + point.dump() + " must be {\"elements\": integer, \"seconds\": number}");
+      throw UsageError(at + " = " + excerpt_for_message(point.dump()) +
+                       " must be {\"elements\": integer, \"seconds\": number}");
     const TensorCost c{point["elements"].get<int64_t>(), point["seconds"].get<double>()};
     if (c.elements <= 0 || (!curve.empty() && c.elements <= curve.back().elements))
       throw UsageError(at + ".elements = " + std::to_string(c.elements) +
                        " must be > 0 and above the point before it (the curve ascends in elements)");
     if (!std::isfinite(c.seconds) || c.seconds <= 0 || c.seconds > kMaxCoefficient)
-      throw UsageError(at + ".seconds = " + point["seconds"].dump() + " must be a number > 0 and at most 1000");
+      throw UsageError(at + ".seconds = " + excerpt_for_message(point["seconds"].dump()) +
+                       " must be a number > 0 and at most 1000");
     curve.push_back(c);
   }
   return curve;
@@ -56,8 +58,8 @@ CostModel cost_model_from_json_text(const std::string& text, const std::string& 
                      "--cost-model FILE)");
   if (!doc.contains("schema") || !doc["schema"].is_string() || doc["schema"].get<std::string>() != kCostSchema)
     throw UsageError("cost model '" + source + "': schema is " +
-                     (doc.contains("schema") ? doc["schema"].dump() : "missing") + ", expected \"" + kCostSchema +
-                     "\" (write one with zero_bench --calibrate --cost-model FILE)");
+                     (doc.contains("schema") ? excerpt_for_message(doc["schema"].dump()) : "missing") +
+                     ", expected \"" + kCostSchema + "\" (write one with zero_bench --calibrate --cost-model FILE)");
   if (!doc.contains("coefficients") || !doc["coefficients"].is_object())
     throw UsageError("cost model '" + source + "': missing object \"coefficients\"");
   const auto& c = doc["coefficients"];

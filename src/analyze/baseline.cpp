@@ -48,7 +48,7 @@ std::vector<BaselineEntry> baseline_from_json_text(const std::string& text, cons
   if (!doc.is_object() || !doc.contains("schema") || !doc["schema"].is_string())
     fail(std::string("no \"schema\"; expected ") + kBaselineSchema);
   if (doc["schema"] != kBaselineSchema)
-    fail("schema '" + doc["schema"].get<std::string>() + "' is not " + kBaselineSchema);
+    fail("schema '" + excerpt_for_message(doc["schema"].get<std::string>(), 60) + "' is not " + kBaselineSchema);
   if (!doc.contains("entries") || !doc["entries"].is_array()) fail("missing array \"entries\"");
   std::vector<BaselineEntry> out;
   for (const auto& e : doc["entries"]) {

@@ -183,7 +183,7 @@ std::map<Collective, CollectivePrice> tier_prices(const Reader& r, const json& t
     try {
       c = collective_choices().parse(key);
     } catch (const UsageError& e) {
-      r.fail(name + ": " + e.what());
+      r.fail(name + ": " + excerpt_for_message(e.what(), 160));  // the key as a user wrote it: cut, escaped
     }
     if (!entry.is_object())
       r.fail(where + " must be an object: {\"table\": FILE} or {\"latency_us\", \"busbw_gb_per_s\"}");

@@ -48,14 +48,14 @@ class RowReader {
     int64_t v = 0;
     const auto [end, ec] = std::from_chars(field.data(), field.data() + field.size(), v);
     if (ec != std::errc() || end != field.data() + field.size())
-      fail(std::string(what) + " '" + field + "' is not an integer");
+      fail(std::string(what) + " '" + excerpt_for_message(field, 40) + "' is not an integer");
     return v;
   }
   double number(const std::string& field, const char* what) const {
     double v = 0;
     const auto [end, ec] = std::from_chars(field.data(), field.data() + field.size(), v);
     if (ec != std::errc() || end != field.data() + field.size() || !std::isfinite(v) || v < 0)
-      fail(std::string(what) + " '" + field + "' is not a non-negative number");
+      fail(std::string(what) + " '" + excerpt_for_message(field, 40) + "' is not a non-negative number");
     return v;
   }
   // Four cells from `at`: time, algbw, busbw, #wrong; nullopt when the time reads N/A.
@@ -87,7 +87,8 @@ TableRow parse_row(const std::string& source, int line_no, const std::string& li
   // -1 (none, or every rank rooting its share) or a rank: 4294967296 must not wrap to root 0.
   const int64_t root = reader.integer(f[4], "root");
   if (root < -1 || root >= kMaxWorldSize)
-    reader.fail("root " + f[4] + " is not -1 or a rank from 0 to " + std::to_string(kMaxWorldSize - 1));
+    reader.fail("root " + excerpt_for_message(f[4], 40) + " is not -1 or a rank from 0 to " +
+                std::to_string(kMaxWorldSize - 1));
   row.root = static_cast<int>(root);
   if (row.bytes <= 0 || row.count < 0) reader.fail("size must be positive and count not negative");
   row.out_of_place = reader.timing(f, 5);
