@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -142,19 +143,46 @@ void check_output_file(const std::string& what, const std::string& path, bool fo
 
 std::string read_file(const std::string& path) {
   const std::string shown = excerpt_for_message(path, 4096);  // a path may hold control characters
-  // Regular files only (a FIFO would block, /dev/zero would never end), and
-  // no larger than any file zero-bench writes or reads could sensibly be.
-  std::error_code ec;
-  const auto status = fs::status(path, ec);
-  if (!ec && fs::exists(status) && !fs::is_regular_file(status))
-    throw UsageError("cannot read '" + shown + "': not a regular file");
-  if (!ec && fs::exists(status) && fs::file_size(path, ec) > kMaxReadBytes)
-    throw UsageError("cannot read '" + shown + "': larger than " + std::to_string(kMaxReadBytes >> 20) + " MiB");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw UsageError("cannot read '" + shown + "': " + std::strerror(errno));
-  std::ostringstream buf;
-  buf << in.rdbuf();
-  return buf.str();
+  const auto refuse = [&](const std::string& why) -> std::string {
+    throw UsageError("cannot read '" + shown + "': " + why);
+  };
+  // Opened first, then checked by what was opened (not by name: the path could change between the two), without
+  // waiting on a FIFO: regular files only (a FIFO would block, /dev/zero would never end), and no larger than any
+  // file zero-bench writes or reads could sensibly be.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return refuse(std::strerror(errno));
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) return refuse(std::strerror(errno));
+  if (!S_ISREG(st.st_mode)) return refuse("not a regular file");
+  const auto too_large = [&] { return refuse("larger than " + std::to_string(kMaxReadBytes >> 20) + " MiB"); };
+  if (static_cast<uint64_t>(st.st_size) > kMaxReadBytes) return too_large();
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  std::string text(static_cast<std::size_t>(st.st_size), '\0');  // read in place: one copy of the file in memory
+  std::size_t got = 0;
+  while (true) {
+    if (got == text.size()) {  // the file grew since fstat: read on, within the limit
+      if (text.size() >= kMaxReadBytes) {
+        char probe;
+        const ssize_t more = ::read(fd, &probe, 1);
+        if (more > 0) return too_large();
+        if (more == 0) break;
+        if (errno == EINTR) continue;
+        return refuse(std::strerror(errno));
+      }
+      text.resize(std::min<std::size_t>(kMaxReadBytes, std::max<std::size_t>(4096, text.size() * 2)));
+    }
+    const ssize_t n = ::read(fd, text.data() + got, text.size() - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return refuse(std::strerror(errno));
+    if (n == 0) break;
+    got += static_cast<std::size_t>(n);
+  }
+  text.resize(got);
+  return text;
 }
 
 }  // namespace zb
