@@ -4,7 +4,7 @@
 #   hostfile | exec NODE CMD... | mpirun ARGS... | link NODE down|up|slow D|slow default
 #   slurm CMD... (srun, sbatch, squeue, scancel, scontrol, sinfo on node1; after up --slurm)
 #   kill NODE | status | check [NODE NODE] | down
-# ZB_CLUSTER_KEEPALIVE="2 1 3": the mpirun daemons' TCP keepalive (idle s, interval s, probes).
+# ZB_CLUSTER_KEEPALIVE="2 1 3": the mpirun daemons' TCP keepalive (idle s, interval s, probes); default off.
 # ZB_CLUSTER_MPI_YIELD=1: Open MPI's mpi_yield_when_idle for the ranks (0: they spin while waiting).
 # ZB_CLUSTER_RTO_MIN=5ms: TCP's minimum retransmission timeout between the nodes (Linux's own: 200ms).
 # Each node has its own network and UTS namespace (hostname nodeK) and an eth0 (veth) on a
@@ -301,19 +301,18 @@ cmd_mpirun() {
   need_cluster
   # Ranks on node1 inherit this environment; the agent starts the other nodes' daemons with a
   # fresh one, as sshd would, so variables they need must be forwarded with -x NAME.
-  # The daemons' TCP keepalive at 2 s idle + 3 probes 1 s apart (Open MPI's defaults: 300 s,
-  # 20 s, 9): with the defaults, a cut link leaves mpirun waiting for the lost daemon for
-  # minutes after every rank has ended; with these it gives up in about 5 s, naming the node.
-  # On a link mpi keeps full (ResNet50's gradients at 1 Gbit/s), though, the daemons were
-  # declared lost mid-run even at 30 s idle + 6 probes 5 s apart, and never with keepalive off:
-  # ZB_CLUSTER_KEEPALIVE="TIME INTERVAL PROBES" sets it ("0 1 3": off, Open MPI's TIME <= 0).
+  # The daemons' TCP keepalive, off by default (Open MPI's TIME <= 0): a short one (2 s idle + 3
+  # probes 1 s apart) ends a job whose link was cut in about 5 s instead of minutes, but declares
+  # live daemons lost on a link mpi keeps full (ResNet50's gradients at 1 Gbit/s, even at 30 s + 6
+  # x 5 s) and on a busy machine (the test suite at a load of 4-18). ZB_CLUSTER_KEEPALIVE="TIME
+  # INTERVAL PROBES" sets one: the tests that cut a link set "2 1 3".
   # The nodes' ranks share this machine's cores with the zbc-wire processes that carry their
   # links: a rank spinning in MPI_Wait starves the wire its own messages wait on (a 1 KiB
   # all-reduce across two nodes took 9-12 ms spinning, 0.24 ms yielding), so Open MPI's progress
   # yields the core while it waits (mpi_yield_when_idle, its setting for more ranks than cores);
   # ZB_CLUSTER_MPI_YIELD=0 spins, as on a node with a core per rank.
   local keepalive_time keepalive_intvl keepalive_probes
-  read -r keepalive_time keepalive_intvl keepalive_probes <<<"${ZB_CLUSTER_KEEPALIVE:-2 1 3}"
+  read -r keepalive_time keepalive_intvl keepalive_probes <<<"${ZB_CLUSTER_KEEPALIVE:-0 1 3}"
   exec "$HERE/local_cluster.sh" exec node1 env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
     mpirun --hostfile "$STATE/hostfile" \
     --mca plm_rsh_agent "$HERE/agent.sh" \
