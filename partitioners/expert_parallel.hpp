@@ -32,6 +32,10 @@ struct ExpertParallelPlan {
   int expert_group_size() const { return expert_plan.world_size(); }
 };
 
+// The plan a case's records list: a plain plan itself, or an expert-parallel plan's combination.
+inline const Plan& listed_plan(const Plan& plan) { return plan; }
+inline const Plan& listed_plan(const ExpertParallelPlan& plan) { return plan.combined; }
+
 // Both plans and their combination, each validated. RunError where the model
 // cannot be split (expert_parallel_problem: the constraint table refuses it first).
 ExpertParallelPlan make_expert_parallel_plan(const PartitionerEntry& partitioner, const ModelSpec& model,

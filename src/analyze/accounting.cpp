@@ -97,7 +97,7 @@ std::vector<RankComm> comm_of_case(const CaseReport& c) {
     const int64_t ranks = c.expert_parallel ? g.ranks : c.world_size;  // DDP all-reduces across every replica
     each.ddp_allreduce += ranks > 1 ? 2 * (ranks - 1) * g.elements * grad / ranks : 0;
     each.zero1_rs_ag += zero1_ring_bytes(c, g.ranks, g.slot);
-    each.zero1_rs_ag_ideal += zero1_ring_bytes(c, g.ranks, (g.elements + g.ranks - 1) / g.ranks);
+    each.zero1_rs_ag_ideal += zero1_ring_bytes(c, g.ranks, ceil_div(g.elements, g.ranks));
   }
   std::vector<RankComm> out;
   for (int r = 0; r < static_cast<int>(c.numel_per_rank.size()); ++r) {

@@ -211,14 +211,14 @@ void add_layout(CaseReport& c, const RunContext& ctx) {
   c.replicas = ctx.replicas.value_or(1);
 }
 
-GroupBalance group_balance(const char* name, const GroupPlanRecord& g, std::vector<int64_t> numel,
-                           std::vector<int> world_ranks) {
+// `numel`: the group's ranks' elements, group rank i being rank i x `stride` among the W.
+GroupBalance group_balance(const char* name, const GroupPlanRecord& g, std::vector<int64_t> numel, int stride) {
   GroupBalance out;
   out.name = name, out.ranks = g.ranks, out.elements = g.elements, out.lower_bound = g.lower_bound;
   out.padding = g.padding_elements, out.tensors_split = g.tensors_split, out.slot = g.slot_elems;
   out.numel_per_rank = std::move(numel);
   out.balance = balance_of(out.numel_per_rank);
-  out.max_world_rank = world_ranks.empty() ? 0 : world_ranks[static_cast<std::size_t>(out.balance.max_rank)];
+  out.max_world_rank = out.balance.max_rank * stride;
   if (g.lower_bound > 0)
     out.gap_percent = 100.0 * static_cast<double>(out.balance.max - g.lower_bound) / static_cast<double>(g.lower_bound);
   return out;
@@ -229,16 +229,14 @@ void add_expert_parallel(CaseReport& c, const LoadedCase& loaded) {
   if (!record) return;
   ExpertParallelReport ep;
   ep.size = record->size, ep.expert_elements = record->expert_elements, ep.held_elements = record->held_elements();
-  std::vector<int64_t> dense, experts;
-  std::vector<int> dense_ranks, expert_ranks;
+  std::vector<int64_t> dense, experts;  // every rank's dense part; the expert part of EP rank 0's group
   for (std::size_t r = 0; r < loaded.ranks.size(); ++r) {
     const int64_t mine = loaded.ranks[r].experts ? loaded.ranks[r].experts->numel : 0;
-    dense.push_back(loaded.ranks[r].numel - mine), dense_ranks.push_back(static_cast<int>(r));
-    if (r % static_cast<std::size_t>(record->size) == 0)
-      experts.push_back(mine), expert_ranks.push_back(static_cast<int>(r));
+    dense.push_back(loaded.ranks[r].numel - mine);
+    if (r % static_cast<std::size_t>(record->size) == 0) experts.push_back(mine);
   }
-  ep.dense = group_balance("dense", record->dense, std::move(dense), std::move(dense_ranks));
-  ep.experts = group_balance("experts", record->experts, std::move(experts), std::move(expert_ranks));
+  ep.dense = group_balance("dense", record->dense, std::move(dense), 1);
+  ep.experts = group_balance("experts", record->experts, std::move(experts), record->size);
   c.expert_parallel = std::move(ep);
 }
 

@@ -18,18 +18,7 @@
 namespace zb {
 namespace {
 
-// The plan a case's records list: a plain plan, or both groups' combined (--expert-parallel).
-const Plan& listed(const Plan& plan) { return plan; }
-const Plan& listed(const ExpertParallelPlan& plan) { return plan.combined; }
-
-std::vector<PlannedPhase> phases_of(const ModelSpec& model, const Plan& plan, const CallSettings& s, int rank) {
-  return planned_phases(model, plan, s, rank);
-}
-std::vector<PlannedPhase> phases_of(const ModelSpec&, const ExpertParallelPlan& plan, const CallSettings& s, int rank) {
-  return planned_phases(plan, s, rank);
-}
-
-// "; experts: 8 ranks (W / EP) per group, max 1 (rank 0) of mean 1.0; dense: max ... of mean ..."
+// "; dense over 64 ranks: max 25165824 (rank 0), mean ...; experts over 8 ranks: max ... (EP 8: ...)"
 std::string groups_text(const ExpertParallelPlan& p) {
   std::string out;
   for (const auto& [name, plan] :
@@ -48,7 +37,7 @@ std::string groups_text(const Plan&) { return ""; }
 template <typename P>
 std::string balance_line(int world_size, const std::string& model, const P& case_plan, const CaseFacts& facts,
                          ShardList asked) {
-  const Plan& plan = listed(case_plan);
+  const Plan& plan = listed_plan(case_plan);
   const std::vector<int64_t> numel = plan.numel_per_rank();
   const BalanceStats b = balance_of(numel);
   char line[320];
@@ -74,7 +63,7 @@ std::string balance_line(int world_size, const std::string& model, const P& case
 template <typename P>
 std::vector<PlannedPhase> phase_calls_of(const ModelSpec& model, const P& plan, const CallSettings& settings, int rank,
                                          bool replicas_only) {
-  std::vector<PlannedPhase> phases = phases_of(model, plan, settings, rank % listed(plan).world_size());
+  std::vector<PlannedPhase> phases = planned_phases(model, plan, settings, rank % listed_plan(plan).world_size());
   if (replicas_only)
     phases.erase(
         std::remove_if(phases.begin(), phases.end(), [](const PlannedPhase& p) { return p.phase != "grad_replicas"; }),
@@ -86,7 +75,7 @@ std::vector<PlannedPhase> phase_calls_of(const ModelSpec& model, const P& plan, 
 template <typename P>
 std::size_t write_case(const std::string& dir, const RunContext& base, const ModelSpec& model, const P& case_plan,
                        const CaseFacts& facts, PlanFiles layout, const CallSettings& settings) {
-  const Plan& plan = listed(case_plan);
+  const Plan& plan = listed_plan(case_plan);
   const int world_size = facts.world_size;
   if (layout == PlanFiles::kRank) {
     for (int rank = 0; rank < world_size; ++rank) {

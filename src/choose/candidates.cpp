@@ -46,14 +46,11 @@ std::string refusal(const Config& config, Granularity granularity, const ModelSp
 
 // Each shard-group rank's calls: the group's collectives are the same list on every rank of it (rank 0's, as a
 // case file holds them), each rank's replica all-reduce its own; one shared list where there are no replicas.
-std::vector<std::shared_ptr<const std::vector<PlannedPhase>>> calls_by_group_rank(const ModelSpec&,
+std::vector<std::shared_ptr<const std::vector<PlannedPhase>>> calls_by_group_rank(const ModelSpec& model,
                                                                                   const ExpertParallelPlan& plan,
                                                                                   const CallSettings& settings) {
-  return {shared_phases(planned_phases(plan, settings, 0))};  // the same lists on every rank
+  return {shared_phases(planned_phases(model, plan, settings, 0))};  // the same lists on every rank
 }
-
-const Plan& listed(const Plan& plan) { return plan; }
-const Plan& listed(const ExpertParallelPlan& plan) { return plan.combined; }
 
 std::vector<std::shared_ptr<const std::vector<PlannedPhase>>> calls_by_group_rank(const ModelSpec& model,
                                                                                   const Plan& plan,
@@ -77,7 +74,7 @@ std::vector<std::shared_ptr<const std::vector<PlannedPhase>>> calls_by_group_ran
 template <typename P>
 LoadedRun records_of(const Config& config, const PartitionerEntry& partitioner, const ModelSpec& model,
                      const P& case_plan, int world_size, const std::string& label) {
-  const Plan& plan = listed(case_plan);
+  const Plan& plan = listed_plan(case_plan);
   CaseFacts facts = case_facts(model, case_plan, partitioner.granularity, config, world_size);
   facts.list_shards = facts.list_shards && facts.listed_shards <= kListedShards;
   const CallSettings settings = call_settings(config, partitioner.granularity, world_size, plan.world_size());
@@ -143,7 +140,7 @@ Candidate evaluate_candidate(const Config& question, const PartitionerEntry& par
       config.expert_parallel > 1
           ? records_of(config, partitioner, model,
                        make_expert_parallel_plan(partitioner, model, world_size, config.expert_parallel, options),
-                       world_size, partitioner.name + std::string(" EP=") + std::to_string(config.expert_parallel))
+                       world_size, c.label())
           : records_of(config, partitioner, model, make_plan(partitioner, model, shard_group, options), world_size,
                        partitioner.name);
   add_balance(c, run.cases.front(), config, model.total_numel());

@@ -132,7 +132,8 @@ std::vector<PlannedPhase> planned_phases(const ModelSpec& model, const Plan& pla
   return phases;
 }
 
-std::vector<PlannedPhase> planned_phases(const ExpertParallelPlan& p, const CallSettings& s, int rank) {
+std::vector<PlannedPhase> planned_phases(const ModelSpec&, const ExpertParallelPlan& p, const CallSettings& s,
+                                         int rank) {
   std::vector<PlannedPhase> out, experts;
   if (p.expert_group_size() > 1)  // a group of one rank reduces and gathers nothing
     experts = planned_phases(p.experts, p.expert_plan, s, p.expert_group_rank(rank));

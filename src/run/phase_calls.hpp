@@ -62,7 +62,8 @@ CallSettings call_settings(const Config& config, Granularity granularity, int wo
 std::vector<PlannedPhase> planned_phases(const ModelSpec& model, const Plan& plan, const CallSettings& s, int rank);
 // --expert-parallel: rank `rank`'s phases of both groups, each phase's dense calls (among all W ranks) and then
 // its expert calls (among the W / EP of its expert-data-parallel group, PlannedPhase::expert_group); the same
-// lists on every rank.
-std::vector<PlannedPhase> planned_phases(const ExpertParallelPlan& p, const CallSettings& s, int rank);
+// lists on every rank. `model` is the one `p` was made of, as for a plain plan (each group's tensors are p's).
+std::vector<PlannedPhase> planned_phases(const ModelSpec& model, const ExpertParallelPlan& p, const CallSettings& s,
+                                         int rank);
 
 }  // namespace zb
