@@ -225,8 +225,22 @@ std::optional<std::string> differing_launch(const std::vector<std::string>& argv
 }
 
 void abort_all_ranks(int exit_code) {
-  MPI_Abort(MPI_COMM_WORLD, exit_code);
-  std::exit(exit_code);  // not reached
+  int initialized = 0, finalized = 0;
+  MPI_Initialized(&initialized);
+  MPI_Finalized(&finalized);
+  if (initialized && !finalized) MPI_Abort(MPI_COMM_WORLD, exit_code);
+  std::_Exit(exit_code);  // MPI_Abort does not return; without MPI, this rank alone
+}
+
+int launcher_rank() {
+  for (const char* variable : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"}) {
+    const char* value = std::getenv(variable);
+    if (!value || !*value) continue;
+    char* end = nullptr;
+    const long rank = std::strtol(value, &end, 10);
+    if (*end == '\0' && rank >= 0 && rank <= INT32_MAX) return static_cast<int>(rank);
+  }
+  return 0;
 }
 
 std::string mpi_library_version() {

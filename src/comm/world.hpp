@@ -107,7 +107,13 @@ void world_barrier();
 // The largest of every rank's `value`; the sum of every rank's `value`.
 int world_max(int value);
 double world_sum(double value);
+// Ends every rank (MPI_Abort). Before MPI_Init has completed, or after
+// MPI_Finalize, it ends this process alone (_Exit), and the launcher, seeing a
+// rank fail, ends the others.
 [[noreturn]] void abort_all_ranks(int exit_code);
+// This process's rank as its launcher states it (OMPI_COMM_WORLD_RANK,
+// PMIX_RANK, PMI_RANK, SLURM_PROCID), readable before MPI_Init; 0 without one.
+int launcher_rank();
 std::string mpi_library_version();
 
 }  // namespace zb

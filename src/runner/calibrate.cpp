@@ -260,8 +260,7 @@ void write_cost_model(const Config& config, const Bench& bench, const std::vecto
       static_cast<long long>(bench.fit_min_elements));
 }
 
-void calibrate(const Config& config, const at::Device& device, const World& world) {
-  Watchdog watchdog(config.timeout_s, world.rank);
+void calibrate(const Config& config, const at::Device& device, const World& world, Watchdog& watchdog) {
   const Bench bench{
       device,
       world.size,
@@ -289,11 +288,14 @@ void calibrate(const Config& config, const at::Device& device, const World& worl
 }  // namespace
 
 int run_calibration(const Config& config) {
-  MpiSession mpi(nullptr, nullptr);
-  const World& world = mpi.world();
+  WatchedMpiSession session(config.timeout_s);
+  Watchdog& watchdog = session.watchdog();
+  const World& world = session.world();
   at::Device device(at::kCPU);
+  watchdog.arm("--calibrate, checking the request (every rank arriving)");
   const auto differing = differing_launch(config.argv);
   const auto failure = agree_on_failure([&] {
+    inject_fault_if_asked("checks", world.rank);
     if (differing) throw UsageError(*differing);
     apply_huge_pages(config.huge_pages);  // before the first CPU tensor
     at::set_num_threads(config.threads);
@@ -305,7 +307,7 @@ int run_calibration(const Config& config) {
     check_output_file("cost model", config.cost_model, config.force);  // before 30 s of measuring
   });
   if (failure) return report_failure("zero_bench", *failure);
-  abort_job_on_failure("zero_bench", [&] { calibrate(config, device, world); });
+  abort_job_on_failure("zero_bench", [&] { calibrate(config, device, world, watchdog); });
   return kExitOk;
 }
 

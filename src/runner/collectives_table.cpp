@@ -315,13 +315,16 @@ std::string header_writer(const Sweep& s, const World& world, int group_ranks, c
   return text;
 }
 
-void sweep(const Sweep& s, const World& world) {
-  Watchdog watchdog(s.config.timeout_s, world.rank);
+void sweep(const Sweep& s, const World& world, Watchdog& watchdog) {
   const int group_ranks = s.config.table_split ? s.config.table_split : world.size;
+  watchdog.arm("--collectives-table, forming the groups (every rank arriving)");
   SubWorld all(world.size);
   SubWorld group(all, world.rank / group_ranks);
+  watchdog.arm(std::string("--collectives-table, connecting the ") + s.backend.name + " groups");
+  inject_fault_if_asked("connect", world.rank);
   auto comm = connect(s.backend, group, s.device);
   const RunContext context = base_context(s.config);  // this host's name, the tool's version
+  watchdog.arm("--collectives-table, gathering the ranks' lines on rank 0");
   SweepPlace at{
       s,
       all,
@@ -364,12 +367,15 @@ void sweep(const Sweep& s, const World& world) {
 }  // namespace
 
 int run_collectives_table(const Config& config) {
-  MpiSession mpi(nullptr, nullptr);
-  const World& world = mpi.world();
+  WatchedMpiSession session(config.timeout_s);
+  Watchdog& watchdog = session.watchdog();
+  const World& world = session.world();
+  watchdog.arm("--collectives-table, checking the request (every rank arriving)");
   const auto differing = differing_launch(config.argv);
   at::Device device(at::kCPU);
   const BackendEntry* backend = nullptr;
   const auto failure = agree_on_failure([&] {
+    inject_fault_if_asked("checks", world.rank);
     if (differing) throw UsageError(*differing);
     apply_huge_pages(config.huge_pages);
     at::set_num_threads(config.threads);
@@ -381,7 +387,7 @@ int run_collectives_table(const Config& config) {
       separate_nccl_hosts(world.rank, world.nodes > 1 ? choose_net_interface().name : "lo");
   });
   if (failure) return report_failure("zero_bench", *failure);
-  abort_job_on_failure("zero_bench", [&] { sweep(Sweep{config, *backend, device}, world); });
+  abort_job_on_failure("zero_bench", [&] { sweep(Sweep{config, *backend, device}, world, watchdog); });
   return kExitOk;
 }
 

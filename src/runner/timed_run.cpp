@@ -208,8 +208,7 @@ void run_world_size(const Config& config, const TimedSetup& setup, const RunCont
   if (replicas) replicas->close();
 }
 
-void run_all(const Config& config, const TimedSetup& setup, const World& world) {
-  Watchdog watchdog(config.timeout_s, world.rank);
+void run_all(const Config& config, const TimedSetup& setup, const World& world, Watchdog& watchdog) {
   watchdog.arm("agreeing on the run id (every rank arriving)");
   const RunContext base = timed_context(config, setup, world);
   const std::optional<std::string> slurm_job =
@@ -292,9 +291,11 @@ std::optional<RankFailure> agree_on_resolved_launch(const TimedSetup& setup, con
 }  // namespace
 
 int run_timed(const Config& config) {
-  MpiSession mpi(nullptr, nullptr);
-  const World& world = mpi.world();
+  WatchedMpiSession session(config.timeout_s);
+  Watchdog& watchdog = session.watchdog();
+  const World& world = session.world();
   TimedSetup setup;
+  watchdog.arm("checking the request (every rank arriving)");
   const auto differing = differing_launch(config.argv);
   auto failure = agree_on_failure([&] {
     if (differing) throw UsageError(*differing);
@@ -304,16 +305,20 @@ int run_timed(const Config& config) {
     if (config.nccl_shared_gpu)  // before the first NCCL communicator
       setup.nccl_transport = separate_nccl_hosts(world.rank, setup.net ? setup.net->name : "lo");
   });
+  watchdog.arm("agreeing on the resolved launch (every rank arriving)");
   if (!failure) failure = agree_on_resolved_launch(setup, world);
+  watchdog.arm("preparing the run directory on rank 0 (every rank arriving after it)");
   std::unique_ptr<RunDirLock> lock;  // rank 0 holds the run directory until every rank is done
   if (!failure)
     failure = agree_on_failure(
         [&] {
-          if (world.rank == 0) lock = prepare_run_dir(setup.dir, config.force, setup.models, config.world_sizes);
+          if (world.rank != 0) return;
+          inject_fault_if_asked("run-dir", world.rank);
+          lock = prepare_run_dir(setup.dir, config.force, setup.models, config.world_sizes);
         },
         PhaseRanks::kRankZeroOnly);
   if (failure) return report_failure("zero_bench", *failure);
-  abort_job_on_failure("zero_bench", [&] { run_all(config, setup, world); });
+  abort_job_on_failure("zero_bench", [&] { run_all(config, setup, world, watchdog); });
   return kExitOk;
 }
 

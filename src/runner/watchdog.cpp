@@ -6,7 +6,6 @@
 #include <cstdlib>
 #include <iostream>
 
-#include "src/comm/world.hpp"
 #include "src/common/errors.hpp"
 
 namespace zb {
@@ -74,6 +73,18 @@ void Watchdog::watch() {
               << std::flush;
     abort_all_ranks(kExitFailure);
   }
+}
+
+WatchedMpiSession::WatchedMpiSession(double timeout_s) : watchdog_(timeout_s, launcher_rank()) {
+  watchdog_.arm("starting MPI (MPI_Init, every rank arriving)");
+  inject_fault_if_asked("init", launcher_rank());
+  mpi_.emplace(nullptr, nullptr);
+}
+
+WatchedMpiSession::~WatchedMpiSession() {
+  watchdog_.arm("ending MPI (MPI_Finalize, every rank arriving)");
+  mpi_.reset();
+  watchdog_.disarm();
 }
 
 bool fault_asked(const char* variable, const char* moment, int rank) {

@@ -1,16 +1,21 @@
-// A per-phase deadline for timed runs and --calibrate (--timeout): a frozen
-// rank, or a collective that never completes, ends the job with a message
-// instead of hanging it. Every moment a rank can wait on another is armed
-// under its own name: the start-up barrier, the bandwidth probe, forming and
-// connecting groups, each case, the barrier after each world size (and the
-// wait of the ranks outside it), each calibration sample, the final write.
+// A per-phase deadline for timed runs, --calibrate and --collectives-table
+// (--timeout): a frozen rank, or a collective that never completes, ends the
+// job with a message instead of hanging it. Every moment a rank can wait on
+// another is armed under its own name, from before MPI_Init to MPI_Finalize:
+// starting MPI, the checks of the request, the run directory, the start-up
+// barrier, the bandwidth probe, forming and connecting groups, each case, the
+// barrier after each world size (and the wait of the ranks outside it), each
+// calibration sample, the final write.
 #pragma once
 #include <chrono>
 #include <condition_variable>
 #include <functional>
 #include <mutex>
 #include <string>
+#include <optional>
 #include <thread>
+
+#include "src/comm/world.hpp"
 
 namespace zb {
 
@@ -48,6 +53,25 @@ class Watchdog {
   double limit_s_ = 0;
   std::function<std::string()> details_;
   std::thread thread_;
+};
+
+// MPI started and ended under a watchdog: a rank that never reaches MPI_Init
+// (stopped, or its node slow to start it) leaves the others waiting there, and
+// one that never reaches MPI_Finalize leaves them waiting in it; --timeout ends
+// both waits as it ends any other. Before MPI is up the rank is the
+// launcher's (launcher_rank()).
+class WatchedMpiSession {
+ public:
+  explicit WatchedMpiSession(double timeout_s);
+  ~WatchedMpiSession();
+  WatchedMpiSession(const WatchedMpiSession&) = delete;
+  WatchedMpiSession& operator=(const WatchedMpiSession&) = delete;
+  Watchdog& watchdog() { return watchdog_; }
+  const World& world() const { return mpi_->world(); }
+
+ private:
+  Watchdog watchdog_;
+  std::optional<MpiSession> mpi_;
 };
 
 // Fault injection for the tests of the failure handling, at named moments:

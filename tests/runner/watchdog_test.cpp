@@ -2,6 +2,7 @@
 // there (ZB_FAULT_STOP=<moment>:<rank> makes it SIGSTOP itself) ends the job
 // through --timeout with a message naming the moment, never a hang.
 #include "support/catch.hpp"
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <string>
@@ -19,37 +20,54 @@ namespace {
 const char* kTinyModel = R"([{"name": "a", "shape": [64, 32]}, {"name": "b", "shape": [64]},
   {"name": "c", "shape": [32, 64]}, {"name": "d", "shape": [32]}])";
 
-constexpr double kTimeoutS = 3;
-
 struct Outcome {
   zbtest::ProcessResult result;
-  double seconds = 0;
+  double seconds = 0, timeout_s = 0;
 };
 
-// Three ranks with rank `rank` frozen at `moment`; the test's own timeout (60 s)
-// stands for a hang.
+// Three ranks with rank `rank` frozen at `moment`, under a --timeout no
+// healthy moment outlasts on this machine now; the test's own timeout (the
+// timeout's sixfold, and at least 60 s) stands for a hang.
 Outcome freeze(const std::string& moment, int rank, const std::string& args) {
   zbtest::TempDir tmp;
   zbtest::write_text(tmp.path() / "tiny.json", kTinyModel);
-  const std::string bench_args = "--device cpu -w 0 -n 2 --timeout " + std::to_string(kTimeoutS) + " --model-file " +
+  const double timeout_s = zbtest::healthy_phase_timeout_s();
+  const std::string bench_args = "--device cpu -w 0 -n 2 --timeout " + std::to_string(timeout_s) + " --model-file " +
                                  quote((tmp.path() / "tiny.json").string()) + " -o " +
                                  quote((tmp.path() / "run").string()) + " " + args;
   const auto start = std::chrono::steady_clock::now();
-  Outcome o{zbtest::mpirun_zero_bench(3, bench_args, "ZB_FAULT_STOP=" + moment + ":" + std::to_string(rank), 60), 0};
+  const int hang_s = static_cast<int>(std::max(60.0, 6 * timeout_s));
+  Outcome o{zbtest::mpirun_zero_bench(3, bench_args, "ZB_FAULT_STOP=" + moment + ":" + std::to_string(rank), hang_s), 0,
+            timeout_s};
   o.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return o;
 }
 
-void check_ended_by_watchdog(const Outcome& o, const std::string& moment_words, double timeouts = 1) {
-  INFO("stdout: " << o.result.out << "\nstderr: " << o.result.err << "\nseconds: " << o.seconds);
+// The promise: the job ends within --timeout, and the time healthy moments
+// take before the frozen one (less than the timeout itself), plus 20 s.
+void check_ended_by_watchdog(const Outcome& o, const std::string& moment_words) {
+  INFO("stdout: " << o.result.out << "\nstderr: " << o.result.err << "\nseconds: " << o.seconds << " (--timeout "
+                  << o.timeout_s << ")");
   CHECK(o.result.exit_code != 0);
   CHECK(o.result.exit_code != 124);  // not the test's timeout: no hang
-  CHECK(o.seconds < kTimeoutS * timeouts + 20);
+  CHECK(o.seconds < 2 * o.timeout_s + 20);
   CHECK_THAT(o.result.err, Catch::Contains("did not finish within") && Catch::Contains("(--timeout)") &&
                                Catch::Contains(moment_words));
 }
 
 }  // namespace
+
+TEST_CASE("watchdog: a rank frozen before MPI_Init ends the job, naming the start of MPI") {
+  check_ended_by_watchdog(freeze("init", 1, "greedy 2"), "starting MPI (MPI_Init, every rank arriving)");
+}
+
+TEST_CASE("watchdog: a rank frozen while it checks the request ends the job, naming the checks") {
+  check_ended_by_watchdog(freeze("checks", 2, "greedy 2"), "checking the request (every rank arriving)");
+}
+
+TEST_CASE("watchdog: rank 0 frozen while it prepares the run directory ends the job, naming the directory") {
+  check_ended_by_watchdog(freeze("run-dir", 0, "greedy 2"), "preparing the run directory on rank 0");
+}
 
 TEST_CASE("watchdog: a rank frozen before the start-up barrier ends the job, naming the barrier") {
   check_ended_by_watchdog(freeze("startup", 1, "greedy 2"), "the start-up barrier");
@@ -83,6 +101,18 @@ TEST_CASE("watchdog: a rank frozen during --calibrate ends the job, naming the s
   zbtest::TempDir tmp;
   check_ended_by_watchdog(freeze("calibrate", 1, "--calibrate --cost-model " + quote(tmp.str() + "/cost.json")),
                           "--calibrate, the sample of");
+}
+
+TEST_CASE("watchdog: a rank frozen while --calibrate checks the request ends the job, naming the checks") {
+  zbtest::TempDir tmp;
+  check_ended_by_watchdog(freeze("checks", 1, "--calibrate --cost-model " + quote(tmp.str() + "/cost.json")),
+                          "--calibrate, checking the request");
+}
+
+TEST_CASE("watchdog: a rank frozen while --collectives-table connects ends the job, naming the connection") {
+  zbtest::TempDir tmp;
+  check_ended_by_watchdog(freeze("connect", 2, "-b gloo --collectives-table " + quote(tmp.str() + "/table.txt")),
+                          "--collectives-table, connecting the gloo groups");
 }
 
 TEST_CASE("ranks launched with different arguments exit 2 before any collective, on every rank") {

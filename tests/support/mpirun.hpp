@@ -12,4 +12,11 @@ namespace zbtest {
 // every rank, and `timeout_s` turning a hang into exit 124.
 ProcessResult mpirun_zero_bench(int ranks, const std::string& args, const std::string& fault = "", int timeout_s = 300);
 
+// A --timeout for the tests that freeze or stall a rank at one moment, sized
+// so that no other moment of a healthy run outlasts it on this machine as it
+// is loaded now (a busy machine slows every moment; a fixed 3 s fired in the
+// bandwidth probe): twice the wall time of a healthy 3-rank run of a tiny
+// model, mpirun's start included, and at least 3 s. Measured once per process.
+double healthy_phase_timeout_s();
+
 }  // namespace zbtest
