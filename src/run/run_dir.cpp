@@ -6,6 +6,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
+#include <thread>
 #include <cerrno>
 #include <iostream>
 #include <filesystem>
@@ -15,6 +17,7 @@
 #include "src/common/atomic_file.hpp"
 #include "src/common/errors.hpp"
 #include "src/common/interruption.hpp"
+#include "src/common/json_input.hpp"
 #include "run_context.hpp"
 
 namespace zb {
@@ -108,6 +111,12 @@ RunDirSurvey survey_run_dir(const fs::path& dir, const std::vector<ModelSpec>& m
   return found;
 }
 
+std::string host_name() {
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  return host;
+}
+
 std::string read_holder(int fd) {
   char buf[512] = {};
   const ssize_t n = pread(fd, buf, sizeof buf - 1, 0);
@@ -121,6 +130,17 @@ std::string names_of(const std::vector<fs::path>& files) {
   for (std::size_t i = 0; i < files.size() && i < 8; ++i) names += (i ? ", " : "") + files[i].filename().string();
   if (files.size() > 8) names += " and " + std::to_string(files.size() - 8) + " more";
   return names;
+}
+
+// What this rank finds where rank 0's lock should be: "" when it is rank 0's.
+std::string run_dir_difference(const fs::path& dir, const std::string& holder) {
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) return "it does not exist on this host";
+  const int fd = ::open((dir / ".zero_bench.lock").c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return "it holds no lock file here";
+  const std::string found = read_holder(fd);
+  ::close(fd);
+  return found == holder ? "" : "its lock file names " + excerpt_for_message(found, 200);
 }
 
 void remove_run(const fs::path& dir, const RunDirSurvey& earlier) {
@@ -158,11 +178,9 @@ RunDirLock::RunDirLock(const std::string& dir) {
     throw UsageError("output directory '" + dir + "' is in use by " + holder +
                      "; wait for that run, or choose another directory with -o");
   }
-  char host[256] = {};
-  gethostname(host, sizeof host - 1);
-  const std::string holder =
-      "zero_bench pid " + std::to_string(getpid()) + " on " + host + " since " + utc_now_iso8601() + "\n";
-  if (ftruncate(fd_, 0) != 0 || pwrite(fd_, holder.data(), holder.size(), 0) < 0) {
+  holder_ = "zero_bench pid " + std::to_string(getpid()) + " on " + host_name() + " since " + utc_now_iso8601();
+  const std::string line = holder_ + "\n";
+  if (ftruncate(fd_, 0) != 0 || pwrite(fd_, line.data(), line.size(), 0) < 0) {
     // the lock holds regardless; the holder's details are a courtesy
   }
 }
@@ -192,6 +210,20 @@ std::unique_ptr<RunDirLock> prepare_run_dir(const std::string& dir, bool force, 
   if (!force) return lock;
   remove_run(dir, earlier);
   return lock;
+}
+
+void check_same_run_dir(const std::string& dir, const std::string& holder) {
+  // A cluster file system may show rank 0's new lock file a moment late: look again for a few seconds.
+  std::string difference;
+  for (int attempt = 0; attempt < 10; ++attempt) {
+    difference = run_dir_difference(dir, holder);
+    if (difference.empty()) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  }
+  throw UsageError("output directory '" + dir + "' on host " + host_name() + " is not the one rank 0 prepared (" +
+                   difference + "; rank 0's: " + holder +
+                   "): every rank writes its records there, so -o must name a directory on a file system every "
+                   "node shares");
 }
 
 }  // namespace zb

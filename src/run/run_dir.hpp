@@ -18,10 +18,20 @@ class RunDirLock {
   ~RunDirLock();
   RunDirLock(const RunDirLock&) = delete;
   RunDirLock& operator=(const RunDirLock&) = delete;
+  // The line the lock file holds: "zero_bench pid P on HOST since T".
+  const std::string& holder() const { return holder_; }
 
  private:
   int fd_ = -1;
+  std::string holder_;
 };
+
+// On every rank but the one that prepared `dir` (rank 0): that this rank's
+// `dir` is the same directory, seen through a file system both share, its
+// lock file holding rank 0's `holder` line. A directory missing here, or one
+// on this host's own disk, is refused (UsageError): this rank's records would
+// land apart from rank 0's, and over whatever an earlier run left there.
+void check_same_run_dir(const std::string& dir, const std::string& holder);
 
 // Creates `dir` if needed, locks it, and proves it writable. If it already
 // holds a run (exp_info.json or rank files: a run file's name and a

@@ -317,6 +317,13 @@ int run_timed(const Config& config) {
           lock = prepare_run_dir(setup.dir, config.force, setup.models, config.world_sizes);
         },
         PhaseRanks::kRankZeroOnly);
+  watchdog.arm("checking each rank's view of the run directory (every rank arriving)");
+  if (!failure) {
+    const std::string holder = broadcast_from_rank_zero(world.rank == 0 ? lock->holder() : "");
+    failure = agree_on_failure([&] {
+      if (world.rank != 0) check_same_run_dir(setup.dir, holder);
+    });
+  }
   if (failure) return report_failure("zero_bench", *failure);
   abort_job_on_failure("zero_bench", [&] { run_all(config, setup, world, watchdog); });
   return kExitOk;

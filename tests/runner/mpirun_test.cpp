@@ -348,6 +348,32 @@ TEST_CASE("ranks that resolve another backend or device exit 2 before any collec
   CHECK_FALSE(fs::exists(tmp.path() / "run"));
 }
 
+TEST_CASE("a rank that sees another directory under -o than rank 0 exits 2 before any case, on every rank") {
+  // Rank 1 runs in its own mount namespace with a private file system over the
+  // run's parent, as a node with its own disk would see it; rank 0 has prepared
+  // the real directory.
+  zbtest::TempDir tmp;
+  fs::create_directories(tmp.path() / "shared");
+  const std::string bench = std::string(ZB_BENCH_BIN) + " --device cpu -w 0 -n 2 --model-file " +
+                            small_model_file(tmp) + " -o " + quote(tmp.str() + "/shared/run") + " greedy 2";
+  const std::string own_disk = "mount -t tmpfs none " + quote(tmp.str() + "/shared") + " && mkdir " +
+                               quote(tmp.str() + "/shared/run") + " && exec " + bench;
+  const auto r = run_command(
+      "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout 60 mpirun "
+      "--oversubscribe -np 1 " +
+      bench + " : -np 1 unshare -m --propagation private sh -c " + quote(own_disk));
+  INFO("stderr: " << r.err);
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err,
+             Catch::Contains("zero_bench: error on rank 1: output directory '" + tmp.str() + "/shared/run' on host ") &&
+                 Catch::Contains("is not the one rank 0 prepared (it holds no lock file here; rank 0's: "
+                                 "zero_bench pid ") &&
+                 Catch::Contains("-o must name a directory on a file system every node shares"));
+  CHECK(fs::exists(tmp.path() / "shared" / "run" / ".zero_bench.lock"));  // rank 0's, and nothing else
+  CHECK_FALSE(fs::exists(tmp.path() / "shared" / "run" / "small_2_0.json"));
+  CHECK_FALSE(fs::exists(tmp.path() / "shared" / "run" / "exp_info.json"));
+}
+
 TEST_CASE("zero_bench --calibrate refuses an unwritable cost model path before measuring") {
   zbtest::TempDir tmp;
   const auto started = std::chrono::steady_clock::now();
