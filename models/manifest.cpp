@@ -1,9 +1,10 @@
 // JSON manifest: [{"name": "...", "shape": [..]}, ...] in registration order; an entry may add
 // "expert": true or false (an expert weight under --expert-parallel; absent: as named_as_expert says).
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <set>
+#include <vector>
 
 #include "src/common/atomic_file.hpp"
 #include "src/common/errors.hpp"
@@ -48,25 +49,38 @@ ParamSpec parse_entry(const std::string& path, const json& entry, std::size_t in
   return p;
 }
 
+// The name that appears twice, the first in name order; nullptr if none. Sorted
+// pointers, not a set of copies: a manifest of millions of names holds them once.
+const std::string* first_repeated_name(const ModelSpec& model) {
+  std::vector<const std::string*> names;
+  names.reserve(model.params.size());
+  for (const ParamSpec& p : model.params) names.push_back(&p.name);
+  std::sort(names.begin(), names.end(), [](const std::string* a, const std::string* b) { return *a < *b; });
+  const auto twice = std::adjacent_find(names.begin(), names.end(),
+                                        [](const std::string* a, const std::string* b) { return *a == *b; });
+  return twice == names.end() ? nullptr : *twice;
+}
+
 }  // namespace
 
 ModelSpec load_manifest(const std::string& path) {
   const std::string text = read_file(path);  // a regular file, or a UsageError naming it
-  const json doc = parse_json_input(text, "manifest '" + path + "'");
-  if (!doc.is_array() || doc.empty())
-    bad_manifest(path, "expected a non-empty array of {\"name\": ..., \"shape\": [...]}");
   ModelSpec model{std::filesystem::path(path).stem().string(), {}};
   check_model_name(model.name);
-  std::set<std::string> seen;
   int64_t total = 0;
-  for (std::size_t i = 0; i < doc.size(); ++i) {
-    ParamSpec p = parse_entry(path, doc[i], i);
+  // One entry parsed at a time: a manifest of millions of tensors is read in about twice its size.
+  const bool array = parse_json_array_elements(text, "manifest '" + path + "'", [&](const json& entry, std::size_t i) {
+    ParamSpec p = parse_entry(path, entry, i);
     if (__builtin_add_overflow(total, p.numel(), &total) || total > kMaxModelElements)
       bad_manifest(path, "its tensors hold more than " + std::to_string(kMaxModelElements) +
                              " elements together (the most a model may have)");
-    if (!seen.insert(p.name).second) bad_manifest(path, "parameter name '" + p.name + "' appears twice");
     model.params.push_back(std::move(p));
-  }
+  });
+  if (!array) parse_json_input(text, "manifest '" + path + "'");  // malformed: its message; else not an array
+  if (!array || model.params.empty())
+    bad_manifest(path, "expected a non-empty array of {\"name\": ..., \"shape\": [...]}");
+  const std::string* repeated = first_repeated_name(model);
+  if (repeated) bad_manifest(path, "parameter name '" + *repeated + "' appears twice");
   return model;
 }
 

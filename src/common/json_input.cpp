@@ -27,17 +27,93 @@ int json_nesting_depth(const std::string& text, int limit) {
   return deepest;
 }
 
-nlohmann::json parse_json_input(const std::string& text, const std::string& source) {
+namespace {
+
+void check_size_and_depth(const std::string& text, const std::string& source) {
   if (text.size() > kMaxJsonBytes)
     throw UsageError(source + ": JSON larger than " + std::to_string(kMaxJsonBytes >> 20) + " MiB");
   if (json_nesting_depth(text, kMaxJsonDepth) > kMaxJsonDepth)
     throw UsageError(source + ": JSON nested deeper than " + std::to_string(kMaxJsonDepth) +
                      " levels (zero-bench's files nest at most a few)");
+}
+
+bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+// Where the element of the array at depth 1 that starts at `begin` ends: the
+// comma or the closing bracket after it, found outside strings.
+std::size_t element_end(const std::string& text, std::size_t begin) {
+  int depth = 0;
+  bool in_string = false, escaped = false;
+  for (std::size_t i = begin; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (escaped) escaped = false;
+      else if (c == '\\') escaped = true;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      ++depth;
+    } else if (c == ']' || c == '}') {
+      if (depth == 0) return i;
+      --depth;
+    } else if (c == ',' && depth == 0) {
+      return i;
+    }
+  }
+  return text.size();
+}
+
+[[noreturn]] void malformed(const std::string& source, const std::string& what) {
+  throw UsageError(source + ": malformed JSON: " + excerpt_for_message(what, 200));
+}
+
+}  // namespace
+
+nlohmann::json parse_json_input(const std::string& text, const std::string& source) {
+  check_size_and_depth(text, source);
   try {
     return nlohmann::json::parse(text);
   } catch (const nlohmann::json::exception& e) {  // malformed, or a number out of range (1e999)
     throw UsageError(source + ": malformed JSON: " + excerpt_for_message(e.what(), 200));
   }
+}
+
+bool parse_json_array_elements(const std::string& text, const std::string& source,
+                               const std::function<void(const nlohmann::json&, std::size_t)>& element) {
+  std::size_t at = 0;
+  while (at < text.size() && is_blank(text[at])) ++at;
+  if (at == text.size() || text[at] != '[') return false;
+  check_size_and_depth(text, source);
+  std::size_t index = 0;
+  for (++at;;) {
+    const std::size_t end = element_end(text, at);
+    if (end == text.size()) malformed(source, "the array is not closed (no ']')");
+    if (text[end] == '}') malformed(source, "element " + std::to_string(index) + " closes a '}' it did not open");
+    std::size_t first = at;
+    while (first < end && is_blank(text[first])) ++first;
+    const bool closing = text[end] == ']';
+    if (first == end) {
+      if (closing && index == 0) {  // []
+        at = end + 1;
+        break;
+      }
+      malformed(source, "element " + std::to_string(index) + " is empty (a stray comma?)");
+    }
+    try {
+      element(nlohmann::json::parse(text.begin() + static_cast<std::ptrdiff_t>(first),
+                                    text.begin() + static_cast<std::ptrdiff_t>(end)),
+              index);
+    } catch (const nlohmann::json::exception& e) {
+      malformed(source, "element " + std::to_string(index) + ": " + e.what());
+    }
+    ++index;
+    at = end + 1;
+    if (closing) break;
+  }
+  for (; at < text.size(); ++at)
+    if (!is_blank(text[at])) malformed(source, "text after the array's closing ']'");
+  return true;
 }
 
 std::string excerpt_for_message(const std::string& text, std::size_t max_chars) {

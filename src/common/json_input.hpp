@@ -5,6 +5,7 @@
 // the file with at most a short excerpt of it.
 #pragma once
 #include <cstddef>
+#include <functional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -25,6 +26,15 @@ int json_nesting_depth(const std::string& text, int limit);
 // large, nested deeper than kMaxJsonDepth, or not valid JSON (numbers out of
 // double's range included).
 nlohmann::json parse_json_input(const std::string& text, const std::string& source);
+
+// Parses `text`, a JSON array, one element at a time: `element(value, index)`
+// is handed each in order, and only that element's value is held at once (a
+// parsed document takes about eight times its text; this, the text and what
+// `element` keeps). Returns false, handing nothing, when `text` does not open
+// with '[' (the caller parses it whole for its own message). Throws as
+// parse_json_input does, naming the element where the JSON is malformed.
+bool parse_json_array_elements(const std::string& text, const std::string& source,
+                               const std::function<void(const nlohmann::json&, std::size_t)>& element);
 
 // `text` cut to at most `max_chars` characters for an error message, with
 // control characters escaped and "..." where it was cut.

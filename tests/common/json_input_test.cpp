@@ -23,6 +23,42 @@ TEST_CASE("parse_json_input refuses deep nesting and malformed text naming the s
                     Catch::StartsWith("cost model 'c.json': malformed JSON: "));
 }
 
+namespace {
+
+// The elements parse_json_array_elements hands over, each dumped; or its error.
+std::string elements_of(const std::string& text) {
+  std::string out;
+  try {
+    const bool array = zb::parse_json_array_elements(
+        text, "m", [&](const nlohmann::json& e, std::size_t i) { out += std::to_string(i) + "=" + e.dump() + " "; });
+    return array ? out : "(not an array)";
+  } catch (const zb::UsageError& e) {
+    return e.what();
+  }
+}
+
+}  // namespace
+
+TEST_CASE("parse_json_array_elements hands each element as the whole parse holds it, and names a malformed one") {
+  const std::string text = R"( [ {"name": "a,]}", "shape": [2, [3]]}, "x\"],", 1.5, [], {} , null ] )";
+  std::string whole;
+  std::size_t i = 0;
+  for (const auto& e : nlohmann::json::parse(text)) whole += std::to_string(i++) + "=" + e.dump() + " ";
+  CHECK(elements_of(text) == whole);
+  CHECK(elements_of("[]").empty());
+  CHECK(elements_of(" [ ] ").empty());
+  CHECK(elements_of("{\"a\": 1}") == "(not an array)");
+  CHECK(elements_of("") == "(not an array)");
+  CHECK(elements_of("[1, 2") == "m: malformed JSON: the array is not closed (no ']')");
+  CHECK(elements_of("[1,]") == "m: malformed JSON: element 1 is empty (a stray comma?)");
+  CHECK(elements_of("[,1]") == "m: malformed JSON: element 0 is empty (a stray comma?)");
+  CHECK(elements_of("[1}") == "m: malformed JSON: element 0 closes a '}' it did not open");
+  CHECK(elements_of("[1] 2") == "m: malformed JSON: text after the array's closing ']'");
+  CHECK_THAT(elements_of("[1, {\"a\": tru}]"), Catch::StartsWith("m: malformed JSON: element 1: "));
+  CHECK_THAT(elements_of("[1e999]"), Catch::StartsWith("m: malformed JSON: element 0: "));
+  CHECK_THAT(elements_of(std::string(100, '[') + std::string(100, ']')), Catch::Contains("nested deeper than 64"));
+}
+
 TEST_CASE("excerpt_for_message cuts long text and escapes control characters") {
   CHECK(zb::excerpt_for_message("plain") == "plain");
   CHECK(zb::excerpt_for_message("a\x1b[31mb") == "a\\x1b[31mb");
