@@ -20,7 +20,8 @@ struct Schema<Interruption> {
                                             member("world_size", &I::world_size),
                                             member("model", &I::model),
                                             member("time", &I::time),
-                                            member("slurm_job_id", &I::slurm_job_id)};
+                                            member("slurm_job_id", &I::slurm_job_id),
+                                            member("cause", &I::cause)};
     return f;
   }
   static void after_read(I& i, const JsonSource& src, const std::string& where) {
@@ -33,6 +34,8 @@ struct Schema<Interruption> {
     // Each text is printed inside one line of zero_analyze's error: a short one.
     for (const std::string* text : {&i.signal, &i.sender, &i.during})
       if (text->size() > 200) src.fail(where + ": a text of " + std::to_string(text->size()) + " bytes (at most 200)");
+    if (i.cause && i.cause->size() > 400)
+      src.fail(where + ".cause: a text of " + std::to_string(i.cause->size()) + " bytes (at most 400)");
   }
 };
 
@@ -49,6 +52,7 @@ std::string interruption_text(const Interruption& i) {
   std::string out = i.signal + " from " + i.sender + " during " + i.during;
   if (i.slurm_job_id) out += " (Slurm job " + *i.slurm_job_id + ")";
   if (!i.time.empty()) out += ", at " + i.time;
+  if (i.cause) out += "; " + escape_control_characters(*i.cause);
   return out;
 }
 

@@ -22,13 +22,16 @@ struct Interruption {
   std::optional<std::string> model;
   std::string time;                         // UTC ISO-8601
   std::optional<std::string> slurm_job_id;  // under Slurm: SLURM_JOB_ID
+  // What ended the job, where it is known: Slurm's reason ("scancel", "its
+  // time limit", "the failure of node2 (DOWN: ...)"), a node rank 0 saw lost.
+  std::optional<std::string> cause;
 };
 
 std::string to_json_text(const Interruption& interruption);
 // Throws UsageError naming `source` and what is wrong (it is untrusted input).
 Interruption interruption_from_json_text(const std::string& text, const std::string& source);
 
-// "SIGTERM from slurmstepd (pid 123) during world size 4, model ResNet50 (Slurm job 12), at 2026-..."
+// "SIGTERM from slurmstepd (pid 123) during world size 4, model ResNet50 (Slurm job 12), at 2026-...; <cause>"
 std::string interruption_text(const Interruption& interruption);
 
 }  // namespace zb

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <chrono>
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iostream>
@@ -14,7 +15,9 @@
 
 #include "src/comm/world.hpp"
 #include "src/common/atomic_file.hpp"
+#include "src/common/json_input.hpp"
 #include "src/run/run_context.hpp"
+#include "slurm_end.hpp"
 
 namespace zb {
 namespace {
@@ -77,8 +80,9 @@ std::string sender_text(pid_t pid) {
 
 }  // namespace
 
-TerminationNotice::TerminationNotice(const Watchdog& watchdog, int rank, std::string dir, Interruption run)
-    : watchdog_(watchdog), rank_(rank), dir_(std::move(dir)), run_(std::move(run)) {
+TerminationNotice::TerminationNotice(const Watchdog& watchdog, const NodeWatch& nodes, int rank, std::string dir,
+                                     Interruption run)
+    : watchdog_(watchdog), nodes_(nodes), rank_(rank), dir_(std::move(dir)), run_(std::move(run)) {
   if (::pipe2(g_pipe, O_CLOEXEC) != 0) return;  // no notice; the signals keep their default
   thread_ = std::thread([this] { wait_for_signal(); });
   struct sigaction action {};
@@ -118,7 +122,9 @@ void TerminationNotice::wait_for_signal() {
   if (rank_ != 0) {
     // Every rank gets the scheduler's signal; rank 0 says what it cut. The
     // others stay connected a moment, so that rank 0 is not cut first by a
-    // peer's end and reports that instead.
+    // peer's end and reports that instead, and tell rank 0's node watch that
+    // this node ends by a signal, not lost.
+    nodes_.say_signalled();
     std::this_thread::sleep_for(std::chrono::seconds(1));
     end_by(signal);
   }
@@ -139,10 +145,19 @@ void TerminationNotice::wait_for_signal() {
   // slurmstepd signals a job's tasks when Slurm ends the job or step; mpirun's daemons when a rank
   // failed (its message came first) or mpirun itself was signalled.
   const bool scheduler = what.sender.rfind("slurmstepd", 0) == 0;
+  const char* job_nodes = std::getenv("SLURM_JOB_NODELIST");  // the allocation: a failed node leaves the job's list
+  // Under Slurm, Slurm itself says why it ends the job (whoever passed its signal on: slurmstepd, or mpirun).
+  const std::optional<std::string> slurm_reason =
+      what.slurm_job_id ? slurm_end_reason(*what.slurm_job_id, job_nodes ? job_nodes : "") : std::nullopt;
+  const std::string lost = nodes_.lost_nodes(std::chrono::milliseconds(500));
   const std::string why =
       !what.slurm_job_id ? ""
+      : slurm_reason     ? " (Slurm ends job " + *what.slurm_job_id + ": " + *slurm_reason + ")"
       : scheduler        ? " (Slurm ends job " + *what.slurm_job_id + ": scancel, its time limit, or a node's failure)"
                          : " (in Slurm job " + *what.slurm_job_id + ")";
+  if (slurm_reason) what.cause = "Slurm: " + *slurm_reason;
+  if (!lost.empty()) what.cause = (what.cause ? *what.cause + "; " : std::string()) + lost;
+  if (what.cause) what.cause = excerpt_for_message(*what.cause, 380);
   const std::string cut = what.model
                               ? "the case world size " + std::to_string(*what.world_size) + ", model " + *what.model
                               : "the run, during " + what.during;
@@ -150,8 +165,8 @@ void TerminationNotice::wait_for_signal() {
   // they are gone a rank's output no longer reaches the job's (a file written on a slow disk can outlast them).
   const std::string record = dir_ + "/" + kInterruptionFile;
   std::cerr << "zero_bench: " << what.signal << " from " << what.sender << why << " cut " << cut
-            << "; recorded as interrupted in " << record << " (no exp_info.json); a run into " << dir_
-            << " again needs --force\n"
+            << (lost.empty() ? "" : "; " + lost) << "; recorded as interrupted in " << record
+            << " (no exp_info.json); a run into " << dir_ << " again needs --force\n"
             << std::flush;
   try {
     write_file_atomically(record, to_json_text(what));

@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "src/common/interruption.hpp"
+#include "node_watch.hpp"
 #include "watchdog.hpp"
 
 namespace zb {
@@ -20,8 +21,9 @@ namespace zb {
 class TerminationNotice {
  public:
   // `run`: the run's name, run id and Slurm job id, written into interrupted.json
-  // (rank 0) in `dir`. The watchdog's moment says what the rank was doing.
-  TerminationNotice(const Watchdog& watchdog, int rank, std::string dir, Interruption run);
+  // (rank 0) in `dir`. The watchdog's moment says what the rank was doing;
+  // the node watch, which node was lost first, where one was.
+  TerminationNotice(const Watchdog& watchdog, const NodeWatch& nodes, int rank, std::string dir, Interruption run);
   ~TerminationNotice();  // the default actions again
   TerminationNotice(const TerminationNotice&) = delete;
   TerminationNotice& operator=(const TerminationNotice&) = delete;
@@ -34,6 +36,7 @@ class TerminationNotice {
   void wait_for_signal();
 
   const Watchdog& watchdog_;
+  const NodeWatch& nodes_;
   const int rank_;
   const std::string dir_;
   Interruption run_;

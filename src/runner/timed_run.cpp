@@ -33,6 +33,7 @@
 #include "record_context.hpp"
 #include "reference_check.hpp"
 #include "termination.hpp"
+#include "node_watch.hpp"
 #include "watchdog.hpp"
 #include "timed_loop.hpp"
 #include "timed_request.hpp"
@@ -208,16 +209,9 @@ void run_world_size(const Config& config, const TimedSetup& setup, const RunCont
   if (replicas) replicas->close();
 }
 
-void run_all(const Config& config, const TimedSetup& setup, const World& world, Watchdog& watchdog) {
-  watchdog.arm("agreeing on the run id (every rank arriving)");
-  const RunContext base = timed_context(config, setup, world);
-  const std::optional<std::string> slurm_job =
-      base.slurm ? std::optional<std::string>(base.slurm->job_id) : std::nullopt;
-  // From here until exp_info.json, a SIGTERM (scancel, a time limit) leaves the run marked as interrupted.
-  std::optional<TerminationNotice> notice;
-  notice.emplace(watchdog, world.rank, setup.dir,
-                 Interruption{std::filesystem::path(setup.dir).filename().string(), base.run_id, "", "", "",
-                              std::nullopt, std::nullopt, "", slurm_job});
+// The run from the banner to exp_info.json, every world size and model.
+void run_sizes(const Config& config, const TimedSetup& setup, const World& world, const RunContext& base,
+               Watchdog& watchdog, TerminationNotice& notice) {
   if (world.rank == 0) std::cout << console_banner(base, world.size) << std::flush;
   if (world.rank == 0 && base.nccl_transport)
     std::cout << "[zero_bench] --nccl-shared-gpu: NCCL connects the ranks sharing a GPU as separate hosts, "
@@ -239,7 +233,7 @@ void run_all(const Config& config, const TimedSetup& setup, const World& world, 
     watchdog.arm("forming the world-size-" + size_text + " group (every rank arriving)");
     SubWorld group(w);
     if (group.member()) {
-      run_world_size(config, setup, base, group, bandwidth, started, watchdog, *notice);
+      run_world_size(config, setup, base, group, bandwidth, started, watchdog, notice);
       watchdog.arm("the barrier after world size " + size_text + " (every rank arriving)");
       inject_fault_if_asked("between-cases", world.rank);
     } else {
@@ -248,22 +242,48 @@ void run_all(const Config& config, const TimedSetup& setup, const World& world, 
     }
     world_barrier();
   }
+}
+
+void write_exp_info(const Config& config, const TimedSetup& setup, const RunContext& base,
+                    const std::optional<std::string>& slurm_job) {
+  inject_fault_if_asked("final-write", 0);
+  ExpInfo info{std::filesystem::path(setup.dir).filename().string(),
+               config.partitioner,
+               "timed",
+               config.world_sizes,
+               {},
+               base.time,
+               base.run_id,
+               slurm_job};
+  for (const auto& m : setup.models) info.models.push_back(m.name);
+  write_file_atomically(setup.dir + "/exp_info.json", to_json_text(info));
+  std::cout << "wrote " << setup.dir << " (exp_info.json last)\n" << std::flush;
+}
+
+void run_all(const Config& config, const TimedSetup& setup, const World& world, Watchdog& watchdog) {
+  watchdog.arm("agreeing on the run id (every rank arriving)");
+  const RunContext base = timed_context(config, setup, world);
+  const std::optional<std::string> slurm_job =
+      base.slurm ? std::optional<std::string>(base.slurm->job_id) : std::nullopt;
+  watchdog.arm("connecting each node to rank 0's watch of the nodes (every rank arriving)");
+  const NodeWatch nodes(world, base.host, setup.net);
+  // From here until exp_info.json, a SIGTERM (scancel, a time limit) leaves the run marked as interrupted.
+  std::optional<TerminationNotice> notice;
+  notice.emplace(watchdog, nodes, world.rank, setup.dir,
+                 Interruption{std::filesystem::path(setup.dir).filename().string(), base.run_id, "", "", "",
+                              std::nullopt, std::nullopt, "", slurm_job, std::nullopt});
+  try {
+    run_sizes(config, setup, world, base, watchdog, *notice);
+  } catch (const UsageError&) {
+    throw;
+  } catch (const std::exception& e) {  // a peer gone: rank 0 names the node, where it saw one lost
+    const std::string lost = world.rank == 0 ? nodes.lost_nodes(std::chrono::milliseconds(500)) : "";
+    if (lost.empty()) throw;
+    throw RunError(std::string(e.what()) + "; " + lost);
+  }
   watchdog.arm("writing exp_info.json on rank 0 (every rank arriving after it)");
   notice.reset();  // a signal from here on ends the rank as it would without zero_bench's word
-  if (world.rank == 0) {
-    inject_fault_if_asked("final-write", world.rank);
-    ExpInfo info{std::filesystem::path(setup.dir).filename().string(),
-                 config.partitioner,
-                 "timed",
-                 config.world_sizes,
-                 {},
-                 base.time,
-                 base.run_id,
-                 slurm_job};
-    for (const auto& m : setup.models) info.models.push_back(m.name);
-    write_file_atomically(setup.dir + "/exp_info.json", to_json_text(info));
-    std::cout << "wrote " << setup.dir << " (exp_info.json last)\n" << std::flush;
-  }
+  if (world.rank == 0) write_exp_info(config, setup, base, slurm_job);
   world_barrier();  // MPI_Finalize waits for every rank too: a rank frozen before it is caught here
   watchdog.disarm();
 }

@@ -165,6 +165,16 @@ TEST_CASE("a node lost mid-case (every process killed): the job ends within 10 s
       } else if (!names_host) {
         WARN("-b " << backend << ": nothing printed names the lost host node2 / 10.77.0.2 (exit " << rc << ")");
       }
+      // Where rank 0 speaks (its backend's error, or the launcher's signal), it names the lost node by host name
+      // and ranks (its node watch), and so does interrupted.json.
+      const std::regex rank0_said("zero_bench: (error on rank 0|SIG[A-Z]+ from)[^\n]*");
+      std::smatch said;
+      if (std::regex_search(text, said, rank0_said))
+        CHECK_THAT(said.str(), Catch::Contains("node2 (ranks 2, 3) was lost") &&
+                                   Catch::Contains("its processes ended without a word"));
+      if (fs::exists(dir / "interrupted.json"))
+        CHECK_THAT(zbtest::read_text(dir / "interrupted.json"),
+                   Catch::Contains("\"cause\": \"node2 (ranks 2, 3) was lost"));
       // Every rank has ended, on the surviving node too: nothing is left in node1.
       const std::string status = cluster.run("status").out;
       INFO(status);
