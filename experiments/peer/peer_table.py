@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Turns the runs of experiments/peer/run.sh into its README.md.
+"""Turns the runs of experiments/peer/run.sh into its record.md (README.md states its findings).
 
 Usage: peer_table.py WORK_DIR ROUNDS FAST_MODELS MODEL... (files: WORK_DIR/r<round>_<model>_<config>[.json];
 FAST_MODELS: comma-separated models that also ran the faster configurations and the peer on huge pages).

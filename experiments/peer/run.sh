@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # zero_bench side by side with PyTorch's own ZeroRedundancyOptimizer, recorded
-# beside it in README.md (the whole-step issue's fidelity targets):
+# beside it in record.md, every table and run (README.md beside it states the
+# findings read from it; the whole-step issue's fidelity targets):
 #  - the peer (zero_redundancy_peer.py, beside it): gloo, CPU, one thread per
 #    rank, Adam lr 0.01, time.time() around opt.step() as the seed does, and a
 #    DDP-style bucketed gradient all-reduce before it for the whole step; twice
@@ -21,7 +22,7 @@
 # pairs only, BERT's cost 20 minutes a round else), ZB_PEER_GLIBC_DYNAMIC=1
 # (glibc's default allocator on both sides instead of peer_launch.sh's
 # policy: nothing mapped, nothing trimmed), ZB_BENCH_OUT (default
-# README.md beside it), ZB_RECORD_NOTE (a line the record carries: the
+# record.md beside it), ZB_RECORD_NOTE (a line the record carries: the
 # machine's load, say).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -31,7 +32,7 @@ py="$(zb_peer_python)"
 rounds="${ZB_BENCH_ROUNDS:-5}" iters="${ZB_BENCH_ITERS:-10}" models="${ZB_PEER_MODELS:-ResNet50 ResNet152 BERT}"
 fast_models="${ZB_PEER_FAST_MODELS:-ResNet50}"
 is_fast() { [[ " $fast_models " == *" $1 "* ]]; }
-out="${ZB_BENCH_OUT:-$here/README.md}"
+out="${ZB_BENCH_OUT:-$here/record.md}"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 # Each line: fast (1: only for ZB_PEER_FAST_MODELS)|name|...

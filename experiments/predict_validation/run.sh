@@ -20,7 +20,7 @@
 #   3. zero_analyze RUN --predict DESCRIPTION --format json beside each run (remade for every
 #      run in the work directory each time, in seconds, without the cluster).
 # validation_table.py (beside it) compares each rank's predicted phases with its measured ones
-# and writes README.md. Work lives in ZB_BENCH_WORK (default ~/.cache/zero-bench/predict_validation)
+# and writes record.md, every table (README.md beside it states the findings read from it). Work lives in ZB_BENCH_WORK (default ~/.cache/zero-bench/predict_validation)
 # and is reused: a step model, table or run already there is not redone; ZB_BENCH_FRESH=1 starts
 # over. ZB_BENCH_INPUTS (default inputs/ beside it; keep it beside the record, which links it)
 # keeps, per rate, what the predictions read (the tables, the descriptions, the step models) and
@@ -30,7 +30,7 @@
 # date and settings recorded with it; a rate named again is continued (only what it lacks is
 # measured, on its kept step models and tables; its provenance gains a "continued" line).
 # ZB_BENCH_RECORD_ONLY=1 writes the record from the work and the inputs, launching nothing.
-# ZB_BENCH_OUT (default README.md beside it) names the record.
+# ZB_BENCH_OUT (default record.md beside it) names the record.
 # ZB_BENCH_SKIP: runs left out, as globs of MODEL/PARTITIONER_W<w>[_G<g>] (default "BERT/*_W8*
 # BERT/flat_W4* BERT/hybrid_W4*": their ranks hold more than this machine's 24 GiB; under the heap
 # policy, which never gives memory back, a rank of flat BERT at W = 4 held 6.4 GB and was killed).
@@ -50,7 +50,7 @@ mapfile -t forward < <(zb_allocator_forward)
 # Open MPI's progress yields the core while a rank waits: the cluster's mpirun sets
 # mpi_yield_when_idle (local_cluster.sh says why), pinned here to what the provenance records.
 export ZB_CLUSTER_MPI_YIELD=1
-out="${ZB_BENCH_OUT:-$here/README.md}" iters="${ZB_BENCH_ITERS:-3}" inputs="$(realpath -m "${ZB_BENCH_INPUTS:-$here/inputs}")"
+out="${ZB_BENCH_OUT:-$here/record.md}" iters="${ZB_BENCH_ITERS:-3}" inputs="$(realpath -m "${ZB_BENCH_INPUTS:-$here/inputs}")"
 rates="${ZB_BENCH_RATES:-1gbit 4gbit}" models="${ZB_BENCH_MODELS:-ResNet50 BERT}"
 backends="${ZB_BENCH_BACKENDS:-gloo mpi}" table_bytes="${ZB_TABLE_BYTES:-1K:64M}"
 table_iters="${ZB_TABLE_ITERS:-10}" skip="${ZB_BENCH_SKIP-BERT/*_W8* BERT/flat_W4* BERT/hybrid_W4*}" work="${ZB_BENCH_WORK:-$HOME/.cache/zero-bench/predict_validation}"

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The tables of experiments/predict_validation/README.md from run.sh's work directory.
+"""The tables of experiments/predict_validation/record.md (README.md states its findings) from run.sh's work directory.
 
     python3 experiments/predict_validation/validation_table.py WORK [SKIP]
 
