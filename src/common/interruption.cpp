@@ -39,7 +39,10 @@ struct Schema<Interruption> {
   }
 };
 
-std::string to_json_text(const Interruption& interruption) { return write_object(interruption).dump(2) + "\n"; }
+// Invalid UTF-8 (a scheduler's reason, a host name) is replaced, never a failed record.
+std::string to_json_text(const Interruption& interruption) {
+  return write_object(interruption).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
 
 Interruption interruption_from_json_text(const std::string& text, const std::string& source) {
   const JsonSource src{source};

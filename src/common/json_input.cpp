@@ -81,7 +81,7 @@ nlohmann::json parse_json_input(const std::string& text, const std::string& sour
 
 bool parse_json_array_elements(const std::string& text, const std::string& source,
                                const std::function<void(const nlohmann::json&, std::size_t)>& element) {
-  std::size_t at = 0;
+  std::size_t at = text.compare(0, 3, "\xEF\xBB\xBF") == 0 ? 3 : 0;  // a UTF-8 byte order mark, as nlohmann skips it
   while (at < text.size() && is_blank(text[at])) ++at;
   if (at == text.size() || text[at] != '[') return false;
   check_size_and_depth(text, source);
@@ -100,13 +100,14 @@ bool parse_json_array_elements(const std::string& text, const std::string& sourc
       }
       malformed(source, "element " + std::to_string(index) + " is empty (a stray comma?)");
     }
+    nlohmann::json value;
     try {
-      element(nlohmann::json::parse(text.begin() + static_cast<std::ptrdiff_t>(first),
-                                    text.begin() + static_cast<std::ptrdiff_t>(end)),
-              index);
+      value = nlohmann::json::parse(text.begin() + static_cast<std::ptrdiff_t>(first),
+                                    text.begin() + static_cast<std::ptrdiff_t>(end));
     } catch (const nlohmann::json::exception& e) {
       malformed(source, "element " + std::to_string(index) + ": " + e.what());
     }
+    element(value, index);
     ++index;
     at = end + 1;
     if (closing) break;
@@ -119,7 +120,17 @@ bool parse_json_array_elements(const std::string& text, const std::string& sourc
 std::string excerpt_for_message(const std::string& text, std::size_t max_chars) {
   std::string out;
   for (const unsigned char c : text) {
-    if (out.size() >= max_chars) return out + "...";
+    if (out.size() >= max_chars) {
+      // Cut on a character's boundary: never half of a UTF-8 sequence.
+      std::size_t lead = out.size();
+      while (lead > 0 && (static_cast<unsigned char>(out[lead - 1]) & 0xC0) == 0x80) --lead;
+      if (lead > 0) {
+        const unsigned char first = static_cast<unsigned char>(out[lead - 1]);
+        const std::size_t length = first >= 0xF0 ? 4 : first >= 0xE0 ? 3 : first >= 0xC0 ? 2 : 1;
+        if (out.size() - (lead - 1) < length) out.resize(lead - 1);
+      }
+      return out + "...";
+    }
     if (c < 0x20 || c == 0x7f) {
       char hex[8];
       std::snprintf(hex, sizeof hex, "\\x%02x", c);

@@ -180,8 +180,9 @@ RunDirLock::RunDirLock(const std::string& dir) {
   }
   holder_ = "zero_bench pid " + std::to_string(getpid()) + " on " + host_name() + " since " + utc_now_iso8601();
   const std::string line = holder_ + "\n";
-  if (ftruncate(fd_, 0) != 0 || pwrite(fd_, line.data(), line.size(), 0) < 0) {
-    // the lock holds regardless; the holder's details are a courtesy
+  // Flushed: on a cluster file system the other hosts read this line (check_same_run_dir) while it is held.
+  if (ftruncate(fd_, 0) != 0 || pwrite(fd_, line.data(), line.size(), 0) < 0 || fsync(fd_) != 0) {
+    // the lock holds regardless; the other ranks, not finding this line, refuse the directory naming what they read
   }
 }
 
@@ -216,9 +217,9 @@ void check_same_run_dir(const std::string& dir, const std::string& holder) {
   // A cluster file system may show rank 0's new lock file a moment late: look again for a few seconds.
   std::string difference;
   for (int attempt = 0; attempt < 10; ++attempt) {
+    if (attempt > 0) std::this_thread::sleep_for(std::chrono::milliseconds(300));
     difference = run_dir_difference(dir, holder);
     if (difference.empty()) return;
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
   }
   throw UsageError("output directory '" + dir + "' on host " + host_name() + " is not the one rank 0 prepared (" +
                    difference + "; rank 0's: " + holder +

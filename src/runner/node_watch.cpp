@@ -8,7 +8,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <map>
 #include <sstream>
 
@@ -89,13 +91,27 @@ std::map<int, std::string> node_names(const std::vector<std::string>& lines) {
   return names;
 }
 
-// The node index a connection's first line names, or -1.
+// The node index a connection's first line names, or -1; read up to its
+// newline only (a goodbye or a signal's word may follow at once), within 5 s.
 int read_hello(int fd) {
-  pollfd p{fd, POLLIN, 0};
-  char line[32] = {};
-  if (::poll(&p, 1, 5000) != 1 || ::recv(fd, line, sizeof line - 1, 0) <= 0) return -1;
+  std::string line;
+  while (line.size() < 16) {
+    pollfd p{fd, POLLIN, 0};
+    char c = 0;
+    if (::poll(&p, 1, 5000) != 1 || ::recv(fd, &c, 1, 0) != 1) return -1;
+    if (c == '\n') break;
+    line += c;
+  }
   int node = -1;
-  return std::sscanf(line, "%d", &node) == 1 ? node : -1;
+  return std::sscanf(line.c_str(), "%d", &node) == 1 ? node : -1;
+}
+
+// The next connection on `listener` within 5 s (one counted may yet be
+// in flight; one that never comes leaves its node unwatched), or -1.
+int accept_within(int listener) {
+  pollfd p{listener, POLLIN, 0};
+  if (::poll(&p, 1, 5000) != 1) return -1;
+  return ::accept4(listener, nullptr, nullptr, SOCK_CLOEXEC);
 }
 
 }  // namespace
@@ -123,7 +139,7 @@ NodeWatch::NodeWatch(const World& world, const std::string& host, const std::opt
   if (world.rank != 0 || listener < 0) return;
   const std::map<int, std::string> names = node_names(lines);
   for (int i = 0; i < connected; ++i) {
-    const int fd = ::accept4(listener, nullptr, nullptr, SOCK_CLOEXEC);
+    const int fd = accept_within(listener);
     if (fd < 0) break;
     const int node = read_hello(fd);
     const auto name = names.find(node);
@@ -181,7 +197,9 @@ void NodeWatch::watch() {
       if (n > 0 && byte != kGoodbye && byte != kSignalled) continue;
       open[i] = false;
       if (n > 0) continue;  // done, or ended by a signal that reaches every node: not lost
-      const std::string why = n == 0 ? "its processes ended without a word" : "its host stopped answering";
+      const std::string why = n == 0               ? "its processes ended without a word"
+                              : errno == ETIMEDOUT ? "its host stopped answering"
+                                                   : std::string("its connection failed: ") + std::strerror(errno);
       std::lock_guard<std::mutex> lock(mutex_);
       losses_.push_back({peers_[i].name, why, std::chrono::steady_clock::now()});
     }
@@ -189,6 +207,7 @@ void NodeWatch::watch() {
 }
 
 std::string NodeWatch::lost_nodes(std::chrono::milliseconds wait) const {
+  if (peers_.empty()) return "";  // nothing watched: nothing to wait for
   const auto until = std::chrono::steady_clock::now() + wait;
   for (;;) {
     {

@@ -82,7 +82,7 @@ std::string failed_nodes(const std::vector<std::string>& dropped, const std::str
 std::vector<std::string> hostnames(const std::string& list) {
   std::vector<std::string> names;
   if (!plain_hostlist(list)) return names;
-  std::istringstream out(output_of("timeout 5 scontrol show hostnames '" + list + "' 2>/dev/null"));
+  std::istringstream out(output_of("timeout 2 scontrol show hostnames '" + list + "' 2>/dev/null"));
   for (std::string name; out >> name;) names.push_back(name);
   return names;
 }
@@ -98,13 +98,18 @@ std::optional<long> slurm_seconds(const std::string& text) {
   return std::nullopt;
 }
 
+bool node_failure(const std::string& job_line) {
+  const std::string why = field(job_line, "Reason");
+  return field(job_line, "JobState") == "NODE_FAIL" || why == "NodeDown" || why == "NodeFail";
+}
+
 }  // namespace
 
 std::optional<std::string> slurm_end_reason_from(const std::string& job_line, const std::vector<std::string>& dropped,
                                                  const std::string& node_lines) {
   const std::string state = field(job_line, "JobState"), why = field(job_line, "Reason");
   if (state.empty() || state == "RUNNING" || state == "PENDING") return std::nullopt;
-  if (state == "NODE_FAIL" || why == "NodeDown" || why == "NodeFail") {
+  if (node_failure(job_line)) {
     const std::string failed = failed_nodes(dropped, node_lines);
     return failed.empty() ? std::string("a node's failure") : "the failure of " + failed;
   }
@@ -119,13 +124,14 @@ std::optional<std::string> slurm_end_reason_from(const std::string& job_line, co
 
 std::optional<std::string> slurm_end_reason(const std::string& job_id, const std::string& job_nodes) {
   if (!plain_id(job_id)) return std::nullopt;
-  const std::string job = output_of("timeout 5 scontrol -o show job " + job_id + " 2>/dev/null");
+  const std::string job = output_of("timeout 2 scontrol -o show job " + job_id + " 2>/dev/null");
+  if (!node_failure(job)) return slurm_end_reason_from(job, {}, "");  // one call: rank 0 has yet to speak
   std::vector<std::string> dropped;
   const std::vector<std::string> still = hostnames(field(job, "NodeList"));
   for (const std::string& node : still.empty() ? still : hostnames(job_nodes))
     if (std::find(still.begin(), still.end(), node) == still.end()) dropped.push_back(node);
   const std::string node_lines =
-      plain_hostlist(job_nodes) ? output_of("timeout 5 scontrol -o show node '" + job_nodes + "' 2>/dev/null") : "";
+      plain_hostlist(job_nodes) ? output_of("timeout 2 scontrol -o show node '" + job_nodes + "' 2>/dev/null") : "";
   return slurm_end_reason_from(job, dropped, node_lines);
 }
 

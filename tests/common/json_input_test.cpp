@@ -48,6 +48,8 @@ TEST_CASE("parse_json_array_elements hands each element as the whole parse holds
   CHECK(elements_of("[]").empty());
   CHECK(elements_of(" [ ] ").empty());
   CHECK(elements_of("{\"a\": 1}") == "(not an array)");
+  CHECK(elements_of("\xEF\xBB\xBF[1]") == "0=1 ");  // a byte order mark, as nlohmann reads it
+  CHECK(elements_of(R"(["a\\", "b\\\"]", 2])") == R"(0="a\\" 1="b\\\"]" 2=2 )");  // escaped backslashes
   CHECK(elements_of("") == "(not an array)");
   CHECK(elements_of("[1, 2") == "m: malformed JSON: the array is not closed (no ']')");
   CHECK(elements_of("[1,]") == "m: malformed JSON: element 1 is empty (a stray comma?)");
@@ -63,4 +65,12 @@ TEST_CASE("excerpt_for_message cuts long text and escapes control characters") {
   CHECK(zb::excerpt_for_message("plain") == "plain");
   CHECK(zb::excerpt_for_message("a\x1b[31mb") == "a\\x1b[31mb");
   CHECK(zb::excerpt_for_message(std::string(500, 'x'), 10) == "xxxxxxxxxx...");
+  // Cut on a character's boundary: a two-byte é cut after its first byte goes whole; one that fits stays.
+  CHECK(zb::excerpt_for_message("abc\xc3\xa9"
+                                "def",
+                                4) == "abc...");
+  CHECK(zb::excerpt_for_message("abc\xc3\xa9"
+                                "def",
+                                5) == "abc\xc3\xa9...");
+  CHECK(zb::excerpt_for_message("ab\xe2\x82\xac\xe2\x82\xac", 6) == "ab\xe2\x82\xac...");
 }
