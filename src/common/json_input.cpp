@@ -1,33 +1,33 @@
 #include "json_input.hpp"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "errors.hpp"
 
 namespace zb {
 
-int json_nesting_depth(const std::string& text, int limit) {
-  int depth = 0, deepest = 0;
+namespace {
+
+// The first index from `begin` whose character, outside JSON strings, makes
+// `stop(c)` true; text.size() if none. Strings (escapes included) are skipped.
+template <typename Stop>
+std::size_t find_outside_strings(const std::string& text, std::size_t begin, Stop stop) {
   bool in_string = false, escaped = false;
-  for (const char c : text) {
+  for (std::size_t i = begin; i < text.size(); ++i) {
+    const char c = text[i];
     if (in_string) {
       if (escaped) escaped = false;
       else if (c == '\\') escaped = true;
       else if (c == '"') in_string = false;
-      continue;
-    }
-    if (c == '"') in_string = true;
-    else if (c == '[' || c == '{') {
-      if (++depth > deepest) deepest = depth;
-      if (deepest > limit) return deepest;
-    } else if ((c == ']' || c == '}') && depth > 0) {
-      --depth;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (stop(c)) {
+      return i;
     }
   }
-  return deepest;
+  return text.size();
 }
-
-namespace {
 
 void check_size_and_depth(const std::string& text, const std::string& source) {
   if (text.size() > kMaxJsonBytes)
@@ -43,25 +43,11 @@ bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; 
 // comma or the closing bracket after it, found outside strings.
 std::size_t element_end(const std::string& text, std::size_t begin) {
   int depth = 0;
-  bool in_string = false, escaped = false;
-  for (std::size_t i = begin; i < text.size(); ++i) {
-    const char c = text[i];
-    if (in_string) {
-      if (escaped) escaped = false;
-      else if (c == '\\') escaped = true;
-      else if (c == '"') in_string = false;
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '[' || c == '{') {
-      ++depth;
-    } else if (c == ']' || c == '}') {
-      if (depth == 0) return i;
-      --depth;
-    } else if (c == ',' && depth == 0) {
-      return i;
-    }
-  }
-  return text.size();
+  return find_outside_strings(text, begin, [&](char c) {
+    if (c == '[' || c == '{') ++depth;
+    else if (c == ']' || c == '}') return depth-- == 0;
+    return c == ',' && depth == 0;
+  });
 }
 
 [[noreturn]] void malformed(const std::string& source, const std::string& what) {
@@ -69,6 +55,19 @@ std::size_t element_end(const std::string& text, std::size_t begin) {
 }
 
 }  // namespace
+
+int json_nesting_depth(const std::string& text, int limit) {
+  int depth = 0, deepest = 0;
+  find_outside_strings(text, 0, [&](char c) {
+    if (c == '[' || c == '{') {
+      deepest = std::max(deepest, ++depth);
+      return deepest > limit;
+    }
+    if ((c == ']' || c == '}') && depth > 0) --depth;
+    return false;
+  });
+  return deepest;
+}
 
 nlohmann::json parse_json_input(const std::string& text, const std::string& source) {
   check_size_and_depth(text, source);
