@@ -34,14 +34,18 @@ std::string new_run_id() {
   return id;
 }
 
+std::string host_name() {
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  return host;
+}
+
 RunContext base_context(const Config& config) {
   RunContext c;
   c.tool_version = ZB_VERSION;
   c.git_sha = git_sha();
   c.argv = std::make_shared<const std::vector<std::string>>(config.argv);
-  char host[256] = {};
-  gethostname(host, sizeof host - 1);
-  c.host = host;
+  c.host = host_name();
   c.time = utc_now_iso8601();
   c.partitioner = config.partitioner;
   c.optimizer = optimizer_choices().name(config.optimizer);         // plan-only too: it sets optimizer_state_bytes

@@ -8,6 +8,8 @@ namespace zb {
 // Tool version, git sha, argv, host and UTC time; the caller fills the rest.
 RunContext base_context(const Config& config);
 std::string utc_now_iso8601();
+// This host's name (gethostname), as records and the run directory's lock name it.
+std::string host_name();
 // A fresh run id: 128 bits from std::random_device as 32 hex digits. One per
 // run, written into every record (context.run_id) and exp_info.json, so that
 // zero_analyze can tell a file from another run of the same shape. A run of

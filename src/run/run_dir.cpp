@@ -111,12 +111,6 @@ RunDirSurvey survey_run_dir(const fs::path& dir, const std::vector<ModelSpec>& m
   return found;
 }
 
-std::string host_name() {
-  char host[256] = {};
-  gethostname(host, sizeof host - 1);
-  return host;
-}
-
 std::string read_holder(int fd) {
   char buf[512] = {};
   const ssize_t n = pread(fd, buf, sizeof buf - 1, 0);

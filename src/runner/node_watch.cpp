@@ -133,7 +133,7 @@ NodeWatch::NodeWatch(const World& world, const std::string& host, const std::opt
     if (listener >= 0) where = chosen->ipv4 + " " + std::to_string(port);
   }
   const std::string at = broadcast_from_rank_zero(where);
-  const bool leader = world.rank != 0 && world.local_rank == 0 && world.node != 0;
+  const bool leader = world.local_rank == 0 && world.node != 0;  // node 0 is rank 0's
   if (leader && !at.empty()) fd_ = connect_to(at, world.node);
   const int connected = static_cast<int>(world_sum(fd_ >= 0 ? 1.0 : 0.0));
   if (world.rank != 0 || listener < 0) return;
