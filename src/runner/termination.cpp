@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <future>
 #include <iostream>
 #include <mutex>
 
@@ -119,6 +120,9 @@ void TerminationNotice::wait_for_signal() {
   }
   if (byte == 0) return;  // stopping
   const int signal = g_signal.load();
+  // The launcher's daemons may end before this rank does: a write to their closed pipe then fails
+  // instead of ending the rank before its record is written.
+  ::signal(SIGPIPE, SIG_IGN);
   if (rank_ != 0) {
     // Every rank gets the scheduler's signal; rank 0 says what it cut. The
     // others stay connected a moment, so that rank 0 is not cut first by a
@@ -146,10 +150,13 @@ void TerminationNotice::wait_for_signal() {
   // failed (its message came first) or mpirun itself was signalled.
   const bool scheduler = what.sender.rfind("slurmstepd", 0) == 0;
   const char* job_nodes = std::getenv("SLURM_JOB_NODELIST");  // the allocation: a failed node leaves the job's list
-  // Under Slurm, Slurm itself says why it ends the job (whoever passed its signal on: slurmstepd, or mpirun).
-  const std::optional<std::string> slurm_reason =
-      what.slurm_job_id ? slurm_end_reason(*what.slurm_job_id, job_nodes ? job_nodes : "") : std::nullopt;
+  // Under Slurm, Slurm itself says why it ends the job (whoever passed its signal on: slurmstepd, or mpirun),
+  // asked while the node watch waits for the other nodes' word: the launcher kills rank 0 soon after its signal.
+  std::future<std::optional<std::string>> asked_slurm = std::async(std::launch::async, [&what, job_nodes] {
+    return what.slurm_job_id ? slurm_end_reason(*what.slurm_job_id, job_nodes ? job_nodes : "") : std::nullopt;
+  });
   const std::string lost = nodes_.lost_nodes(std::chrono::milliseconds(500));
+  const std::optional<std::string> slurm_reason = asked_slurm.get();
   const std::string why =
       !what.slurm_job_id ? ""
       : slurm_reason     ? " (Slurm ends job " + *what.slurm_job_id + ": " + *slurm_reason + ")"
