@@ -1,5 +1,5 @@
 // The checks a record's reader applies to its fields, shared by the tables
-// of result.cpp and result_context.cpp (internal to zb_common).
+// of result_schema.cpp and result_context.cpp (internal to zb_common).
 #pragma once
 #include <algorithm>
 #include <cctype>

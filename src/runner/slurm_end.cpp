@@ -122,17 +122,19 @@ std::optional<std::string> slurm_end_reason_from(const std::string& job_line, co
   return "job state " + excerpt_for_message(state, 40) + (why.empty() ? "" : ", " + excerpt_for_message(why, 40));
 }
 
-std::optional<std::string> slurm_end_reason(const std::string& job_id, const std::string& job_nodes) {
-  if (!plain_id(job_id)) return std::nullopt;
+SlurmJobEnd slurm_job_end(const std::string& job_id, const std::string& job_nodes) {
+  if (!plain_id(job_id)) return {};
   const std::string job = output_of("timeout 2 scontrol -o show job " + job_id + " 2>/dev/null");
-  if (!node_failure(job)) return slurm_end_reason_from(job, {}, "");  // one call: rank 0 has yet to speak
+  const std::string stderr_path = field(job, "StdErr");
+  if (!node_failure(job))
+    return {slurm_end_reason_from(job, {}, ""), stderr_path};  // one call: rank 0 has yet to speak
   std::vector<std::string> dropped;
   const std::vector<std::string> still = hostnames(field(job, "NodeList"));
   for (const std::string& node : still.empty() ? still : hostnames(job_nodes))
     if (std::find(still.begin(), still.end(), node) == still.end()) dropped.push_back(node);
   const std::string node_lines =
       plain_hostlist(job_nodes) ? output_of("timeout 2 scontrol -o show node '" + job_nodes + "' 2>/dev/null") : "";
-  return slurm_end_reason_from(job, dropped, node_lines);
+  return {slurm_end_reason_from(job, dropped, node_lines), stderr_path};
 }
 
 }  // namespace zb

@@ -15,7 +15,13 @@ namespace zb {
 // scontrol cannot be run or the job still reads as running. While the job's
 // tasks are ended its state reads COMPLETING: its Reason says NodeDown or
 // NodeFail for a lost node, and a run time at its time limit says the limit.
-std::optional<std::string> slurm_end_reason(const std::string& job_id, const std::string& job_nodes);
+// With it, the job's standard error file as scontrol names it (StdErr=, "" where unknown): where the batch
+// script's output goes, which a rank of the batch step can reach without its launcher.
+struct SlurmJobEnd {
+  std::optional<std::string> reason;
+  std::string stderr_path;
+};
+SlurmJobEnd slurm_job_end(const std::string& job_id, const std::string& job_nodes);
 
 // The same from what scontrol said: the job's one-line output (-o), the
 // allocation's nodes that its NodeList no longer holds (where it lost a node,

@@ -70,6 +70,28 @@ std::string sender_text(pid_t pid) {
   return (name.empty() ? "pid " : name + " (pid ") + std::to_string(pid) + (name.empty() ? "" : ")");
 }
 
+// Whether this process runs in the batch step of an sbatch job (an mpirun's ranks on the first node):
+// its output then reaches the job's file through mpirun, which Slurm ends at the same time.
+bool in_batch_step() {
+  const char* environment = std::getenv("ENVIRONMENT");
+  return !std::getenv("SLURM_STEP_ID") && environment && std::string(environment) == "BATCH";
+}
+
+// Rank 0's word on the signal. In the batch step it is appended to the job's standard error file itself:
+// mpirun, ending as its ranks do, forwarded it on one try and dropped it on another (a time limit on a
+// busy machine); elsewhere (srun's tasks, no Slurm) it goes to standard error as any line.
+void say(const std::string& line, const std::string& job_stderr) {
+  if (in_batch_step() && !job_stderr.empty()) {
+    const int fd = ::open(job_stderr.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);  // never created here
+    if (fd >= 0) {
+      const bool whole = ::write(fd, line.data(), line.size()) == static_cast<ssize_t>(line.size());
+      ::close(fd);
+      if (whole) return;
+    }
+  }
+  std::cerr << line << std::flush;
+}
+
 // Ends the process by `signal` (to the process: a thread that has it unblocked takes it), so that
 // the scheduler and the shell see the signal; should it not come within a second, exits 128 + signal.
 [[noreturn]] void end_by(int signal) {
@@ -152,11 +174,12 @@ void TerminationNotice::wait_for_signal() {
   const char* job_nodes = std::getenv("SLURM_JOB_NODELIST");  // the allocation: a failed node leaves the job's list
   // Under Slurm, Slurm itself says why it ends the job (whoever passed its signal on: slurmstepd, or mpirun),
   // asked while the node watch waits for the other nodes' word: the launcher kills rank 0 soon after its signal.
-  std::future<std::optional<std::string>> asked_slurm = std::async(std::launch::async, [&what, job_nodes] {
-    return what.slurm_job_id ? slurm_end_reason(*what.slurm_job_id, job_nodes ? job_nodes : "") : std::nullopt;
+  std::future<SlurmJobEnd> asked_slurm = std::async(std::launch::async, [&what, job_nodes] {
+    return what.slurm_job_id ? slurm_job_end(*what.slurm_job_id, job_nodes ? job_nodes : "") : SlurmJobEnd{};
   });
   const std::string lost = nodes_.lost_nodes(std::chrono::milliseconds(500));
-  const std::optional<std::string> slurm_reason = asked_slurm.get();
+  const SlurmJobEnd slurm_end = asked_slurm.get();
+  const std::optional<std::string>& slurm_reason = slurm_end.reason;
   const std::string why =
       !what.slurm_job_id ? ""
       : slurm_reason     ? " (Slurm ends job " + *what.slurm_job_id + ": " + *slurm_reason + ")"
@@ -171,10 +194,10 @@ void TerminationNotice::wait_for_signal() {
   // Said before the record is written: under a scheduler the launcher's daemons get the same signal, and once
   // they are gone a rank's output no longer reaches the job's (a file written on a slow disk can outlast them).
   const std::string record = dir_ + "/" + kInterruptionFile;
-  std::cerr << "zero_bench: " << what.signal << " from " << what.sender << why << " cut " << cut
-            << (lost.empty() ? "" : "; " + lost) << "; recorded as interrupted in " << record
-            << " (no exp_info.json); a run into " << dir_ << " again needs --force\n"
-            << std::flush;
+  say("zero_bench: " + what.signal + " from " + what.sender + why + " cut " + cut + (lost.empty() ? "" : "; " + lost) +
+          "; recorded as interrupted in " + record + " (no exp_info.json); a run into " + dir_ +
+          " again needs --force\n",
+      slurm_end.stderr_path);
   try {
     write_file_atomically(record, to_json_text(what));
   } catch (const std::exception& e) {
