@@ -266,6 +266,19 @@ void set_grad_dtype(Config& c, const std::optional<Dtype>& grad_dtype) {
   c.precision.grads = grad_dtype.value_or(c.precision.params);
 }
 
+// The actions the command line asks for, in Action's order (which one runs is the table's to say: one).
+std::vector<Action> actions_given(const CLI::App& app, const Config& c) {
+  const std::pair<Action, bool> asked[] = {{Action::kListPartitioners, app.count("--list-partitioners") > 0},
+                                           {Action::kListModels, app.count("--list-models") > 0},
+                                           {Action::kPrintModel, !c.print_model.empty()},
+                                           {Action::kCalibrate, c.calibrate},
+                                           {Action::kCollectivesTable, !c.collectives_table.empty()}};
+  std::vector<Action> given;
+  for (const auto& [action, yes] : asked)
+    if (yes) given.push_back(action);
+  return given;
+}
+
 void finish_run_config(Config& c, const std::vector<std::string>& world_sizes) {
   if (c.partitioner.empty())
     throw UsageError(
@@ -310,16 +323,11 @@ Config parse_command_line(int argc, char** argv, bool& help_shown) {
   if (app.count("--table-bytes")) set_table_bytes(c, table_bytes);
   if (app.count("--table-depth")) c.table_depths = table_depth_list(table_depths);
   check_unique(c.model_names, "model");
-  if (app.count("--list-partitioners")) c.action = Action::kListPartitioners;
-  else if (app.count("--list-models")) c.action = Action::kListModels;
-  else if (!c.print_model.empty()) c.action = Action::kPrintModel;
-  else if (!c.collectives_table.empty() && !c.calibrate) {
-    c.action = Action::kCollectivesTable;
+  c.actions_given = actions_given(app, c);
+  c.action = c.actions_given.empty() ? Action::kRun : c.actions_given.front();
+  if (c.action == Action::kRun) finish_run_config(c, world_sizes);
+  if (c.action == Action::kCalibrate || c.action == Action::kCollectivesTable)
     for (const auto& w : world_sizes) c.world_sizes.push_back(parse_world_size(w));  // refused by the table
-  } else if (c.calibrate) {
-    c.action = Action::kCalibrate;
-    for (const auto& w : world_sizes) c.world_sizes.push_back(parse_world_size(w));  // refused by the table
-  } else finish_run_config(c, world_sizes);
   // Each value was read and range-checked above; how the options relate is the table's.
   enforce(Stage::kCommandLine, Facts{c});
   return c;

@@ -18,9 +18,29 @@ inline constexpr int kMaxThreads = 1024;    // libgomp fails well before absurd 
 inline constexpr double kMaxSeconds = 1e6;  // --timeout, --time-limit: about 11 days
 
 enum class Action { kRun, kListPartitioners, kListModels, kPrintModel, kCalibrate, kCollectivesTable };
+// The option that asks for an action ("--calibrate"); kRun has none.
+inline const char* action_option(Action a) {
+  switch (a) {
+    case Action::kListPartitioners:
+      return "--list-partitioners";
+    case Action::kListModels:
+      return "--list-models";
+    case Action::kPrintModel:
+      return "--print-model";
+    case Action::kCalibrate:
+      return "--calibrate";
+    case Action::kCollectivesTable:
+      return "--collectives-table";
+    case Action::kRun:
+      break;
+  }
+  return "a run";
+}
 
 struct Config {
   Action action = Action::kRun;
+  // Every action the command line asked for, in Action's order: action is the first; the table refuses two.
+  std::vector<Action> actions_given;
   std::vector<std::string> argv;
 
   std::string partitioner;

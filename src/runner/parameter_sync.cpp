@@ -6,8 +6,6 @@
 #include <chrono>
 #include <utility>
 
-#include "src/common/errors.hpp"
-
 namespace zb {
 namespace {
 
@@ -22,8 +20,11 @@ double wait_all(std::vector<std::unique_ptr<PendingCollective>>& pending) {
 }
 
 class NoSync : public ParameterSync {
- public:
-  void sync(Communicator&) override { collective_seconds_ = 0; }
+ protected:
+  void run(Communicator&, const StepChunk* step) override {
+    if (step) (*step)(0);
+    collective_seconds_ = 0;
+  }
 };
 
 class OwnerBroadcasts : public ParameterSync {
@@ -31,7 +32,10 @@ class OwnerBroadcasts : public ParameterSync {
   explicit OwnerBroadcasts(std::vector<Broadcast> broadcasts) {
     for (Broadcast& b : broadcasts) tensors_.push_back(std::move(b.tensor)), roots_.push_back(b.root);
   }
-  void sync(Communicator& comm) override {
+
+ protected:
+  void run(Communicator& comm, const StepChunk* step) override {
+    if (step) (*step)(0);
     torch::NoGradGuard no_grad;
     const auto start = Clock::now();
     comm.broadcast_all(tensors_, roots_);
@@ -47,16 +51,15 @@ class OverlappedOwnerBroadcasts : public ParameterSync {
  public:
   OverlappedOwnerBroadcasts(std::vector<Broadcast> broadcasts, std::vector<std::size_t> chunk_first)
       : broadcasts_(std::move(broadcasts)), chunk_first_(std::move(chunk_first)) {}
-  void sync(Communicator&) override {
-    throw RunError("--overlap: the broadcasts run with the step (step_and_sync), not after it");
-  }
-  void step_and_sync(Communicator& comm, const std::function<void(std::size_t)>& step_chunk) override {
+
+ protected:
+  void run(Communicator& comm, const StepChunk* step) override {
     torch::NoGradGuard no_grad;
     std::vector<std::unique_ptr<PendingCollective>> pending;
     pending.reserve(broadcasts_.size());
     std::size_t next_chunk = 0;
     for (std::size_t i = 0; i < broadcasts_.size(); ++i) {
-      if (next_chunk < chunk_first_.size() && chunk_first_[next_chunk] == i) step_chunk(next_chunk++);
+      if (step && next_chunk < chunk_first_.size() && chunk_first_[next_chunk] == i) (*step)(next_chunk++);
       pending.push_back(comm.start_broadcast(broadcasts_[i].tensor, broadcasts_[i].root));
     }
     collective_seconds_ = wait_all(pending);
@@ -77,7 +80,10 @@ class SlotAllGather : public ParameterSync {
         gathered_(std::move(gathered)),
         gathered_at_(std::move(gathered_at)),
         all_viewed_(every_parameter_viewed()) {}
-  void sync(Communicator& comm) override {
+
+ protected:
+  void run(Communicator& comm, const StepChunk* step) override {
+    if (step) (*step)(0);
     torch::NoGradGuard no_grad;
     const auto start = Clock::now();
     for (std::size_t s = 0; s < slots_.segments(); ++s) {
@@ -114,17 +120,16 @@ class ChunkAllGather : public ParameterSync {
   ChunkAllGather(const SlotIndex& slots, const std::vector<at::Tensor>& params, std::vector<at::Tensor> chunks,
                  int64_t chunk_elems, at::Tensor gathered)
       : slots_(slots), params_(params), chunks_(std::move(chunks)), chunk_elems_(chunk_elems), gathered_(gathered) {}
-  void sync(Communicator&) override {
-    throw RunError("--overlap: the all-gathers run with the step (step_and_sync), not after it");
-  }
-  void step_and_sync(Communicator& comm, const std::function<void(std::size_t)>& step_chunk) override {
+
+ protected:
+  void run(Communicator& comm, const StepChunk* step) override {
     torch::NoGradGuard no_grad;
     const int w = slots_.world_size();
     std::vector<at::Tensor> outs;
     outs.reserve(chunks_.size());
     std::vector<std::unique_ptr<PendingCollective>> pending;
     for (std::size_t c = 0; c < chunks_.size(); ++c) {
-      step_chunk(c);
+      if (step) (*step)(c);
       outs.push_back(gathered_.narrow(0, w * static_cast<int64_t>(c) * chunk_elems_, w * chunks_[c].numel()));
       pending.push_back(comm.start_all_gather(outs.back(), chunks_[c].detach()));
     }
@@ -158,10 +163,6 @@ class ChunkAllGather : public ParameterSync {
 };
 
 }  // namespace
-
-void ParameterSync::step_and_sync(Communicator&, const std::function<void(std::size_t)>&) {
-  throw RunError("--overlap: this plan's state has no overlapped sync (make_zero_state should have refused it)");
-}
 
 std::unique_ptr<ParameterSync> no_parameter_sync() { return std::make_unique<NoSync>(); }
 

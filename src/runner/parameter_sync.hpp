@@ -18,19 +18,25 @@
 
 namespace zb {
 
+// Steps chunk `chunk` of this rank's shard (its optimizer over that chunk).
+using StepChunk = std::function<void(std::size_t chunk)>;
+
 class ParameterSync {
  public:
   virtual ~ParameterSync() = default;
-  virtual void sync(Communicator& comm) = 0;
-  // --overlap: steps this rank's chunks (step_chunk(c), in order) each just
-  // before its first collective starts, the next stepping while it moves;
-  // returns when every rank has every parameter. Only the overlapped syncs
-  // have one (make_zero_state refuses --overlap elsewhere).
-  virtual void step_and_sync(Communicator& comm, const std::function<void(std::size_t chunk)>& step_chunk);
+  // Every rank gets every parameter as it stands.
+  void sync(Communicator& comm) { run(comm, nullptr); }
+  // Steps this rank's chunks (step_chunk(c), in order) and gives every rank
+  // every updated parameter. The overlapped syncs (--overlap) step each chunk
+  // just before its first collective starts, the next stepping while it moves;
+  // the others hold the shard as one chunk, stepped before they sync.
+  void step_and_sync(Communicator& comm, const StepChunk& step_chunk) { run(comm, &step_chunk); }
   // Seconds the last sync spent in (or waiting on) its collectives.
   double last_collective_seconds() const { return collective_seconds_; }
 
  protected:
+  // The sync, stepping each chunk with `step` where given.
+  virtual void run(Communicator& comm, const StepChunk* step) = 0;
   double collective_seconds_ = 0;
 };
 

@@ -55,7 +55,7 @@ Iteration overlapped_iteration(ZeroState& zero, CaseComms& comms, IterationTimer
   comms.barrier();
   stepping.reset();
   timer.begin();
-  zero.step_and_sync_overlapped(comms.shard, stepping);
+  zero.step_and_sync(comms.shard, stepping);
   timer.step_done();
   timer.end();
   const double window = timer.step_seconds(), step = stepping.total_seconds();

@@ -76,7 +76,7 @@ void ZeroState::step() {
   for (auto& optimizer : optimizers_) optimizer->step();
 }
 
-void ZeroState::step_and_sync_overlapped(Communicator& comm, Stopwatch& stepping) {
+void ZeroState::step_and_sync(Communicator& comm, Stopwatch& stepping) {
   sync_->step_and_sync(comm, [&](std::size_t chunk) {
     stepping.start();
     optimizers_[chunk]->step();
@@ -159,26 +159,8 @@ std::vector<int> whole_tensor_owners(const ModelSpec& model, const Plan& plan) {
   return owner;
 }
 
-// The request this state is asked to build, as the run spec's constraints see it.
-void enforce_spec_constraints(const ZeroSetup& setup) {
-  Config request;
-  request.sync = setup.sync;
-  request.optimizer = setup.optimizer.optimizer;
-  request.optimizer_impl = setup.optimizer.optimizer_impl;
-  request.precision = setup.optimizer.precision;
-  request.grad_sync = setup.grad_sync;
-  request.overlap = setup.overlap;
-  request.param_storage = setup.param_storage;
-  LaunchFacts launch;
-  launch.granularity = setup.granularity;
-  launch.cuda = setup.device.is_cuda();
-  launch.fused_kernels = fused_kernels_available();
-  enforce(Stage::kLaunch, Facts{request, &launch});
-}
-
 std::unique_ptr<ZeroState> make_zero_state(const ZeroSetup& setup) {
   if (setup.plan.row_chunks) throw RunError("the runner needs each rank's shard list; this plan has counts only");
-  enforce_spec_constraints(setup);
   if (setup.granularity == Granularity::kRanges) return std::make_unique<FlatZeroState>(setup);
   if (setup.granularity == Granularity::kReplicated) return std::make_unique<ReplicatedZeroState>(setup);
   return std::make_unique<TensorZeroState>(setup);

@@ -72,13 +72,12 @@ class ZeroState {
   void restore_rank_gradients();
   void sync(Communicator& comm) { sync_->sync(comm); }  // every rank gets every updated parameter
   void step();                                          // optimizer.step() over what this rank owns
-  // --overlap: steps this rank's shard chunk by chunk and starts each
-  // chunk's sync as soon as it is stepped, the next chunk stepping while
-  // it moves (on CUDA the collectives run on the backend's stream); returns
-  // when every rank has every parameter (queued on the current stream on
-  // CUDA), each chunk's step timed on `stepping`. (make_zero_state refuses
-  // --overlap where it has no sense.)
-  void step_and_sync_overlapped(Communicator& comm, Stopwatch& stepping);
+  // step() and sync() as one: under --overlap chunk by chunk, each chunk's
+  // sync started as soon as it is stepped, the next chunk stepping while it
+  // moves (on CUDA the collectives run on the backend's stream); returns when
+  // every rank has every parameter (queued on the current stream on CUDA),
+  // each chunk's step timed on `stepping`.
+  void step_and_sync(Communicator& comm, Stopwatch& stepping);
   MemoryBreakdown memory() const;
   int64_t step_bytes() const { return step_bytes_; }  // bytes one step moves (optimizer_traffic.hpp)
   const std::vector<at::Tensor>& parameters() const { return params_; }
@@ -155,12 +154,15 @@ struct ZeroSetup {
   bool overlap = false;                              // --overlap
   // kContiguous: every parameter a view of one allocation, in registration
   // order; kShard: each rank's parameters and gradients back to back, stepped
-  // as one flat tensor (the constraints in src/run/constraints.cpp say where each applies).
+  // as one flat tensor (the run spec's constraints say where each applies).
   ParamStorage param_storage = ParamStorage::kSeparate;
   int replicas = 1;     // R: the plan's G ranks times R make the data-parallel world
   int world_rank = -1;  // among the W ranks (its gradients are its own); -1: `rank`
 };
 
+// The state of the setup's layout. The setup is a request the run spec's
+// constraints passed (timed_request.cpp checks it at launch): a combination
+// they refuse is not checked again here.
 std::unique_ptr<ZeroState> make_zero_state(const ZeroSetup& setup);
 
 // Owner of every parameter; throws RunError if a shard is not a whole tensor.

@@ -59,6 +59,15 @@ TEST_CASE("bad input exits 2 with a one-line error naming the problem and the va
                      "exact in bf16 only up to 32 ranks");
 }
 
+TEST_CASE("two actions on one command line exit 2 naming both, whichever order they come in") {
+  expect_usage_error_writing_nothing("--calibrate --cost-model m.json --collectives-table t.txt",
+                                     "--calibrate and --collectives-table are 2 commands, each run on its own");
+  expect_usage_error_writing_nothing("--collectives-table t.txt --calibrate --cost-model m.json",
+                                     "--calibrate and --collectives-table are 2 commands");
+  expect_usage_error_writing_nothing("--list-models --list-partitioners --print-model ResNet50",
+                                     "--list-partitioners, --list-models and --print-model are 3 commands");
+}
+
 TEST_CASE("a bad cost model file exits 2 naming the file and the problem") {
   zbtest::TempDir tmp;
   zbtest::write_text(tmp.path() / "cost.json", R"({"schema": "zero-bench-cost/1", "coefficients": {}})");

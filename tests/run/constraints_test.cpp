@@ -63,9 +63,19 @@ const std::map<std::string, Example>& examples() {
         [](Config& c, LaunchFacts&) {
           c.action = Action::kCalibrate, c.cost_model = "model.json", c.partitioner.clear(), c.world_sizes.clear();
         }}},
-      {"collectives-table-with-another-action",
+      {"more-than-one-action",
        {[](Config& c, LaunchFacts&) {
           c.action = Action::kCalibrate, c.calibrate = true, c.cost_model = "m.json", c.collectives_table = "t.txt";
+          c.actions_given = {Action::kCalibrate, Action::kCollectivesTable};
+        },
+        [](Config& c, LaunchFacts&) {
+          c.action = Action::kCalibrate, c.calibrate = true, c.cost_model = "m.json";
+          c.actions_given = {Action::kCalibrate}, c.partitioner.clear(), c.world_sizes.clear();
+        }}},
+      {"collectives-table-with-another-action",
+       {[](Config& c, LaunchFacts&) {
+          c.action = Action::kCollectivesTable, c.collectives_table = "t.txt", c.plan_only = true;
+          c.partitioner.clear(), c.world_sizes.clear();
         },
         [](Config& c, LaunchFacts&) {
           c.action = Action::kCollectivesTable, c.collectives_table = "t.txt", c.partitioner.clear(),

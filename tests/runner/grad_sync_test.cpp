@@ -5,6 +5,7 @@
 #include <mpi.h>
 
 #include "support/torch_catch.hpp"
+#include "src/run/constraints.hpp"
 
 #include "models/model_spec.hpp"
 #include "partitioners/registry.hpp"
@@ -92,12 +93,14 @@ TEST_CASE("mixed precision: bf16 parameters reduced in bf16 or fp32 equal the si
   });
 }
 
-TEST_CASE("reduce-scatter under a replicating partitioner is refused, naming all-reduce") {
-  const ModelSpec m = small_model();
-  const Plan plan = make_plan(find_partitioner("none"), m, 2, PlanOptions{});
-  ZeroSetup setup{m, plan, Granularity::kReplicated, 0, cpu, 5, SyncMode::kPerParam, OptimizerSettings{}};
-  setup.grad_sync = GradSync::kReduceScatter;
-  CHECK_THROWS_WITH(make_zero_state(setup), Catch::Contains("use --grad-sync all-reduce"));
+TEST_CASE("reduce-scatter under a replicating partitioner is refused at launch, naming all-reduce") {
+  Config c;
+  c.partitioner = "none", c.world_sizes = {2}, c.grad_sync = GradSync::kReduceScatter;
+  const LaunchFacts launch = plan_launch_facts(2, Granularity::kReplicated);
+  const Constraint* broken = first_broken(Stage::kLaunch, Facts{c, &launch});
+  REQUIRE(broken != nullptr);
+  CHECK(std::string(broken->name) == "reduce-scatter-of-replicated-tensors");
+  CHECK_THAT(broken->message(Facts{c, &launch}), Catch::Contains("use --grad-sync all-reduce"));
 }
 
 TEST_CASE("buckets close before the tensor that would pass the cap, and a larger tensor is a bucket of its own") {

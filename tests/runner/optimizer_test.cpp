@@ -1,5 +1,6 @@
 // The optimizer implementations against torch::optim, in one process.
 #include "support/torch_catch.hpp"
+#include "src/run/constraints.hpp"
 #include "support/tensors.hpp"
 
 #include "partitioners/registry.hpp"
@@ -107,14 +108,14 @@ TEST_CASE("muon orthogonalises matrices and leaves the rest to adam") {
   CHECK(muon->state_bytes() == 4 * 16 * 64 + 8 * 16 + 4);  // + the bias's Adam step counter
 }
 
-TEST_CASE("muon refuses a range plan, naming what to use instead") {
-  ModelSpec m{"m", {}};
-  add_param(m, "w", {16, 64});
-  const Plan plan = make_plan(find_partitioner("flat"), m, 2, PlanOptions{});
-  OptimizerSettings s;
-  s.optimizer = optimizer_choices().parse("muon");
-  CHECK_THROWS_WITH(make_zero_state({m, plan, Granularity::kRanges, 0, cpu, 0, SyncMode::kPerParam, s}),
-                    Catch::Contains("whole-tensor partitioner"));
+TEST_CASE("muon under a range plan is refused at launch, naming what to use instead") {
+  Config c;
+  c.partitioner = "flat", c.world_sizes = {2}, c.optimizer = optimizer_choices().parse("muon");
+  const LaunchFacts launch = plan_launch_facts(2, Granularity::kRanges);
+  const Constraint* broken = first_broken(Stage::kLaunch, Facts{c, &launch});
+  REQUIRE(broken != nullptr);
+  CHECK(std::string(broken->name) == "muon-with-a-range-plan");
+  CHECK_THAT(broken->message(Facts{c, &launch}), Catch::Contains("whole-tensor partitioner"));
 }
 
 TEST_CASE("an unknown optimizer or implementation is a usage error naming the valid ones") {

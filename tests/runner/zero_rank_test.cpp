@@ -1,5 +1,6 @@
 // The sharded step against the single-process reference, in one process.
 #include "support/torch_catch.hpp"
+#include "src/run/constraints.hpp"
 
 #include "partitioners/registry.hpp"
 #include "src/common/errors.hpp"
@@ -21,21 +22,16 @@ ModelSpec small_model() {
 }
 const at::Device cpu(at::kCPU);
 
-// The UsageError make_zero_state throws for `storage` on a 2-rank plan of
-// `partitioner` ("" when it builds the state).
+// The launch stage's refusal of this layout and storage (the run spec's table), or "".
 std::string storage_refusal(const char* partitioner, Granularity granularity, SyncMode sync, ParamStorage storage,
                             bool overlap = false) {
-  const ModelSpec m = small_model();
-  const Plan plan = make_plan(find_partitioner(partitioner), m, 2, PlanOptions{});
-  ZeroSetup setup{m, plan, granularity, 0, cpu, 0, sync, {}};
-  setup.param_storage = storage;
-  setup.overlap = overlap;
-  try {
-    make_zero_state(setup);
-  } catch (const UsageError& e) {
-    return e.what();
-  }
-  return "";
+  Config c;
+  c.partitioner = partitioner, c.world_sizes = {2};
+  c.sync = sync, c.param_storage = storage, c.overlap = overlap;
+  const LaunchFacts launch = plan_launch_facts(2, granularity);
+  const Facts facts{c, &launch};
+  const Constraint* broken = first_broken(Stage::kLaunch, facts);
+  return broken ? broken->message(facts) : "";
 }
 
 // A world of one: what an all-gather or broadcast does with a single rank.

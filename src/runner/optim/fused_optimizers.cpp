@@ -4,7 +4,6 @@
 // alike: ATen's _fused_adam_, _fused_adamw_ and _fused_sgd_ kernels over the
 // rank's tensor list, the step counters float32 tensors on the parameters'
 // device. tests/optim_fidelity checks it bit for bit against torch.optim.
-#include "src/common/errors.hpp"
 #include "optimizer.hpp"
 #if __has_include(<ATen/ops/_fused_adam.h>) && __has_include(<ATen/ops/_fused_sgd.h>)
 #include <ATen/ops/_fused_adam.h>
@@ -81,7 +80,8 @@ std::unique_ptr<ShardOptimizer> make_fused_optimizer(const OptimizerSettings& s,
   if (s.optimizer == OptimizerKind::kSgd) return std::make_unique<FusedSgd>(s, std::move(params));
   return std::make_unique<FusedAdam>(s, std::move(params));
 #else
-  throw RunError("make_fused_optimizer: this libtorch has no _fused_adam_ (the constraints should have refused it)");
+  (void)s, (void)params;
+  return nullptr;
 #endif
 }
 

@@ -53,18 +53,21 @@ std::unique_ptr<ShardOptimizer> make_optimizer(const OptimizerSettings& s, std::
   if (s.precision.mixed()) return make_mixed_precision(s, std::move(params));
   if (s.optimizer == OptimizerKind::kMuon) return make_muon(s, std::move(params));
   const bool cuda = !params.empty() && params.front().is_cuda();
-  switch (resolved_optimizer_impl(s.optimizer_impl, cuda)) {
+  const OptimizerImpl impl = resolved_optimizer_impl(s.optimizer_impl, cuda);
+  switch (impl) {
     case OptimizerImpl::kDefault:  // resolved above: never reached
     case OptimizerImpl::kTorch:
       return make_torch_optimizer(s, std::move(params));
     case OptimizerImpl::kForeach:
       return make_foreach_optimizer(s, std::move(params));
     case OptimizerImpl::kFused:
-      return make_fused_optimizer(s, std::move(params));
+      if (auto fused = make_fused_optimizer(s, std::move(params))) return fused;
+      break;
     case OptimizerImpl::kNative:
       return make_native_optimizer(s, std::move(params));
   }
-  throw RunError("make_optimizer: an OptimizerImpl without an implementation");
+  throw RunError("make_optimizer: --optimizer-impl " + optimizer_impl_choices().name(impl) +
+                 " has no implementation in this build");
 }
 
 }  // namespace zb

@@ -82,6 +82,7 @@ int64_t step_bytes(const OptimizerSettings& settings, const std::vector<at::Tens
 // adam, adamw or sgd for the first four.
 std::unique_ptr<ShardOptimizer> make_torch_optimizer(const OptimizerSettings&, std::vector<at::Tensor> params);
 std::unique_ptr<ShardOptimizer> make_foreach_optimizer(const OptimizerSettings&, std::vector<at::Tensor> params);
+// Null where this libtorch lacks the fused kernels (fused_kernels_available()).
 std::unique_ptr<ShardOptimizer> make_fused_optimizer(const OptimizerSettings&, std::vector<at::Tensor> params);
 std::unique_ptr<ShardOptimizer> make_native_optimizer(const OptimizerSettings&, std::vector<at::Tensor> params);
 std::unique_ptr<ShardOptimizer> make_muon(const OptimizerSettings&, std::vector<at::Tensor> params);
