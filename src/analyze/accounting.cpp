@@ -68,11 +68,11 @@ struct CommGroup {
 };
 
 std::vector<CommGroup> comm_groups(const CaseReport& c) {
-  const bool ranges = c.granularity == Granularity::kRanges;
+  const bool ranges = c.plan.granularity == Granularity::kRanges;
   if (!c.expert_parallel) {
     const int64_t largest =
         c.numel_per_rank.empty() ? 0 : *std::max_element(c.numel_per_rank.begin(), c.numel_per_rank.end());
-    return {{c.shard_group, c.model_numel, ranges ? c.slot_elems : largest}};
+    return {{c.shard_group, c.model_numel, ranges ? c.plan.slot_elems : largest}};
   }
   std::vector<CommGroup> out;
   for (const GroupBalance* g : {&c.expert_parallel->dense, &c.expert_parallel->experts})
@@ -211,7 +211,7 @@ nlohmann::ordered_json comm_json(const std::vector<RunReport>& runs) {
                                {"shard_group", c.shard_group},
                                {"replicas", c.replicas},
                                {"model", c.model},
-                               {"granularity", granularity_choices().name(c.granularity)},
+                               {"granularity", granularity_choices().name(c.plan.granularity)},
                                {"gradient_bytes_per_element", dtype_bytes(c.precision.grads)},
                                {"parameter_bytes_per_element", dtype_bytes(c.precision.params)}};
       for (const RankComm& x : comm_of_case(c))

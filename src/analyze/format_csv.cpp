@@ -57,11 +57,11 @@ std::string format_csv(const std::vector<RunReport>& runs) {
                                    opt(c.max_time, 6),
                                    opt(c.max_time_std, 6),
                                    c.slowest_rank ? std::to_string(*c.slowest_rank) : "",
-                                   c.lower_bound ? std::to_string(*c.lower_bound) : "",
+                                   c.lower_bound() ? std::to_string(*c.lower_bound()) : "",
                                    opt(c.gap_percent, 4),
-                                   std::to_string(c.padding),
-                                   std::to_string(c.tensors_split),
-                                   c.optimal_proven ? (*c.optimal_proven ? "true" : "false") : "",
+                                   std::to_string(c.plan.padding_elements),
+                                   std::to_string(c.plan.tensors_split),
+                                   c.plan.optimal_proven ? (*c.plan.optimal_proven ? "true" : "false") : "",
                                    roof};
       for (std::string& cell : expert_cells(c)) row.push_back(std::move(cell));
       for (std::string& cell : phase_cells(c)) row.push_back(std::move(cell));

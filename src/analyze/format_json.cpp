@@ -1,5 +1,7 @@
 // --format json: every run with every case, through the same field tables as
 // the result records (src/common/json_schema.hpp).
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "report.hpp"
@@ -15,6 +17,24 @@ namespace {
 Field<CaseReport> recorded(const std::string& key) {
   const Field<RunContext>& fact = field_named(run_context_fields(), key);
   return {key, Need::kOptional, [&fact](const CaseReport& c) { return fact.write(c.context()); }, nullptr};
+}
+
+// A fact of the case's plan, written by the plan record's own row under `as` (its record key by default).
+Field<CaseReport> recorded_plan(const std::string& key, const std::string& as = "") {
+  const Field<PlanRecord>& fact = field_named(Schema<PlanRecord>::fields(), key);
+  return {as.empty() ? key : as, Need::kOptional, [&fact](const CaseReport& c) { return fact.write(c.plan); }, nullptr};
+}
+
+// The report's fields, then every plan fact it does not state under its own key: a fact added to
+// Schema<PlanRecord> is in the report without a row here.
+std::vector<Field<CaseReport>> with_every_plan_fact(std::vector<Field<CaseReport>> fields) {
+  for (const Field<PlanRecord>& fact : Schema<PlanRecord>::fields()) {
+    const bool stated = std::any_of(fields.begin(), fields.end(), [&](const Field<CaseReport>& f) {
+      return f.key == fact.key || (fact.key == "padding_elements" && f.key == "padding");
+    });
+    if (!stated) fields.push_back(recorded_plan(fact.key));
+  }
+  return fields;
 }
 
 bool every_rank(const RunContext&) { return true; }
@@ -117,33 +137,33 @@ template <>
 struct Schema<CaseReport> {
   using C = CaseReport;
   static const std::vector<Field<C>>& fields() {
-    static const std::vector<Field<C>> f = {
-        member("world_size", &C::world_size), member("model", &C::model),
-        derived<C>("max_params", [](const C& c) { return c.balance.max; }),
-        derived<C>("max_rank", [](const C& c) { return c.balance.max_rank; }),
-        derived<C>("mean_params", [](const C& c) { return c.balance.mean; }),
-        derived<C>("diff", [](const C& c) { return c.balance.diff; }),
-        derived<C>("std_params", [](const C& c) { return c.balance.std; }),
-        member("params_per_rank", &C::numel_per_rank), member("max_time", &C::max_time),
-        member("max_time_std", &C::max_time_std), member("slowest_rank", &C::slowest_rank),
-        member("step_mean_per_rank", &C::step_mean_per_rank),
-        choice_member("granularity", &C::granularity, granularity_choices()), member("lower_bound", &C::lower_bound),
-        member("gap_percent", &C::gap_percent), member("padding", &C::padding),
-        member("tensors_split", &C::tensors_split), member("optimal_proven", &C::optimal_proven),
-        member("best_lower_bound", &C::best_lower_bound), member("search_seconds", &C::search_seconds),
-        member("optimizer", &C::optimizer), member("bandwidth_bytes_per_s", &C::bandwidth_bytes_per_s),
-        member("roofline_fraction_per_rank", &C::roofline_fraction_per_rank),
-        member("expert_parallel", &C::expert_parallel),
-        // The records' own facts, by their rows; grad_sync is the case's (the reduction where one was timed,
-        // null for the record's "none").
-        recorded_per_rank("cpu_affinity"), recorded_per_rank("host", timed_rank), recorded_per_rank("net_interface"),
-        recorded("shard_group_placement"), recorded("nccl_transport"), recorded("slurm"),
-        member("grad_sync", &C::grad_sync), recorded("grad_average"), recorded("huge_pages"), recorded("kernel_thp"),
-        recorded_per_rank("anon_huge_page_bytes"), recorded("param_storage"),
-        member("grad_sync_mean_per_rank", &C::grad_sync_mean_per_rank),
-        member("sync_mean_per_rank", &C::sync_mean_per_rank), member("total_mean_per_rank", &C::total_mean_per_rank),
-        member("slowest_total_rank", &C::slowest_total_rank), member("traffic", &C::traffic),
-        member("comm_roofline", &C::comm_roofline)};
+    static const std::vector<Field<C>> f = with_every_plan_fact(
+        {member("world_size", &C::world_size), member("model", &C::model),
+         derived<C>("max_params", [](const C& c) { return c.balance.max; }),
+         derived<C>("max_rank", [](const C& c) { return c.balance.max_rank; }),
+         derived<C>("mean_params", [](const C& c) { return c.balance.mean; }),
+         derived<C>("diff", [](const C& c) { return c.balance.diff; }),
+         derived<C>("std_params", [](const C& c) { return c.balance.std; }),
+         member("params_per_rank", &C::numel_per_rank), member("max_time", &C::max_time),
+         member("max_time_std", &C::max_time_std), member("slowest_rank", &C::slowest_rank),
+         member("step_mean_per_rank", &C::step_mean_per_rank), recorded_plan("granularity"),
+         derived<C>("lower_bound", [](const C& c) { return to_json_value(c.lower_bound()); }),
+         member("gap_percent", &C::gap_percent), recorded_plan("padding_elements", "padding"),
+         recorded_plan("tensors_split"), recorded_plan("optimal_proven"), recorded_plan("best_lower_bound"),
+         recorded_plan("search_seconds"), member("optimizer", &C::optimizer),
+         member("bandwidth_bytes_per_s", &C::bandwidth_bytes_per_s),
+         member("roofline_fraction_per_rank", &C::roofline_fraction_per_rank),
+         member("expert_parallel", &C::expert_parallel),
+         // The records' own facts, by their rows; grad_sync is the case's (the reduction where one was timed,
+         // null for the record's "none").
+         recorded_per_rank("cpu_affinity"), recorded_per_rank("host", timed_rank), recorded_per_rank("net_interface"),
+         recorded("shard_group_placement"), recorded("nccl_transport"), recorded("slurm"),
+         member("grad_sync", &C::grad_sync), recorded("grad_average"), recorded("huge_pages"), recorded("kernel_thp"),
+         recorded_per_rank("anon_huge_page_bytes"), recorded("param_storage"),
+         member("grad_sync_mean_per_rank", &C::grad_sync_mean_per_rank),
+         member("sync_mean_per_rank", &C::sync_mean_per_rank), member("total_mean_per_rank", &C::total_mean_per_rank),
+         member("slowest_total_rank", &C::slowest_total_rank), member("traffic", &C::traffic),
+         member("comm_roofline", &C::comm_roofline)});
     return f;
   }
 };

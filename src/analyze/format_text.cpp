@@ -254,12 +254,12 @@ std::string comm_roofline_text(const CaseReport& c) {
 std::string bounds_text(const CaseReport& c) {
   char buf[512];
   std::string bound = "n/a", gap = "n/a", optimal;
-  if (c.lower_bound) {
-    const char* how = c.granularity == Granularity::kReplicated ? " (total: every rank owns all)"
+  if (c.lower_bound()) {
+    const char* how = c.plan.granularity == Granularity::kReplicated ? " (total: every rank owns all)"
                       : c.expert_parallel ? " (max(ceil(total/W), each group's bound): a rank's two shares together)"
-                      : c.granularity == Granularity::kRanges ? " (ceil(total/W))"
-                                                              : " (max(ceil(total/W), largest tensor))";
-    bound = std::to_string(*c.lower_bound) + how;
+                      : c.plan.granularity == Granularity::kRanges ? " (ceil(total/W))"
+                                                                   : " (max(ceil(total/W), largest tensor))";
+    bound = std::to_string(*c.lower_bound()) + how;
     std::snprintf(buf, sizeof buf, "%.3f %% (the largest rank over the lower bound", *c.gap_percent);
     gap = buf;
     if (!c.numel_per_rank.empty()) {  // what the gap is not: the largest rank over the mean, which may be far more
@@ -269,10 +269,10 @@ std::string bounds_text(const CaseReport& c) {
     }
     gap += ")";
   }
-  if (c.optimal_proven) {
+  if (c.plan.optimal_proven) {
     std::snprintf(buf, sizeof buf, "optimal        = %s, best lower bound %lld, search %.2f s\n",
-                  *c.optimal_proven ? "proven" : "not proven", static_cast<long long>(c.best_lower_bound.value_or(0)),
-                  c.search_seconds.value_or(0));
+                  *c.plan.optimal_proven ? "proven" : "not proven",
+                  static_cast<long long>(c.plan.best_lower_bound.value_or(0)), c.plan.search_seconds.value_or(0));
     optimal = buf;
   }
   std::snprintf(buf, sizeof buf,
@@ -280,10 +280,14 @@ std::string bounds_text(const CaseReport& c) {
                 "gap            = %s\n"
                 "padding        = %lld\n"
                 "tensors split  = %lld\n",
-                bound.c_str(), gap.c_str(), static_cast<long long>(c.padding), static_cast<long long>(c.tensors_split));
+                bound.c_str(), gap.c_str(), static_cast<long long>(c.plan.padding_elements),
+                static_cast<long long>(c.plan.tensors_split));
   std::string bounds = buf;
+  if (c.plan.grad_buckets)
+    bounds += "grad buckets   = " + std::to_string(*c.plan.grad_buckets) + ", the largest " +
+              std::to_string(c.plan.grad_bucket_max_elements.value_or(0)) + " elements\n";
   const auto idle = std::count(c.numel_per_rank.begin(), c.numel_per_rank.end(), int64_t{0});
-  if (idle > 0 && c.granularity != Granularity::kReplicated)
+  if (idle > 0 && c.plan.granularity != Granularity::kReplicated)
     bounds += "idle ranks     = " + std::to_string(idle) + " of " + std::to_string(c.numel_per_rank.size()) +
               " own nothing (fewer tensors than ranks to give them; a range partitioner splits tensors)\n";
   std::string roofline;

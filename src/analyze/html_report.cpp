@@ -54,9 +54,9 @@ Table summary_table(const std::vector<RunReport>& runs) {
         const double imbalance = c->balance.mean > 0 ? 100.0 * (c->balance.max / c->balance.mean - 1) : 0;
         t.rows.push_back(
             {std::to_string(w), model, run.name, std::to_string(c->balance.max), fixed(c->balance.mean, 1),
-             percent(imbalance, 3), c->lower_bound ? std::to_string(*c->lower_bound) : "n/a",
-             c->gap_percent ? percent(*c->gap_percent, 3) : "n/a", std::to_string(c->padding),
-             std::to_string(c->tensors_split),
+             percent(imbalance, 3), c->lower_bound() ? std::to_string(*c->lower_bound()) : "n/a",
+             c->gap_percent ? percent(*c->gap_percent, 3) : "n/a", std::to_string(c->plan.padding_elements),
+             std::to_string(c->plan.tensors_split),
              c->max_time ? seconds_with_spread(*c->max_time, c->max_time_std.value_or(0), " ± ", "") : "n/a",
              c->slowest_sync ? seconds_with_spread(*c->slowest_sync, c->slowest_sync_std.value_or(0), " ± ", "")
                              : "n/a"});

@@ -31,12 +31,12 @@ std::string cell(const std::optional<int64_t>& v) { return v ? std::to_string(*v
 }  // namespace
 
 std::vector<PredictedTraffic> predicted_traffic(const CaseReport& c, int rank) {
-  const bool ranges = c.granularity == Granularity::kRanges;
+  const bool ranges = c.plan.granularity == Granularity::kRanges;
   const int64_t g = dtype_bytes(c.precision.grads), p = dtype_bytes(c.precision.params);
   // Under --expert-parallel a rank's calls move the dense tensors among W and its EP rank's experts among W/EP.
   const ExpertParallelReport* ep = c.expert_parallel ? &*c.expert_parallel : nullptr;
   const int64_t slots = ep ? int64_t{ep->dense.ranks} * ep->dense.slot + int64_t{ep->experts.ranks} * ep->experts.slot
-                           : int64_t{c.shard_group} * c.slot_elems;
+                           : int64_t{c.shard_group} * c.plan.slot_elems;
   const int64_t held = c.held_numel();
   std::vector<PredictedTraffic> out;
   if (c.grad_sync == std::string("all-reduce")) out.push_back({"grad_sync", Collective::kAllReduce, held * g});
@@ -44,12 +44,12 @@ std::vector<PredictedTraffic> predicted_traffic(const CaseReport& c, int rank) {
     out.push_back(
         {"grad_sync", ranges ? Collective::kReduceScatter : Collective::kReduce, (ranges ? slots : held) * g});
   if (c.grad_sync && *c.grad_sync != "none" && c.replicas > 1 && rank >= 0) {
-    const int64_t own = c.granularity == Granularity::kReplicated ? c.model_numel
-                        : ranges                                  ? c.slot_elems
-                                                                  : c.numel_per_rank[rank];
+    const int64_t own = c.plan.granularity == Granularity::kReplicated ? c.model_numel
+                        : ranges                                       ? c.plan.slot_elems
+                                                                       : c.numel_per_rank[rank];
     out.push_back({"grad_replicas", Collective::kAllReduce, own * g});
   }
-  if (c.granularity != Granularity::kReplicated)
+  if (c.plan.granularity != Granularity::kReplicated)
     out.push_back({"sync", ranges ? Collective::kAllGather : Collective::kBroadcast, (ranges ? slots : held) * p});
   return out;
 }

@@ -23,7 +23,7 @@ Deviations deviations_of(const std::string& run, const CaseReport& c) {
   Deviations d{run, {}, 0, false};
   const double ideal = c.balance.mean > 0 ? c.balance.mean : 1;
   for (int64_t n : c.numel_per_rank) d.percent.push_back(100.0 * (static_cast<double>(n) / ideal - 1));
-  if (c.lower_bound) d.bound = 100.0 * (static_cast<double>(*c.lower_bound) / ideal - 1), d.has_bound = true;
+  if (c.lower_bound()) d.bound = 100.0 * (static_cast<double>(*c.lower_bound()) / ideal - 1), d.has_bound = true;
   return d;
 }
 

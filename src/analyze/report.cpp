@@ -175,16 +175,9 @@ void add_comm_roofline(CaseReport& c, const LoadedCase& loaded) {
 
 void add_bounds(CaseReport& c, const RankResult& any_rank) {
   const PlanRecord& plan = any_rank.plan;
-  c.granularity = plan.granularity;
-  c.padding = plan.padding_elements;
-  c.slot_elems = plan.slot_elems;
+  c.plan = plan;
   c.model_numel = any_rank.context.model_numel;
-  c.tensors_split = plan.tensors_split;
-  c.optimal_proven = plan.optimal_proven;
-  c.best_lower_bound = plan.best_lower_bound;
-  c.search_seconds = plan.search_seconds;
   if (plan.lower_bound > 0) {
-    c.lower_bound = plan.lower_bound;
     c.gap_percent =
         100.0 * static_cast<double>(c.balance.max - plan.lower_bound) / static_cast<double>(plan.lower_bound);
   }

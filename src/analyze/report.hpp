@@ -86,15 +86,14 @@ struct CaseReport {
   std::optional<double> slowest_sync, slowest_sync_std, straggler_ratio;
   std::optional<std::vector<double>> sync_mean_per_rank, step_std_per_rank;
   std::optional<std::vector<double>> total_std_per_rank;  // std of each rank's whole iteration
-  int64_t model_numel = 0, slot_elems = 0;
-  // Bounds (plan facts; unknown in records written before they existed).
-  Granularity granularity = Granularity::kWholeTensors;
-  std::optional<int64_t> lower_bound;
+  int64_t model_numel = 0;
+  // The plan's facts as the records hold them (Schema<PlanRecord>: a fact added there is reported here,
+  // formats included); lower_bound 0: not recorded (records written before it existed).
+  PlanRecord plan;
+  std::optional<int64_t> lower_bound() const {
+    return plan.lower_bound > 0 ? std::optional<int64_t>(plan.lower_bound) : std::nullopt;
+  }
   std::optional<double> gap_percent;  // (max - lower bound) / lower bound
-  int64_t padding = 0, tensors_split = 0;
-  std::optional<bool> optimal_proven;
-  std::optional<int64_t> best_lower_bound;
-  std::optional<double> search_seconds;
   // Timed runs with a bandwidth probe: the optimizer, the probe's bandwidth
   // (mean over ranks) and each rank's roofline fraction.
   std::optional<std::string> optimizer;

@@ -163,7 +163,9 @@ void run_plan_only(const Config& config, std::ostream& log) {
       const CallSettings settings =
           call_settings(config, partitioner.granularity, world_size, plan_world_size(config, world_size));
       const auto write = [&](const auto& plan) {
-        const CaseFacts facts = case_facts(model, plan, partitioner.granularity, config, world_size);
+        CaseFacts facts = case_facts(model, plan, partitioner.granularity, record_options(config), world_size);
+        if (settings.grad_sync != GradSync::kNone)
+          record_grad_buckets(facts.plan, planned_phases(model, plan, settings, 0));
         files += write_case(dir, base, model, plan, facts, layout, settings);
         log << balance_line(world_size, model.name, plan, facts, config.shard_list) << "\n";
       };

@@ -75,7 +75,7 @@ template <typename P>
 LoadedRun records_of(const Config& config, const PartitionerEntry& partitioner, const ModelSpec& model,
                      const P& case_plan, int world_size, const std::string& label) {
   const Plan& plan = listed_plan(case_plan);
-  CaseFacts facts = case_facts(model, case_plan, partitioner.granularity, config, world_size);
+  CaseFacts facts = case_facts(model, case_plan, partitioner.granularity, record_options(config), world_size);
   facts.list_shards = facts.list_shards && facts.listed_shards <= kListedShards;
   const CallSettings settings = call_settings(config, partitioner.granularity, world_size, plan.world_size());
   RunContext base = base_context(config);

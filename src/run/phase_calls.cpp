@@ -105,6 +105,16 @@ std::vector<std::size_t> bucket_starts(const std::vector<int64_t>& numels, int64
   return starts;
 }
 
+void record_grad_buckets(PlanRecord& plan, const std::vector<PlannedPhase>& phases) {
+  for (const PlannedPhase& phase : phases) {
+    if (phase.phase != "grad_sync") continue;
+    int64_t largest = 0;
+    for (const PlannedCall& call : phase.calls) largest = std::max(largest, call.elements);
+    plan.grad_buckets = static_cast<int64_t>(phase.calls.size());
+    plan.grad_bucket_max_elements = largest;
+  }
+}
+
 CallSettings call_settings(const Config& config, Granularity granularity, int world_size, int shard_group) {
   return CallSettings{granularity,      config.grad_sync,        config.sync, config.overlap, grad_bucket_elems(config),
                       config.precision, world_size / shard_group};

@@ -31,6 +31,7 @@
 #include "src/common/granularity.hpp"
 #include "src/common/planned_call.hpp"
 #include "src/common/precision.hpp"
+#include "src/common/result_plan.hpp"
 
 namespace zb {
 
@@ -53,6 +54,10 @@ struct CallSettings {
   Precision precision;
   int replicas = 1;  // W / G
 };
+
+// The gradient reduction's buckets in `phases` (one grad_sync call each) into `plan`: how many and the
+// largest's elements; nothing where no gradient reduction runs.
+void record_grad_buckets(PlanRecord& plan, const std::vector<PlannedPhase>& phases);
 
 // A run's settings for a plan of `shard_group` ranks among `world_size`.
 CallSettings call_settings(const Config& config, Granularity granularity, int world_size, int shard_group);

@@ -6,7 +6,11 @@
 
 namespace zb {
 
-CaseFacts case_facts(const ModelSpec& model, const Plan& plan, Granularity granularity, const Config& config,
+RecordOptions record_options(const Config& config) {
+  return {config.shard_list, config.optimizer, config.precision, config.shard_group > 0};
+}
+
+CaseFacts case_facts(const ModelSpec& model, const Plan& plan, Granularity granularity, const RecordOptions& options,
                      int world_size) {
   if (world_size % plan.world_size() != 0)
     throw RunError("case_facts: world size " + std::to_string(world_size) + " is not a multiple of the plan's " +
@@ -16,13 +20,13 @@ CaseFacts case_facts(const ModelSpec& model, const Plan& plan, Granularity granu
   if (!plan.row_chunks)
     for (int g = 0; g < plan.world_size(); ++g) listed += plan.shard_count(g) * (world_size / plan.world_size());
   facts.list_shards =
-      config.shard_list == ShardList::kFull || (config.shard_list == ShardList::kAuto && !plan.row_chunks &&
-                                                world_size <= kAutoListedRanks && listed <= kAutoListedShards);
+      options.shard_list == ShardList::kFull || (options.shard_list == ShardList::kAuto && !plan.row_chunks &&
+                                                 world_size <= kAutoListedRanks && listed <= kAutoListedShards);
   facts.listed_shards = listed;
-  facts.optimizer = config.optimizer;
-  facts.precision = config.precision;
+  facts.optimizer = options.optimizer;
+  facts.precision = options.precision;
   facts.world_size = world_size;
-  if (config.shard_group > 0) facts.shard_group = plan.world_size();
+  if (options.shard_groups) facts.shard_group = plan.world_size();
   facts.model_numel = model.total_numel();
   facts.model_largest_numel = model.largest_numel();
   PlanRecord& p = facts.plan;
@@ -118,9 +122,9 @@ GroupCounts expert_counts(const ExpertParallelPlan& p, int rank, const CaseFacts
 
 }  // namespace
 
-CaseFacts case_facts(const ModelSpec& model, const ExpertParallelPlan& p, Granularity granularity, const Config& config,
-                     int world_size) {
-  CaseFacts facts = case_facts(model, p.combined, granularity, config, world_size);
+CaseFacts case_facts(const ModelSpec& model, const ExpertParallelPlan& p, Granularity granularity,
+                     const RecordOptions& options, int world_size) {
+  CaseFacts facts = case_facts(model, p.combined, granularity, options, world_size);
   ExpertParallelRecord ep;
   ep.size = p.ep;
   ep.dense = group_record(p.dense, p.dense_plan, granularity);

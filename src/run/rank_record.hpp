@@ -20,8 +20,17 @@ struct CaseFacts {
   int world_size = 0;  // W; the plan is for the shard group, W itself unless shard_group says
   std::optional<int> shard_group;
 };
+// What a case's records state besides the plan, as the options chose them.
+struct RecordOptions {
+  ShardList shard_list = ShardList::kAuto;
+  OptimizerKind optimizer = OptimizerKind::kAdam;
+  Precision precision;
+  bool shard_groups = false;  // --shard-group: the plan is one group's, the records say so
+};
+RecordOptions record_options(const Config& config);
+
 // `world_size` W: the plan's world size, or a multiple of it (--shard-group).
-CaseFacts case_facts(const ModelSpec& model, const Plan& plan, Granularity granularity, const Config& config,
+CaseFacts case_facts(const ModelSpec& model, const Plan& plan, Granularity granularity, const RecordOptions& options,
                      int world_size);
 // What rank `rank` of the W ranks owns, in counts: what plan rank rank % G owns.
 RankCounts rank_counts(const ModelSpec& model, const Plan& plan, int rank, const CaseFacts& facts);
@@ -31,8 +40,8 @@ RankResult rank_record(const RunContext& base, const ModelSpec& model, const Pla
 
 // --expert-parallel: the same of both groups' plans; the records list p.combined's shards, the plan record holds
 // each group's facts (PlanRecord::expert_parallel) and each rank's counts its experts' part (RankResult::experts).
-CaseFacts case_facts(const ModelSpec& model, const ExpertParallelPlan& p, Granularity granularity, const Config& config,
-                     int world_size);
+CaseFacts case_facts(const ModelSpec& model, const ExpertParallelPlan& p, Granularity granularity,
+                     const RecordOptions& options, int world_size);
 RankCounts rank_counts(const ModelSpec& model, const ExpertParallelPlan& p, int rank, const CaseFacts& facts);
 RankResult rank_record(const RunContext& base, const ModelSpec& model, const ExpertParallelPlan& p, int rank,
                        const CaseFacts& facts);

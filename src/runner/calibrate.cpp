@@ -55,6 +55,15 @@ struct Bench {
   Watchdog& watchdog;  // armed for each sample: a frozen rank ends the job, not hangs it
 };
 
+// What --calibrate was asked, resolved once at its door (run_calibration).
+struct CalibrationRequest {
+  RunContext context;      // the tool's version, this host, the time: the cost file's header
+  std::string cost_model;  // the file to write
+  OptimizerKind optimizer = OptimizerKind::kAdam;
+  StepTiming step_timing = StepTiming::kConcurrent;
+  int threads = 1;
+};
+
 // Arms the watchdog for one sample; in serial mode the ranks take turns, so the
 // sample's deadline is one --timeout per rank.
 void arm_for_sample(const Bench& bench, const std::string& what) {
@@ -203,22 +212,22 @@ nlohmann::ordered_json per_tensor_curve(const std::vector<Sample>& samples) {
   return curve;
 }
 
-nlohmann::ordered_json cost_file(const Config& config, const Bench& bench, const std::vector<Sample>& samples,
-                                 const std::array<double, 3>& c, const std::optional<double>& muon_unit,
-                                 const nlohmann::ordered_json& muon_samples) {
+nlohmann::ordered_json cost_file(const CalibrationRequest& request, const Bench& bench,
+                                 const std::vector<Sample>& samples, const std::array<double, 3>& c,
+                                 const std::optional<double>& muon_unit, const nlohmann::ordered_json& muon_samples) {
   nlohmann::ordered_json doc;
   doc["schema"] = kCostSchema;
-  const RunContext ctx = base_context(config);
+  const RunContext& ctx = request.context;
   doc["tool_version"] = ctx.tool_version;
   doc["git_sha"] = ctx.git_sha;
   doc["host"] = ctx.host;
   doc["time"] = ctx.time;
   doc["device"] = device_name(bench.device);
-  doc["optimizer"] = optimizer_choices().name(config.optimizer) + " (" +
+  doc["optimizer"] = optimizer_choices().name(request.optimizer) + " (" +
                      optimizer_impl_choices().name(bench.settings.optimizer_impl) + ", fp32)";
   doc["ranks_measuring_at_once"] = bench.serial ? 1 : bench.world_size;
-  doc["step_timing"] = step_timing_choices().name(config.step_timing);
-  doc["threads_per_rank"] = config.threads;
+  doc["step_timing"] = step_timing_choices().name(request.step_timing);
+  doc["threads_per_rank"] = request.threads;
   doc["model"] = "step seconds = seconds_per_element * elements + seconds_per_tensor * tensors + seconds_per_step";
   doc["coefficients"] = {{"seconds_per_element", c[0]}, {"seconds_per_tensor", c[1]}, {"seconds_per_step", c[2]}};
   if (muon_unit) {
@@ -247,30 +256,20 @@ nlohmann::ordered_json cost_file(const Config& config, const Bench& bench, const
   return doc;
 }
 
-void write_cost_model(const Config& config, const Bench& bench, const std::vector<Sample>& samples, std::size_t fitted,
-                      const std::array<double, 3>& coef, const std::optional<double>& muon_unit,
+void write_cost_model(const CalibrationRequest& request, const Bench& bench, const std::vector<Sample>& samples,
+                      std::size_t fitted, const std::array<double, 3>& coef, const std::optional<double>& muon_unit,
                       const nlohmann::ordered_json& muon_samples) {
   inject_fault_if_asked("final-write", bench.rank);
-  const auto doc = cost_file(config, bench, samples, coef, muon_unit, muon_samples);
-  write_file_atomically(config.cost_model, doc.dump(2) + "\n");
+  const auto doc = cost_file(request, bench, samples, coef, muon_unit, muon_samples);
+  write_file_atomically(request.cost_model, doc.dump(2) + "\n");
   std::printf(
       "wrote %s: %.4g s/element, %.4g s/tensor, %.4g s/step (worst fit error %.1f %% over the %zu samples of >= %lld "
       "elements)\n",
-      config.cost_model.c_str(), coef[0], coef[1], coef[2], 100 * doc["worst_relative_error"].get<double>(), fitted,
+      request.cost_model.c_str(), coef[0], coef[1], coef[2], 100 * doc["worst_relative_error"].get<double>(), fitted,
       static_cast<long long>(bench.fit_min_elements));
 }
 
-void calibrate(const Config& config, const at::Device& device, const World& world, Watchdog& watchdog) {
-  const Bench bench{
-      device,
-      world.size,
-      world.rank,
-      config.step_timing == StepTiming::kSerial,
-      OptimizerSettings{.optimizer = config.optimizer,
-                        .optimizer_impl = resolved_optimizer_impl(config.optimizer_impl, device.is_cuda()),
-                        .precision = {}},
-      fit_min_elements(device),
-      watchdog};
+void calibrate(const CalibrationRequest& request, const Bench& bench, const World& world, Watchdog& watchdog) {
   const std::vector<Sample> samples = measure_grid(bench);
   std::vector<Sample> shard_sized;
   for (const Sample& s : samples)
@@ -278,9 +277,9 @@ void calibrate(const Config& config, const at::Device& device, const World& worl
   const auto coef = fit(shard_sized);
   std::optional<double> muon_unit;
   nlohmann::ordered_json muon_samples = nlohmann::ordered_json::array();
-  if (config.optimizer == OptimizerKind::kMuon) muon_unit = measure_muon_unit(bench, coef, muon_samples);
+  if (request.optimizer == OptimizerKind::kMuon) muon_unit = measure_muon_unit(bench, coef, muon_samples);
   watchdog.arm("--calibrate, writing the cost model on rank 0 (every rank arriving after it)");
-  if (world.rank == 0) write_cost_model(config, bench, samples, shard_sized.size(), coef, muon_unit, muon_samples);
+  if (world.rank == 0) write_cost_model(request, bench, samples, shard_sized.size(), coef, muon_unit, muon_samples);
   world_barrier();  // MPI_Finalize waits for every rank too: a rank frozen before it is caught here
   watchdog.disarm();
 }
@@ -307,7 +306,19 @@ int run_calibration(const Config& config) {
     check_output_file("cost model", config.cost_model, config.force);  // before 30 s of measuring
   });
   if (failure) return report_failure("zero_bench", *failure);
-  abort_job_on_failure("zero_bench", [&] { calibrate(config, device, world, watchdog); });
+  const Bench bench{
+      device,
+      world.size,
+      world.rank,
+      config.step_timing == StepTiming::kSerial,
+      OptimizerSettings{.optimizer = config.optimizer,
+                        .optimizer_impl = resolved_optimizer_impl(config.optimizer_impl, device.is_cuda()),
+                        .precision = {}},
+      fit_min_elements(device),
+      watchdog};
+  const CalibrationRequest request{base_context(config), config.cost_model, config.optimizer, config.step_timing,
+                                   config.threads};
+  abort_job_on_failure("zero_bench", [&] { calibrate(request, bench, world, watchdog); });
   return kExitOk;
 }
 

@@ -238,10 +238,16 @@ void fill_row(TableRow& row, Collective c, const std::vector<std::string>& per_r
   (made_in_place(c) ? row.in_place : row.out_of_place) = timing;
 }
 
+// What --collectives-table was asked, resolved once at its door (run_collectives_table).
 struct Sweep {
-  const Config& config;
   const BackendEntry& backend;
   at::Device device;
+  RunContext context;  // this host's name, the tool's version
+  std::string file;    // the table to write
+  int64_t min_bytes = 0, max_bytes = 0;
+  int split = 0;  // --table-split: ranks per group; 0: one group of all
+  std::vector<int> depths;
+  int warmup = 0, iters = 0;
 };
 
 // Where one sweep runs: every launched rank (`all`, for gathering the figures on rank 0) and this rank's
@@ -276,12 +282,12 @@ std::string measured_table(const SweepPlace& at, Collective c, int together) {
   TableHeader header = at.header;
   if (together) {
     table.agg_iters = together;
-    header.max_bytes = s.config.table_max_bytes / together;
+    header.max_bytes = s.max_bytes / together;
     header.notes.push_back(together_note(together, ranks));
   }
   std::vector<Measured> mine;
   // From MIN, or from MAX / K alone where that is below MIN: the table is never left out for its sizes.
-  for (int64_t bytes : swept_sizes(std::min(s.config.table_min_bytes, header.max_bytes), header.max_bytes)) {
+  for (int64_t bytes : swept_sizes(std::min(s.min_bytes, header.max_bytes), header.max_bytes)) {
     const CallShape shape = call_shape(c, bytes, ranks);
     if (shape.count == 0) continue;  // fewer elements than ranks: nccl-tests' count would be 0
     // Every group starts each size together, so that split groups time their calls at the same time.
@@ -293,7 +299,7 @@ std::string measured_table(const SweepPlace& at, Collective c, int together) {
     std::unique_ptr<TimedCalls> call;
     if (together) call = std::make_unique<TogetherBroadcasts>(shape.count, ranks, together, s.device);
     else call = std::make_unique<SizedCall>(c, shape, ranks, s.device);
-    mine.push_back(measure(*call, at.comm, s.device, s.config.warmup, s.config.iters));
+    mine.push_back(measure(*call, at.comm, s.device, s.warmup, s.iters));
     table.rows.push_back(TableRow{shape.size_bytes, shape.count, "float", nccl_tests_redop(c),
                                   together ? -1 : nccl_tests_root(c), std::nullopt, std::nullopt});
   }
@@ -316,14 +322,14 @@ std::string header_writer(const Sweep& s, const World& world, int group_ranks, c
 }
 
 void sweep(const Sweep& s, const World& world, Watchdog& watchdog) {
-  const int group_ranks = s.config.table_split ? s.config.table_split : world.size;
+  const int group_ranks = s.split ? s.split : world.size;
   watchdog.arm("--collectives-table, forming the groups (every rank arriving)");
   SubWorld all(world.size);
   SubWorld group(all, world.rank / group_ranks);
   watchdog.arm(std::string("--collectives-table, connecting the ") + s.backend.name + " groups");
   inject_fault_if_asked("connect", world.rank);
   auto comm = connect(s.backend, group, s.device);
-  const RunContext context = base_context(s.config);  // this host's name, the tool's version
+  const RunContext& context = s.context;
   watchdog.arm("--collectives-table, gathering the ranks' lines on rank 0");
   SweepPlace at{
       s,
@@ -332,10 +338,10 @@ void sweep(const Sweep& s, const World& world, Watchdog& watchdog) {
       watchdog,
       all.gather_strings(rank_line(world.rank, world.rank / group_ranks, context.host, s.backend.name, s.device)),
       TableHeader{header_writer(s, world, group_ranks, context.tool_version),
-                  s.config.table_min_bytes,
-                  s.config.table_max_bytes,
-                  s.config.warmup,
-                  s.config.iters,
+                  s.min_bytes,
+                  s.max_bytes,
+                  s.warmup,
+                  s.iters,
                   {"all-reduce, broadcast and reduce timed in place, all-gather and reduce-scatter out of "
                    "place, as zero-bench's phases make them; the other placement reads N/A",
                    "time: the mean over the ranks of each rank's mean per call; #wrong: one checked call "
@@ -344,7 +350,7 @@ void sweep(const Sweep& s, const World& world, Watchdog& watchdog) {
   for (Collective c : kSwept) file += measured_table(at, c, 0);
   file += measured_table(at, Collective::kBroadcast, group_ranks);
   std::string deeper;  // --table-depth's tables, but for the one at the group's ranks, already there
-  for (int depth : s.config.table_depths) {
+  for (int depth : s.depths) {
     if (depth == group_ranks) continue;
     const std::string table = measured_table(at, Collective::kBroadcast, depth);  // "" where no size fits
     file += table;
@@ -352,9 +358,9 @@ void sweep(const Sweep& s, const World& world, Watchdog& watchdog) {
   }
   watchdog.arm("--collectives-table, writing the table on rank 0 (every rank arriving after it)");
   if (world.rank == 0) {
-    write_file_atomically(s.config.collectives_table, file);
-    std::cout << "wrote " << s.config.collectives_table << " (" << std::size(kSwept)
-              << " collectives and broadcasts started together, on " << world.size << " ranks"
+    write_file_atomically(s.file, file);
+    std::cout << "wrote " << s.file << " (" << std::size(kSwept) << " collectives and broadcasts started together, on "
+              << world.size << " ranks"
               << (group_ranks < world.size ? " in groups of " + std::to_string(group_ranks) : std::string())
               << (deeper.empty() ? "" : deeper + " deep too") << ")\n"
               << std::flush;
@@ -379,7 +385,7 @@ int run_collectives_table(const Config& config) {
     if (differing) throw UsageError(*differing);
     apply_huge_pages(config.huge_pages);
     at::set_num_threads(config.threads);
-    const LaunchResolution launch = resolve_launch(config, world);
+    const LaunchResolution launch = resolve_launch({config.backend, config.device, config.nccl_shared_gpu}, world);
     device = launch.device, backend = launch.backend;
     enforce_backend_rows(Facts{config, &launch.facts});
     if (world.rank == 0) check_output_file("collectives table", config.collectives_table, config.force);
@@ -387,7 +393,17 @@ int run_collectives_table(const Config& config) {
       separate_nccl_hosts(world.rank, world.nodes > 1 ? choose_net_interface().name : "lo");
   });
   if (failure) return report_failure("zero_bench", *failure);
-  abort_job_on_failure("zero_bench", [&] { sweep(Sweep{config, *backend, device}, world, watchdog); });
+  const Sweep request{*backend,
+                      device,
+                      base_context(config),
+                      config.collectives_table,
+                      config.table_min_bytes,
+                      config.table_max_bytes,
+                      config.table_split,
+                      config.table_depths,
+                      config.warmup,
+                      config.iters};
+  abort_job_on_failure("zero_bench", [&] { sweep(request, world, watchdog); });
   return kExitOk;
 }
 

@@ -17,7 +17,6 @@ namespace {
 
 // What a timed run's context is filled from.
 struct Sources {
-  const Config& config;
   const TimedSetup& setup;
   const World& world;
 };
@@ -32,8 +31,9 @@ ContextRow fact(T RunContext::*field, Get get) {
 
 // An option, as its Choices table names it (the name the command line took).
 template <typename E>
-ContextRow chosen(std::optional<std::string> RunContext::*field, E Config::*option, const Choices<E>& (*choices)()) {
-  return fact(field, [option, choices](const Sources& s) { return choices().name(s.config.*option); });
+ContextRow chosen(std::optional<std::string> RunContext::*field, E TimedOptions::*option,
+                  const Choices<E>& (*choices)()) {
+  return fact(field, [option, choices](const Sources& s) { return choices().name(s.setup.run.*option); });
 }
 
 // Across hosts (gloo, nccl): the store's and transport's interface, its address and the rule that chose it.
@@ -50,18 +50,18 @@ std::optional<std::string> nccl_transport(const Sources& s) {
 
 // The bucket size, where a gradient reduction or --overlap cuts by it.
 std::optional<double> grad_bucket_mb(const Sources& s) {
-  if (s.config.grad_sync == GradSync::kNone && !s.config.overlap) return std::nullopt;
-  return s.config.grad_bucket_mb;
+  if (s.setup.run.grad_sync == GradSync::kNone && !s.setup.run.overlap) return std::nullopt;
+  return s.setup.run.grad_bucket_mb;
 }
 
-std::optional<bool> overlap(const Sources& s) { return s.config.overlap ? std::optional<bool>(true) : std::nullopt; }
+std::optional<bool> overlap(const Sources& s) { return s.setup.run.overlap ? std::optional<bool>(true) : std::nullopt; }
 
 // Where the parameters' storage is the flag's to choose (not a bucket's or the gathered buffer's).
 std::optional<std::string> param_storage(const Sources& s) {
-  const bool flag_decides = s.config.param_storage == ParamStorage::kShard ||
-                            param_storage_applies(s.setup.partitioner->granularity, s.config.sync);
+  const bool flag_decides = s.setup.run.param_storage == ParamStorage::kShard ||
+                            param_storage_applies(s.setup.partitioner->granularity, s.setup.run.sync);
   if (!flag_decides) return std::nullopt;
-  return param_storage_choices().name(s.config.param_storage);
+  return param_storage_choices().name(s.setup.run.param_storage);
 }
 
 // Every fact a timed run adds to base_context's, one row each; a new recorded
@@ -81,12 +81,12 @@ const std::vector<ContextRow>& timed_rows() {
       // What the options asked.
       fact(&RunContext::optimizer_impl,  // as resolved on the device (--optimizer-impl default)
            [](const Sources& s) { return optimizer_impl_choices().name(s.setup.optimizer.optimizer_impl); }),
-      fact(&RunContext::threads, [](const Sources& s) { return s.config.threads; }),
-      chosen(&RunContext::step_timing, &Config::step_timing, step_timing_choices),
-      chosen(&RunContext::grad_sync, &Config::grad_sync, grad_sync_choices),
+      fact(&RunContext::threads, [](const Sources& s) { return s.setup.run.threads; }),
+      chosen(&RunContext::step_timing, &TimedOptions::step_timing, step_timing_choices),
+      chosen(&RunContext::grad_sync, &TimedOptions::grad_sync, grad_sync_choices),
       fact(&RunContext::grad_bucket_mb, grad_bucket_mb), fact(&RunContext::overlap, overlap),
       fact(&RunContext::cpu_affinity, [](const Sources&) { return cpu_affinity_text(); }),
-      chosen(&RunContext::huge_pages, &Config::huge_pages, huge_pages_choices),
+      chosen(&RunContext::huge_pages, &TimedOptions::huge_pages, huge_pages_choices),
       fact(&RunContext::kernel_thp, [](const Sources&) { return kernel_thp_mode(); }),
       fact(&RunContext::param_storage, param_storage),
       fact(&RunContext::versions, [](const Sources&) { return library_versions(); })};
@@ -95,10 +95,10 @@ const std::vector<ContextRow>& timed_rows() {
 
 }  // namespace
 
-RunContext timed_context(const Config& config, const TimedSetup& setup, const World& world) {
-  RunContext c = base_context(config);
+RunContext timed_context(const TimedSetup& setup, const World& world) {
+  RunContext c = setup.context;
   c.run_id = broadcast_from_rank_zero(world.rank == 0 ? new_run_id() : "");  // one id for every rank's record
-  const Sources sources{config, setup, world};
+  const Sources sources{setup, world};
   for (const ContextRow& row : timed_rows()) row(c, sources);
   return c;
 }

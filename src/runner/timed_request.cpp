@@ -4,6 +4,7 @@
 
 #include "src/run/model_selection.hpp"
 #include "src/run/plan_options.hpp"
+#include "src/run/rank_record.hpp"
 #include "src/run/run_context.hpp"
 #include "src/comm/backend_factories.hpp"
 #include "src/common/errors.hpp"
@@ -18,10 +19,10 @@ namespace {
 // NCCL refuses two ranks on one GPU ("Duplicate GPU detected"). With more
 // ranks on this node than GPUs, the default is gloo, and -b nccl is refused
 // unless --nccl-shared-gpu asks for NCCL's socket transport between them.
-const BackendEntry& choose_backend(const Config& config, const at::Device& device, const World& world,
+const BackendEntry& choose_backend(const LaunchRequest& request, const at::Device& device, const World& world,
                                    const std::string& sharing) {
-  if (config.nccl_shared_gpu) return find_backend(backend_choices().name(Backend::kNccl));
-  if (config.backend) return find_backend(backend_choices().name(*config.backend));
+  if (request.nccl_shared_gpu) return find_backend(backend_choices().name(Backend::kNccl));
+  if (request.backend) return find_backend(backend_choices().name(*request.backend));
   if (!device.is_cuda()) return find_backend(backend_choices().name(Backend::kGloo));
   if (sharing.empty()) return find_backend(backend_choices().name(Backend::kNccl));
   if (world.rank == 0)
@@ -48,20 +49,20 @@ LaunchFacts launch_facts(const LaunchResolution& r, const World& world, int gpus
 
 }  // namespace
 
-LaunchResolution resolve_launch(const Config& config, const World& world) {
+LaunchResolution resolve_launch(const LaunchRequest& request, const World& world) {
   LaunchResolution r;
   // -b nccl moves GPU tensors only: it (and --nccl-shared-gpu) implies --device cuda.
   const bool nccl_implies_cuda =
-      (config.backend == Backend::kNccl || config.nccl_shared_gpu) && config.device == DeviceChoice::kAuto;
-  const std::string needs_gpu = config.backend == Backend::kNccl ? "-b nccl"
-                                : config.nccl_shared_gpu         ? "--nccl-shared-gpu"
-                                                                 : "";
-  r.device = choose_device(nccl_implies_cuda ? DeviceChoice::kCuda : config.device, world.local_rank, needs_gpu);
+      (request.backend == Backend::kNccl || request.nccl_shared_gpu) && request.device == DeviceChoice::kAuto;
+  const std::string needs_gpu = request.backend == Backend::kNccl ? "-b nccl"
+                                : request.nccl_shared_gpu         ? "--nccl-shared-gpu"
+                                                                  : "";
+  r.device = choose_device(nccl_implies_cuda ? DeviceChoice::kCuda : request.device, world.local_rank, needs_gpu);
   const int gpus = r.device.is_cuda() ? visible_gpu_count() : 0;
   if (r.device.is_cuda() && world.local_size > gpus)
     r.gpu_sharing = std::to_string(world.local_size) + " ranks on this node share " + std::to_string(gpus) +
                     (gpus == 1 ? " GPU" : " GPUs");
-  r.backend = &choose_backend(config, r.device, world, r.gpu_sharing);
+  r.backend = &choose_backend(request, r.device, world, r.gpu_sharing);
   r.facts = launch_facts(r, world, gpus);
   return r;
 }
@@ -71,7 +72,7 @@ TimedSetup check_request(const Config& config, const World& world) {
   TimedSetup s;
   s.partitioner = &find_partitioner(config.partitioner);
   s.models = selected_models(config);
-  LaunchResolution resolved = resolve_launch(config, world);
+  LaunchResolution resolved = resolve_launch({config.backend, config.device, config.nccl_shared_gpu}, world);
   s.device = resolved.device, s.backend = resolved.backend, s.gpu_sharing = resolved.gpu_sharing;
   LaunchFacts& launch = resolved.facts;
   launch.granularity = s.partitioner->granularity;
@@ -89,6 +90,17 @@ TimedSetup check_request(const Config& config, const World& world) {
       const OneCase one_case{m, w};
       enforce(Stage::kCase, Facts{config, &launch, &one_case});
     }
+  s.context = base_context(config);
+  s.run = TimedOptions{
+      config.seed,    config.sync,          config.grad_sync,   config.grad_bucket_mb, grad_bucket_elems(config),
+      config.overlap, config.param_storage, config.step_timing, config.huge_pages,     config.warmup,
+      config.iters,   config.threads,       config.check,       config.force};
+  s.record = record_options(config);
+  for (int w : config.world_sizes) {
+    const int g = plan_world_size(config, w);
+    s.world_sizes.push_back({w, g, measurement_schedule(config, s.device.is_cuda(), w, g < w),
+                             call_settings(config, s.partitioner->granularity, w, g)});
+  }
   return s;
 }
 

@@ -64,75 +64,98 @@ Roofline roofline_of(const ZeroState& zero, const Timings& timings, const Bandwi
   return r;
 }
 
-void run_case(const Config& config, const TimedSetup& setup, const RunContext& base, const ModelSpec& model,
-              CaseComms& comms, const SubWorld& group, const Bandwidth& bandwidth, Clock::time_point started) {
-  const auto case_start = Clock::now();
-  const int shard_group = plan_world_size(config, group.size());
-  PlanOptions options = setup.options;
-  options.data_parallel_size = group.size();  // with shard groups, Megatron's bucket size still scales with W
-  const Plan plan = make_plan(*setup.partitioner, model, shard_group, options);
+std::vector<int> world_sizes_of(const TimedSetup& setup) {
+  std::vector<int> sizes;
+  for (const WorldSizeRequest& size : setup.world_sizes) sizes.push_back(size.world_size);
+  return sizes;
+}
+
+// One case on this rank: its plan, the ZeRO state over it (which refers to the plan: the state stays
+// where it is made), and its record as it fills.
+struct CaseState {
+  CaseState(Plan made) : plan(std::move(made)) {}
+  CaseState(const CaseState&) = delete;
+  const Plan plan;
+  std::unique_ptr<ZeroState> zero;
+  RankResult record;
+};
+
+// The plan, the state (its parameters, optimizer, gradients) and the record's counts, before any step.
+void build_case(CaseState& c, const TimedSetup& setup, const WorldSizeRequest& size, const RunContext& base,
+                const ModelSpec& model, const CaseComms& comms, const SubWorld& group) {
+  const TimedOptions& run = setup.run;
   reset_peak_memory(setup.device);
   ZeroSetup zero_setup{model,
-                       plan,
+                       c.plan,
                        setup.partitioner->granularity,
-                       group.rank() % shard_group,
+                       group.rank() % size.shard_group,
                        setup.device,
-                       config.seed,
-                       config.sync,
+                       run.seed,
+                       run.sync,
                        setup.optimizer,
-                       config.grad_sync,
-                       grad_bucket_elems(config)};
-  zero_setup.replicas = group.size() / shard_group;
+                       run.grad_sync,
+                       run.grad_bucket_elems};
+  zero_setup.replicas = group.size() / size.shard_group;
   zero_setup.world_rank = group.rank();
-  zero_setup.overlap = config.overlap;
-  zero_setup.param_storage = config.param_storage;
-  const auto zero = make_zero_state(zero_setup);
-  const CaseFacts facts = case_facts(model, plan, setup.partitioner->granularity, config, group.size());
-  RankResult record = rank_record(base, model, plan, group.rank(), facts);
-  record.context.shard_group_placement = comms.shard_group_placement;
-  if (config.grad_sync != GradSync::kNone && group.size() > 1)
-    record.context.grad_average = zero->step_divides_gradients() ? "step" : "grad_sync";
-  record.memory.push_back(memory_point("after_creation", *zero, setup.device));
-  zero->attach_gradients();
-  record.memory.push_back(memory_point("with_gradients", *zero, setup.device));
+  zero_setup.overlap = run.overlap;
+  zero_setup.param_storage = run.param_storage;
+  c.zero = make_zero_state(zero_setup);
+  CaseFacts facts = case_facts(model, c.plan, setup.partitioner->granularity, setup.record, group.size());
+  if (run.grad_sync != GradSync::kNone)
+    record_grad_buckets(facts.plan, planned_phases(model, c.plan, size.calls, group.rank() % size.shard_group));
+  c.record = rank_record(base, model, c.plan, group.rank(), facts);
+  c.record.context.shard_group_placement = comms.shard_group_placement;
+  if (run.grad_sync != GradSync::kNone && group.size() > 1)
+    c.record.context.grad_average = c.zero->step_divides_gradients() ? "step" : "grad_sync";
+  c.record.memory.push_back(memory_point("after_creation", *c.zero, setup.device));
+  c.zero->attach_gradients();
+  c.record.memory.push_back(memory_point("with_gradients", *c.zero, setup.device));
+}
+
+// The schedule's iterations, timed into the record with what they handed the backend, the memory after
+// them, the rooflines and (--check) the comparison with an unsharded reference.
+void time_case(const TimedSetup& setup, const WorldSizeRequest& size, const ModelSpec& model, CaseState& c,
+               CaseComms& comms, const SubWorld& group, const Bandwidth& bandwidth) {
+  RankResult& record = c.record;
+  ZeroState& zero = *c.zero;
+  const MeasurementSchedule& schedule = size.schedule;
   PhaseTrafficLog traffic;
   PhaseCalls calls;
   forget_traffic(comms.shard);  // nothing before the first step is a phase's
   if (comms.replicas) forget_traffic(*comms.replicas);
-  const MeasurementSchedule schedule =
-      measurement_schedule(config, setup.device.is_cuda(), group.size(), comms.replicas != nullptr);
-  const bool in_place = schedule.probes == ProbePlacement::kInPlace;
   PhaseReplays replays(setup.device, probe_placement_name(schedule.probes));
-  record.timing = time_iterations(*zero, comms, group, schedule, setup.device, traffic, calls, replays);
-  record.phase_calls = shared_phases(
-      planned_phases(model, plan, call_settings(config, setup.partitioner->granularity, group.size(), shard_group),
-                     group.rank() % shard_group));
+  record.timing = time_iterations(zero, comms, group, schedule, setup.device, traffic, calls, replays);
+  record.phase_calls = shared_phases(planned_phases(model, c.plan, size.calls, group.rank() % size.shard_group));
   const std::string unplanned =
-      planned_calls_mismatch(*record.phase_calls, calls, shard_group, group.size() / shard_group);
+      planned_calls_mismatch(*record.phase_calls, calls, size.shard_group, group.size() / size.shard_group);
   if (!unplanned.empty())
     throw RunError("rank " + std::to_string(group.rank()) + "'s phases made other calls than their plan lists (" +
                    unplanned + "); zero_analyze --predict would price the wrong ones");
   record.timing->schedule = schedule_record(schedule);
   record.traffic = traffic.records(*record.timing);
-  record.memory.push_back(memory_point("after_step", *zero, setup.device));
+  record.memory.push_back(memory_point("after_step", zero, setup.device));
   record.context.anon_huge_page_bytes = anon_huge_page_bytes();
-  record.roofline = roofline_of(*zero, *record.timing, bandwidth);
+  record.roofline = roofline_of(zero, *record.timing, bandwidth);
   const auto device_peak = device_peak_memory(setup.device);  // before the probe's tensors
   record.peak_memory_bytes = device_peak ? *device_peak : record.memory.back().total();
   record.peak_memory_source = device_peak ? "cuda_allocator" : "tracked_tensors";
-  if (!in_place) replay_after(replays, calls, comms, schedule, setup.device);
+  if (schedule.probes != ProbePlacement::kInPlace) replay_after(replays, calls, comms, schedule, setup.device);
   record.comm_roofline = replays.rooflines(*record.timing);
-  if (config.check) {
-    const std::string mismatch =
-        compare_with_unsharded(model, zero->parameters(), setup.device, config.seed, schedule.iterations_run(),
-                               setup.optimizer, config.grad_sync == GradSync::kNone ? 0 : group.size());
-    if (!mismatch.empty()) throw RunError("--check failed on rank " + std::to_string(group.rank()) + ": " + mismatch);
-    record.check = "passed: all parameters bitwise equal to a single-process " + *base.optimizer + " (" +
-                   *base.optimizer_impl + ", " + *base.precision + ")" +
-                   (config.grad_sync == GradSync::kNone
-                        ? std::string()
-                        : " stepping the average of " + std::to_string(group.size()) + " ranks' gradients");
-  }
+  if (!setup.run.check) return;
+  const bool reduced = setup.run.grad_sync != GradSync::kNone;
+  const std::string mismatch =
+      compare_with_unsharded(model, zero.parameters(), setup.device, setup.run.seed, schedule.iterations_run(),
+                             setup.optimizer, reduced ? group.size() : 0);
+  if (!mismatch.empty()) throw RunError("--check failed on rank " + std::to_string(group.rank()) + ": " + mismatch);
+  record.check =
+      "passed: all parameters bitwise equal to a single-process " + *record.context.optimizer + " (" +
+      *record.context.optimizer_impl + ", " + *record.context.precision + ")" +
+      (reduced ? " stepping the average of " + std::to_string(group.size()) + " ranks' gradients" : std::string());
+}
+
+// This rank's record, written atomically; rank 0 prints the case's lines and its progress.
+void write_case(const TimedSetup& setup, const WorldSizeRequest& size, const ModelSpec& model, const RankResult& record,
+                const SubWorld& group, Clock::time_point case_start, Clock::time_point started) {
   inject_fault_if_asked("write", group.rank());
   write_file_atomically(setup.dir + "/" + rank_file_name(model.name, group.size(), group.rank()), to_json_text(record));
   const auto lines = group.gather_strings(console_lines(group.rank(), record));
@@ -141,19 +164,31 @@ void run_case(const Config& config, const TimedSetup& setup, const RunContext& b
   for (const auto& l : lines) std::cout << l;
   const double case_s = std::chrono::duration<double>(Clock::now() - case_start).count();
   const double total_s = std::chrono::duration<double>(Clock::now() - started).count();
+  const bool in_place = size.schedule.probes == ProbePlacement::kInPlace;
   std::printf("[progress] world_size=%d model=%s: %d warm-up + %d timed iterations%s, %.1f s (elapsed %.1f s)%s\n",
-              group.size(), model.name.c_str(), config.warmup, config.iters,
+              group.size(), model.name.c_str(), setup.run.warmup, setup.run.iters,
               in_place ? " (each with a probe iteration after it)" : "", case_s, total_s,
-              config.check ? ", --check passed on every rank" : "");
+              setup.run.check ? ", --check passed on every rank" : "");
   std::fflush(stdout);
+}
+
+void run_case(const TimedSetup& setup, const WorldSizeRequest& size, const RunContext& base, const ModelSpec& model,
+              CaseComms& comms, const SubWorld& group, const Bandwidth& bandwidth, Clock::time_point started) {
+  const auto case_start = Clock::now();
+  PlanOptions options = setup.options;
+  options.data_parallel_size = group.size();  // with shard groups, Megatron's bucket size still scales with W
+  CaseState c(make_plan(*setup.partitioner, model, size.shard_group, options));
+  build_case(c, setup, size, base, model, comms, group);
+  time_case(setup, size, model, c, comms, group, bandwidth);
+  write_case(setup, size, model, c.record, group, case_start, started);
 }
 
 // The world size's ranks split as --shard-group says: consecutive groups of G
 // (node-local first, as mpirun places consecutive ranks together), and the
 // ranks at the same place in every group. Without replicas, the whole group.
 struct ShardGroups {
-  ShardGroups(const Config& config, const SubWorld& all, const TimedSetup& setup) : all_(all) {
-    const int g = plan_world_size(config, all.size());
+  ShardGroups(const WorldSizeRequest& size, const SubWorld& all, const TimedSetup& setup) : all_(all) {
+    const int g = size.shard_group;
     if (g == all.size()) return;
     // Across hosts the user must see a group that spans hosts or a host that
     // holds parts of two groups: in-group traffic then crosses the slow link.
@@ -181,16 +216,16 @@ std::string unfinished_ranks(const std::string& dir, const std::string& model, i
 }
 
 // The world size's connected groups and its cases, on a member rank.
-void run_world_size(const Config& config, const TimedSetup& setup, const RunContext& base, const SubWorld& group,
-                    const Bandwidth& bandwidth, Clock::time_point started, Watchdog& watchdog,
+void run_world_size(const TimedSetup& setup, const WorldSizeRequest& size, const RunContext& base,
+                    const SubWorld& group, const Bandwidth& bandwidth, Clock::time_point started, Watchdog& watchdog,
                     TerminationNotice& notice) {
   const std::string size_text = std::to_string(group.size());
   watchdog.arm("connecting the world-size-" + size_text + " " + setup.backend->name + " groups");
   inject_fault_if_asked("connect", group.rank());
-  ShardGroups groups(config, group, setup);
+  ShardGroups groups(size, group, setup);
   if (groups.placement && group.rank() == 0)
-    std::cout << "[zero_bench] --shard-group " << plan_world_size(config, group.size()) << " at world size "
-              << size_text << ": " << *groups.placement << "\n"
+    std::cout << "[zero_bench] --shard-group " << size.shard_group << " at world size " << size_text << ": "
+              << *groups.placement << "\n"
               << std::flush;
   MeteredCommunicator shard(connect(*setup.backend, groups.shard(), setup.device));
   std::optional<MeteredCommunicator> replicas;
@@ -201,7 +236,7 @@ void run_world_size(const Config& config, const TimedSetup& setup, const RunCont
                  [&] { return unfinished_ranks(setup.dir, model.name, group.size()); });
     notice.in_case(group.size(), model.name);
     inject_fault_if_asked("case", group.rank());
-    run_case(config, setup, base, model, comms, group, bandwidth, started);
+    run_case(setup, size, base, model, comms, group, bandwidth, started);
     notice.between_cases();
   }
   watchdog.arm("closing the world-size-" + size_text + " groups");
@@ -210,8 +245,8 @@ void run_world_size(const Config& config, const TimedSetup& setup, const RunCont
 }
 
 // The run from the banner to exp_info.json, every world size and model.
-void run_sizes(const Config& config, const TimedSetup& setup, const World& world, const RunContext& base,
-               Watchdog& watchdog, TerminationNotice& notice) {
+void run_sizes(const TimedSetup& setup, const World& world, const RunContext& base, Watchdog& watchdog,
+               TerminationNotice& notice) {
   if (world.rank == 0) std::cout << console_banner(base, world.size) << std::flush;
   if (world.rank == 0 && base.nccl_transport)
     std::cout << "[zero_bench] --nccl-shared-gpu: NCCL connects the ranks sharing a GPU as separate hosts, "
@@ -222,18 +257,19 @@ void run_sizes(const Config& config, const TimedSetup& setup, const World& world
   world_barrier();  // every rank probes at once, as every rank steps at once
   watchdog.arm("the memory bandwidth probe");
   inject_fault_if_asked("probe", world.rank);
-  const Bandwidth bandwidth = measure_bandwidth(setup.device, config.threads);
+  const Bandwidth bandwidth = measure_bandwidth(setup.device, setup.run.threads);
   release_cached_memory(setup.device);
   const auto started = Clock::now();
   // A rank outside a world size waits through its connection and every case,
   // each of which its members bound by --timeout.
   const double cases_of_one_size = static_cast<double>(setup.models.size()) + 2;
-  for (int w : config.world_sizes) {
+  for (const WorldSizeRequest& size : setup.world_sizes) {
+    const int w = size.world_size;
     const std::string size_text = std::to_string(w);
     watchdog.arm("forming the world-size-" + size_text + " group (every rank arriving)");
     SubWorld group(w);
     if (group.member()) {
-      run_world_size(config, setup, base, group, bandwidth, started, watchdog, notice);
+      run_world_size(setup, size, base, group, bandwidth, started, watchdog, notice);
       watchdog.arm("the barrier after world size " + size_text + " (every rank arriving)");
       inject_fault_if_asked("between-cases", world.rank);
     } else {
@@ -244,13 +280,12 @@ void run_sizes(const Config& config, const TimedSetup& setup, const World& world
   }
 }
 
-void write_exp_info(const Config& config, const TimedSetup& setup, const RunContext& base,
-                    const std::optional<std::string>& slurm_job) {
+void write_exp_info(const TimedSetup& setup, const RunContext& base, const std::optional<std::string>& slurm_job) {
   inject_fault_if_asked("final-write", 0);
   ExpInfo info{std::filesystem::path(setup.dir).filename().string(),
-               config.partitioner,
+               setup.partitioner->name,
                "timed",
-               config.world_sizes,
+               world_sizes_of(setup),
                {},
                base.time,
                base.run_id,
@@ -260,9 +295,9 @@ void write_exp_info(const Config& config, const TimedSetup& setup, const RunCont
   std::cout << "wrote " << setup.dir << " (exp_info.json last)\n" << std::flush;
 }
 
-void run_all(const Config& config, const TimedSetup& setup, const World& world, Watchdog& watchdog) {
+void run_all(const TimedSetup& setup, const World& world, Watchdog& watchdog) {
   watchdog.arm("agreeing on the run id (every rank arriving)");
-  const RunContext base = timed_context(config, setup, world);
+  const RunContext base = timed_context(setup, world);
   const std::optional<std::string> slurm_job =
       base.slurm ? std::optional<std::string>(base.slurm->job_id) : std::nullopt;
   watchdog.arm("connecting each node to rank 0's watch of the nodes (every rank arriving)");
@@ -273,7 +308,7 @@ void run_all(const Config& config, const TimedSetup& setup, const World& world, 
                  Interruption{std::filesystem::path(setup.dir).filename().string(), base.run_id, "", "", "",
                               std::nullopt, std::nullopt, "", slurm_job, std::nullopt});
   try {
-    run_sizes(config, setup, world, base, watchdog, *notice);
+    run_sizes(setup, world, base, watchdog, *notice);
   } catch (const UsageError&) {
     throw;
   } catch (const std::exception& e) {  // a peer gone: rank 0 names the node, where it saw one lost
@@ -283,7 +318,7 @@ void run_all(const Config& config, const TimedSetup& setup, const World& world, 
   }
   watchdog.arm("writing exp_info.json on rank 0 (every rank arriving after it)");
   notice.reset();  // a signal from here on ends the rank as it would without zero_bench's word
-  if (world.rank == 0) write_exp_info(config, setup, base, slurm_job);
+  if (world.rank == 0) write_exp_info(setup, base, slurm_job);
   world_barrier();  // MPI_Finalize waits for every rank too: a rank frozen before it is caught here
   watchdog.disarm();
 }
@@ -334,7 +369,7 @@ int run_timed(const Config& config) {
         [&] {
           if (world.rank != 0) return;
           inject_fault_if_asked("run-dir", world.rank);
-          lock = prepare_run_dir(setup.dir, config.force, setup.models, config.world_sizes);
+          lock = prepare_run_dir(setup.dir, setup.run.force, setup.models, world_sizes_of(setup));
         },
         PhaseRanks::kRankZeroOnly);
   watchdog.arm("checking each rank's view of the run directory (every rank arriving)");
@@ -345,7 +380,7 @@ int run_timed(const Config& config) {
     });
   }
   if (failure) return report_failure("zero_bench", *failure);
-  abort_job_on_failure("zero_bench", [&] { run_all(config, setup, world, watchdog); });
+  abort_job_on_failure("zero_bench", [&] { run_all(setup, world, watchdog); });
   return kExitOk;
 }
 

@@ -341,5 +341,5 @@ TEST_CASE("the report of a fresh run is the same as before the checks: they only
   const zb::RunReport report = zb::report_run(zb::load_run(fresh_plan_run(tmp, "report").string(), ""));
   REQUIRE(report.cases.size() == 1);
   CHECK(report.cases[0].numel_per_rank.size() == 2);
-  CHECK(report.cases[0].lower_bound);
+  CHECK(report.cases[0].lower_bound().has_value());
 }

@@ -196,3 +196,41 @@ TEST_CASE("a plan-only run refuses what a timed run of it would refuse, and reco
   CHECK(doc["phase_calls"][0]["phase"] == "grad_sync");
   CHECK(doc["phase_calls"][0]["calls"][0][0] == "all-reduce");
 }
+
+TEST_CASE("a gradient reduction's buckets are a plan fact: counted, the largest sized, and reported") {
+  zbtest::TempDir tmp;
+  const std::string dir = (tmp.path() / "run").string();
+  // 1 MB is 262,144 fp32 elements: ResNet50's largest tensor (2,359,296 elements) is a bucket of its own.
+  const auto r =
+      bench("--plan-only lpt 4 --models ResNet50 --grad-sync all-reduce --grad-bucket-mb 1 -o " + quote(dir));
+  REQUIRE(r.exit_code == 0);
+  const auto doc = load(fs::path(dir) / "ResNet50_4.json");
+  const auto& plan = doc["ranks"].at(0)["plan"];  // shards listed: a record per rank
+  const auto& calls = doc["phase_calls"][0]["calls"];
+  REQUIRE(doc["phase_calls"][0]["phase"] == "grad_sync");
+  CHECK(plan["grad_buckets"] == calls.size());
+  int64_t largest = 0, elements = 0;
+  for (const auto& call : calls) largest = std::max<int64_t>(largest, call[1]), elements += call[1].get<int64_t>();
+  CHECK(plan["grad_bucket_max_elements"] == largest);
+  CHECK(largest == doc["context"]["model_largest_numel"]);
+  CHECK(elements == doc["context"]["model_numel"]);  // every gradient in one bucket
+  CHECK(plan["grad_buckets"].get<int64_t>() > 1);    // at most one a tensor: a bucket closes at the cap
+  CHECK(plan["grad_buckets"].get<int64_t>() <= doc["context"]["model_tensors"].get<int64_t>());
+  const auto json = run_command(std::string(ZB_ANALYZE_BIN) + " " + quote(dir) + " --format json");
+  REQUIRE(json.exit_code == 0);
+  const auto report = nlohmann::json::parse(json.out)["runs"][0]["cases"][0];
+  CHECK(report["grad_buckets"] == plan["grad_buckets"]);
+  CHECK(report["grad_bucket_max_elements"] == largest);
+  const auto text = run_command(std::string(ZB_ANALYZE_BIN) + " " + quote(dir));
+  CHECK_THAT(text.out, Catch::Contains("grad buckets   = " + plan["grad_buckets"].dump() + ", the largest " +
+                                       std::to_string(largest) + " elements"));
+}
+
+TEST_CASE("without a gradient reduction the plan records no buckets") {
+  zbtest::TempDir tmp;
+  const std::string dir = (tmp.path() / "run").string();
+  REQUIRE(bench("--plan-only lpt 4 --models ResNet50 -o " + quote(dir)).exit_code == 0);
+  const auto plan = load(fs::path(dir) / "ResNet50_4.json")["ranks"].at(0)["plan"];
+  CHECK(plan["grad_buckets"].is_null());
+  CHECK(plan["grad_bucket_max_elements"].is_null());
+}
