@@ -14,6 +14,10 @@ namespace zb {
 namespace {
 
 std::atomic<int> g_termination_signal{0};  // note_termination_signal
+// Whether MPI may be called from any thread (MPI_THREAD_MULTIPLE provided), and the thread that started it:
+// abort_all_ranks is called from the watchdog's thread too.
+std::atomic<bool> g_any_thread_may_call_mpi{false};
+std::atomic<std::thread::id> g_mpi_thread{};
 
 // MPI_Barrier busy-polls: ranks waiting in it (those outside the current
 // world size, or early finishers) would steal cores from ranks still timing
@@ -58,7 +62,9 @@ void set_node_position(World& world) {
 
 MpiSession::MpiSession(int* argc, char*** argv) {
   int provided = 0;
+  g_mpi_thread.store(std::this_thread::get_id());
   MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided);
+  g_any_thread_may_call_mpi.store(provided >= MPI_THREAD_MULTIPLE);
   MPI_Comm_rank(MPI_COMM_WORLD, &world_.rank);
   MPI_Comm_size(MPI_COMM_WORLD, &world_.size);
   set_node_position(world_);
@@ -228,7 +234,11 @@ void abort_all_ranks(int exit_code) {
   int initialized = 0, finalized = 0;
   MPI_Initialized(&initialized);
   MPI_Finalized(&finalized);
-  if (initialized && !finalized) MPI_Abort(MPI_COMM_WORLD, exit_code);
+  // An MPI without MPI_THREAD_MULTIPLE may not be called from another thread: the rank then ends alone,
+  // and the launcher ends the job as it does for any rank that exits without MPI_Finalize.
+  if (initialized && !finalized &&
+      (g_any_thread_may_call_mpi.load() || std::this_thread::get_id() == g_mpi_thread.load()))
+    MPI_Abort(MPI_COMM_WORLD, exit_code);
   std::_Exit(exit_code);  // MPI_Abort does not return; without MPI, this rank alone
 }
 

@@ -118,10 +118,26 @@ int accept_within(int listener) {
 
 NodeWatch::NodeWatch(const World& world, const std::string& host, const std::optional<NetInterface>& net) {
   if (world.nodes < 2) return;
+  try {
+    connect_nodes(world, host, net);
+  } catch (...) {  // a peer gone while connecting: no destructor runs, so nothing stays open
+    close_descriptors();
+    throw;
+  }
+}
+
+// The connections: rank 0 listens, each other node's first rank connects and says which node it is.
+void NodeWatch::connect_nodes(const World& world, const std::string& host, const std::optional<NetInterface>& net) {
   SubWorld all(world.size);
   const std::vector<std::string> lines = all.gather_strings(std::to_string(world.node) + " " + host);
   int port = 0;
   int listener = -1;
+  struct Closing {  // the listener, closed however this ends
+    int& fd;
+    ~Closing() {
+      if (fd >= 0) ::close(fd);
+    }
+  } closing{listener};
   std::string where;  // rank 0's "ipv4 port", "" when it cannot listen
   if (world.rank == 0) {
     std::optional<NetInterface> chosen = net;
@@ -150,7 +166,6 @@ NodeWatch::NodeWatch(const World& world, const std::string& host, const std::opt
     keep_alive(fd);
     peers_.push_back({fd, name->second});
   }
-  ::close(listener);
   if (peers_.empty() || ::pipe2(stop_, O_CLOEXEC) != 0) return;
   thread_ = std::thread([this] { watch(); });
 }
@@ -158,17 +173,21 @@ NodeWatch::NodeWatch(const World& world, const std::string& host, const std::opt
 NodeWatch::~NodeWatch() {
   if (fd_ >= 0) {
     [[maybe_unused]] const ssize_t n = ::send(fd_, &kGoodbye, 1, MSG_NOSIGNAL);
-    ::close(fd_);
   }
   if (thread_.joinable()) {
     const char stop = 0;
     [[maybe_unused]] const ssize_t n = ::write(stop_[1], &stop, 1);
     thread_.join();
   }
-  for (const int fd : stop_)
-    if (fd >= 0) ::close(fd);
-  for (const Peer& p : peers_)
-    if (p.fd >= 0) ::close(p.fd);
+  close_descriptors();
+}
+
+void NodeWatch::close_descriptors() {
+  for (int& fd : stop_)
+    if (fd >= 0) ::close(fd), fd = -1;
+  for (Peer& p : peers_)
+    if (p.fd >= 0) ::close(p.fd), p.fd = -1;
+  if (fd_ >= 0) ::close(fd_), fd_ = -1;
 }
 
 void NodeWatch::say_signalled() const {

@@ -49,7 +49,9 @@ class NodeWatch {
     std::string name, why;
     std::chrono::steady_clock::time_point when;
   };
+  void connect_nodes(const World& world, const std::string& host, const std::optional<NetInterface>& net);
   void watch();
+  void close_descriptors();
 
   int fd_ = -1;              // a node's first rank: its connection to rank 0
   int stop_[2] = {-1, -1};   // rank 0: wakes the watching thread to stop
