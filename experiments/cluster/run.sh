@@ -9,7 +9,7 @@
 # on gloo and mpi, ZB_BENCH_ROUNDS rounds (default 3) interleaved (every
 # design and backend once per round). Each launch runs one model, so the
 # kernel's byte counters of both nodes' links (wire0's tx_bytes, read before
-# and after) count that model's case alone. Records README.md beside it
+# and after) count that model's case alone. Records record.md beside it, its findings in README.md
 # (cluster_table.py makes the tables). Binding: --bind-to none, one
 # thread per rank; the 4 ranks share this machine's 2 cores.
 # ZB_BENCH_ITERS (default 3) timed iterations after 1 warm-up, each with its
@@ -18,7 +18,7 @@
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 source "$here/../common/bench_env.sh"  # works from the checkout's root
-out="${ZB_BENCH_OUT:-$here/README.md}" iters="${ZB_BENCH_ITERS:-3}" rounds="${ZB_BENCH_ROUNDS:-3}"
+out="${ZB_BENCH_OUT:-$here/record.md}" iters="${ZB_BENCH_ITERS:-3}" rounds="${ZB_BENCH_ROUNDS:-3}"
 rates="${ZB_BENCH_RATES:-1gbit 4gbit}" models="${ZB_BENCH_MODELS:-ResNet50 BERT}"
 cluster=scripts/cluster/local_cluster.sh
 # The daemons' keepalive off: on a link mpi keeps full, local_cluster.sh's probes (there for the

@@ -17,7 +17,7 @@
 # rounds; the record gives both stages' counts (../common/comm_rounds.py). A phase's
 # 5 rounds spread 0.04-0.75 (median 0.12) in 930e2a8's record, so one at the
 # raw's speed can miss 0.90 at the median of 5; more rounds for the cases
-# that missed narrow that where it happened. Records README.md beside it.
+# that missed narrow that where it happened. Records record.md beside it (README.md states the findings).
 # Binding: --bind-to none (mpi_env.sh), one thread per
 # rank; W = 4 oversubscribes the 2 cores. --step-timing serial: the ranks step
 # in turn, so every window (the sync's too) opens after a barrier and holds the
@@ -40,7 +40,7 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 source "$here/../common/bench_env.sh"  # works from the checkout's root
 source "$here/../common/comm_case.sh"  # run_case, iters, pages
-out="${ZB_BENCH_OUT:-$here/README.md}" rounds="${ZB_BENCH_ROUNDS:-3}"
+out="${ZB_BENCH_OUT:-$here/record.md}" rounds="${ZB_BENCH_ROUNDS:-3}"
 retests="${ZB_BENCH_RETEST_ROUNDS:-$rounds}"
 tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
 for round in $(seq 1 "$rounds"); do

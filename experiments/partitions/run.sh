@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Targets of the partitioning issue, recorded beside it in README.md (the runs
+# Targets of the partitioning issue, recorded beside it in record.md, its findings in README.md (the runs
 # and cost models of part 4 in runs/):
 #  1. optimal on ResNet50, ResNet152, BERT at W = 2..8 (default --time-limit 10):
 #     proven or not, time, improvement over lpt, lower bound;
@@ -15,7 +15,7 @@
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 source "$here/../common/bench_env.sh"  # works from the checkout's root
-out="${ZB_BENCH_OUT:-$here/README.md}"
+out="${ZB_BENCH_OUT:-$here/record.md}"
 work="${here#"$ZB_ROOT"/}/runs"  # relative to the root: the record names it
 mkdir -p "$work"
 tmp="$(mktemp -d)"; shm="$(mktemp -d -p /dev/shm 2>/dev/null || mktemp -d)"; trap 'rm -rf "$tmp" "$shm"' EXIT
