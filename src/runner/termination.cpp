@@ -1,6 +1,7 @@
 #include "termination.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -13,6 +14,7 @@
 #include <future>
 #include <iostream>
 #include <mutex>
+#include <system_error>
 
 #include "src/comm/world.hpp"
 #include "src/common/atomic_file.hpp"
@@ -47,10 +49,11 @@ void on_signal(int signal, siginfo_t* info, void*) {
   g_first_ns.compare_exchange_strong(unset, monotonic_ns());  // before g_signal: a second one reads it
   int expected = 0;
   if (!g_signal.compare_exchange_strong(expected, signal)) {
-    // The same end often comes twice at once (slurmstepd signals every process of the batch step,
-    // mpirun forwards its own SIGTERM): ignored while the notice is under way. A second signal
-    // 2 s later (Ctrl-C again) ends the rank at once.
-    if (monotonic_ns() - g_first_ns.load() < 2000000000LL) return;
+    // The same end often comes twice (slurmstepd signals every process of the batch step, and mpirun,
+    // ending its ranks itself, sends its own SIGTERM odls_base_sigkill_timeout seconds later): a
+    // repeated SIGTERM is ignored while the notice is under way. A second Ctrl-C 2 s or more after
+    // the first ends the rank at once.
+    if (signal != SIGINT || monotonic_ns() - g_first_ns.load() < 2000000000LL) return;
     ::signal(signal, SIG_DFL);
     ::raise(signal);
     return;
@@ -81,7 +84,9 @@ bool in_batch_step() {
 // mpirun, ending as its ranks do, forwarded it on one try and dropped it on another (a time limit on a
 // busy machine); elsewhere (srun's tasks, no Slurm) it goes to standard error as any line.
 void say(const std::string& line, const std::string& job_stderr) {
-  if (in_batch_step() && !job_stderr.empty()) {
+  struct stat err {};
+  const bool to_launcher = ::fstat(STDERR_FILENO, &err) == 0 && (S_ISFIFO(err.st_mode) || S_ISSOCK(err.st_mode));
+  if (in_batch_step() && to_launcher && !job_stderr.empty()) {                   // not where the script redirected it
     const int fd = ::open(job_stderr.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);  // never created here
     if (fd >= 0) {
       const bool whole = ::write(fd, line.data(), line.size()) == static_cast<ssize_t>(line.size());
@@ -174,11 +179,16 @@ void TerminationNotice::wait_for_signal() {
   const char* job_nodes = std::getenv("SLURM_JOB_NODELIST");  // the allocation: a failed node leaves the job's list
   // Under Slurm, Slurm itself says why it ends the job (whoever passed its signal on: slurmstepd, or mpirun),
   // asked while the node watch waits for the other nodes' word: the launcher kills rank 0 soon after its signal.
-  std::future<SlurmJobEnd> asked_slurm = std::async(std::launch::async, [&what, job_nodes] {
+  const auto ask_slurm = [&what, job_nodes] {
     return what.slurm_job_id ? slurm_job_end(*what.slurm_job_id, job_nodes ? job_nodes : "") : SlurmJobEnd{};
-  });
+  };
+  std::future<SlurmJobEnd> asked_slurm;
+  try {
+    asked_slurm = std::async(std::launch::async, ask_slurm);
+  } catch (const std::system_error&) {  // no thread to spare: asked after the wait instead
+  }
   const std::string lost = nodes_.lost_nodes(std::chrono::milliseconds(500));
-  const SlurmJobEnd slurm_end = asked_slurm.get();
+  const SlurmJobEnd slurm_end = asked_slurm.valid() ? asked_slurm.get() : ask_slurm();
   const std::optional<std::string>& slurm_reason = slurm_end.reason;
   const std::string why =
       !what.slurm_job_id ? ""
