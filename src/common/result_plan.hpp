@@ -49,8 +49,10 @@ struct PlanRecord {
   std::optional<double> search_seconds;
   std::optional<std::string> started_from;
   std::optional<int64_t> start_max;
-  // Under a gradient reduction: its buckets, one collective each (the grad_sync phase's calls), and the
-  // largest's elements: --grad-bucket-mb's cap, or a tensor larger than it, which is a bucket of its own.
+  // Under a gradient reduction: its collectives (the grad_sync phase's calls; --expert-parallel: both
+  // groups'), and the largest's elements. All-reduce and whole-tensor reduce-scatter: one per bucket of
+  // --grad-bucket-mb (a larger tensor is a bucket of its own; reduce-scatter's buckets also close at each
+  // owner); range reduce-scatter: one per segment, whatever --grad-bucket-mb says.
   std::optional<int64_t> grad_buckets, grad_bucket_max_elements;
   // --expert-parallel: each group's facts; the fields above are then the two groups' together (lower_bound:
   // max(ceil(model_numel / W), each group's bound), a bound on the sum of a rank's two shares).

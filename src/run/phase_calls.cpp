@@ -106,11 +106,11 @@ std::vector<std::size_t> bucket_starts(const std::vector<int64_t>& numels, int64
 }
 
 void record_grad_buckets(PlanRecord& plan, const std::vector<PlannedPhase>& phases) {
-  for (const PlannedPhase& phase : phases) {
+  for (const PlannedPhase& phase : phases) {  // --expert-parallel: the dense and the expert group's, together
     if (phase.phase != "grad_sync") continue;
-    int64_t largest = 0;
+    int64_t largest = plan.grad_bucket_max_elements.value_or(0);
     for (const PlannedCall& call : phase.calls) largest = std::max(largest, call.elements);
-    plan.grad_buckets = static_cast<int64_t>(phase.calls.size());
+    plan.grad_buckets = plan.grad_buckets.value_or(0) + static_cast<int64_t>(phase.calls.size());
     plan.grad_bucket_max_elements = largest;
   }
 }

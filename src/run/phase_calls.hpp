@@ -55,8 +55,8 @@ struct CallSettings {
   int replicas = 1;  // W / G
 };
 
-// The gradient reduction's buckets in `phases` (one grad_sync call each) into `plan`: how many and the
-// largest's elements; nothing where no gradient reduction runs.
+// The gradient reduction's calls in `phases` (grad_sync's; --expert-parallel: both groups') into `plan`:
+// how many and the largest's elements; nothing where no gradient reduction runs.
 void record_grad_buckets(PlanRecord& plan, const std::vector<PlannedPhase>& phases);
 
 // A run's settings for a plan of `shard_group` ranks among `world_size`.

@@ -234,3 +234,22 @@ TEST_CASE("without a gradient reduction the plan records no buckets") {
   CHECK(plan["grad_buckets"].is_null());
   CHECK(plan["grad_bucket_max_elements"].is_null());
 }
+
+TEST_CASE("under --expert-parallel the plan's gradient buckets are both groups' reductions together") {
+  zbtest::TempDir tmp;
+  const std::string dir = (tmp.path() / "run").string();
+  REQUIRE(bench("--plan-only lpt 8 --models Mixtral-8x7B --expert-parallel 2 --grad-sync all-reduce -o " + quote(dir))
+              .exit_code == 0);
+  const auto doc = load(fs::path(dir) / "Mixtral-8x7B_8.json");
+  const auto& ranks = doc["ranks"];
+  const auto& plan = ranks.is_array() ? ranks.at(0)["plan"] : ranks["shared"]["plan"];
+  int64_t calls = 0, largest = 0, groups = 0;
+  for (const auto& phase : doc["phase_calls"]) {
+    if (phase["phase"] != "grad_sync") continue;
+    ++groups;
+    for (const auto& call : phase["calls"]) ++calls, largest = std::max<int64_t>(largest, call[1]);
+  }
+  CHECK(groups == 2);  // the dense group's reduction, then the expert group's
+  CHECK(plan["grad_buckets"] == calls);
+  CHECK(plan["grad_bucket_max_elements"] == largest);
+}
