@@ -71,16 +71,21 @@ std::vector<PlannedPhase> phase_calls_of(const ModelSpec& model, const P& plan, 
   return phases;
 }
 
-// Writes every rank's record of one case; returns the number of files written.
+// Writes every rank's record of one case; returns the number of files written. The plan's gradient
+// buckets are read from rank 0's calls (every rank makes the same reductions).
 template <typename P>
 std::size_t write_case(const std::string& dir, const RunContext& base, const ModelSpec& model, const P& case_plan,
-                       const CaseFacts& facts, PlanFiles layout, const CallSettings& settings) {
+                       const CaseFacts& plan_facts, PlanFiles layout, const CallSettings& settings) {
   const Plan& plan = listed_plan(case_plan);
-  const int world_size = facts.world_size;
+  const int world_size = plan_facts.world_size;
+  const auto rank0_calls = shared_phases(phase_calls_of(model, case_plan, settings, 0, false));
+  CaseFacts facts = plan_facts;
+  record_grad_buckets(facts.plan, *rank0_calls);
   if (layout == PlanFiles::kRank) {
     for (int rank = 0; rank < world_size; ++rank) {
       RankResult record = rank_record(base, model, case_plan, rank, facts);
-      record.phase_calls = shared_phases(phase_calls_of(model, case_plan, settings, rank, false));
+      record.phase_calls =
+          rank == 0 ? rank0_calls : shared_phases(phase_calls_of(model, case_plan, settings, rank, false));
       write_file_atomically(dir + "/" + rank_file_name(model.name, world_size, rank), to_json_text(record));
     }
     return static_cast<std::size_t>(world_size);
@@ -92,8 +97,9 @@ std::size_t write_case(const std::string& dir, const RunContext& base, const Mod
   ranks.reserve(records);
   for (int rank = 0; rank < records; ++rank) {
     ranks.push_back(rank_record(base, model, case_plan, rank, facts));
-    if (rank == 0 || (rank < plan.world_size() && settings.replicas > 1))
-      ranks.back().phase_calls = shared_phases(phase_calls_of(model, case_plan, settings, rank, rank > 0));
+    if (rank == 0) ranks.back().phase_calls = rank0_calls;
+    else if (rank < plan.world_size() && settings.replicas > 1)
+      ranks.back().phase_calls = shared_phases(phase_calls_of(model, case_plan, settings, rank, true));
   }
   std::string text;
   if (facts.list_shards) {
@@ -163,9 +169,7 @@ void run_plan_only(const Config& config, std::ostream& log) {
       const CallSettings settings =
           call_settings(config, partitioner.granularity, world_size, plan_world_size(config, world_size));
       const auto write = [&](const auto& plan) {
-        CaseFacts facts = case_facts(model, plan, partitioner.granularity, record_options(config), world_size);
-        if (settings.grad_sync != GradSync::kNone)
-          record_grad_buckets(facts.plan, planned_phases(model, plan, settings, 0));
+        const CaseFacts facts = case_facts(model, plan, partitioner.granularity, record_options(config), world_size);
         files += write_case(dir, base, model, plan, facts, layout, settings);
         log << balance_line(world_size, model.name, plan, facts, config.shard_list) << "\n";
       };

@@ -56,11 +56,10 @@ struct Bench {
 };
 
 // What --calibrate was asked, resolved once at its door (run_calibration).
+// The optimizer and the step timing are the bench's (Bench::settings, Bench::serial).
 struct CalibrationRequest {
   RunContext context;      // the tool's version, this host, the time: the cost file's header
   std::string cost_model;  // the file to write
-  OptimizerKind optimizer = OptimizerKind::kAdam;
-  StepTiming step_timing = StepTiming::kConcurrent;
   int threads = 1;
 };
 
@@ -223,10 +222,10 @@ nlohmann::ordered_json cost_file(const CalibrationRequest& request, const Bench&
   doc["host"] = ctx.host;
   doc["time"] = ctx.time;
   doc["device"] = device_name(bench.device);
-  doc["optimizer"] = optimizer_choices().name(request.optimizer) + " (" +
+  doc["optimizer"] = optimizer_choices().name(bench.settings.optimizer) + " (" +
                      optimizer_impl_choices().name(bench.settings.optimizer_impl) + ", fp32)";
   doc["ranks_measuring_at_once"] = bench.serial ? 1 : bench.world_size;
-  doc["step_timing"] = step_timing_choices().name(request.step_timing);
+  doc["step_timing"] = step_timing_choices().name(bench.serial ? StepTiming::kSerial : StepTiming::kConcurrent);
   doc["threads_per_rank"] = request.threads;
   doc["model"] = "step seconds = seconds_per_element * elements + seconds_per_tensor * tensors + seconds_per_step";
   doc["coefficients"] = {{"seconds_per_element", c[0]}, {"seconds_per_tensor", c[1]}, {"seconds_per_step", c[2]}};
@@ -277,7 +276,7 @@ void calibrate(const CalibrationRequest& request, const Bench& bench, const Worl
   const auto coef = fit(shard_sized);
   std::optional<double> muon_unit;
   nlohmann::ordered_json muon_samples = nlohmann::ordered_json::array();
-  if (request.optimizer == OptimizerKind::kMuon) muon_unit = measure_muon_unit(bench, coef, muon_samples);
+  if (bench.settings.optimizer == OptimizerKind::kMuon) muon_unit = measure_muon_unit(bench, coef, muon_samples);
   watchdog.arm("--calibrate, writing the cost model on rank 0 (every rank arriving after it)");
   if (world.rank == 0) write_cost_model(request, bench, samples, shard_sized.size(), coef, muon_unit, muon_samples);
   world_barrier();  // MPI_Finalize waits for every rank too: a rank frozen before it is caught here
@@ -316,8 +315,7 @@ int run_calibration(const Config& config) {
                         .precision = {}},
       fit_min_elements(device),
       watchdog};
-  const CalibrationRequest request{base_context(config), config.cost_model, config.optimizer, config.step_timing,
-                                   config.threads};
+  const CalibrationRequest request{base_context(config), config.cost_model, config.threads};
   abort_job_on_failure("zero_bench", [&] { calibrate(request, bench, world, watchdog); });
   return kExitOk;
 }

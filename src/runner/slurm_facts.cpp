@@ -24,16 +24,21 @@ std::optional<int> number(const char* name) {
 
 }  // namespace
 
+std::string slurm_step_id() {
+  // A process of a step has SLURM_STEP_ID; the batch script and what it starts
+  // outside srun (mpirun and its ranks on the first node) run in the job's
+  // batch step (ENVIRONMENT=BATCH); salloc's shell runs in no step at all.
+  const std::optional<std::string> step = variable("SLURM_STEP_ID");
+  return step ? *step : variable("ENVIRONMENT") == std::optional<std::string>("BATCH") ? "batch" : "none";
+}
+
 std::optional<SlurmFacts> slurm_facts(int rank, int size) {
   const std::optional<std::string> job = variable("SLURM_JOB_ID");
   if (!job) return std::nullopt;
   SlurmFacts f;
   f.job_id = *job;
-  // A process of a step has SLURM_STEP_ID; the batch script and what it starts
-  // outside srun (mpirun and its ranks on the first node) run in the job's
-  // batch step (ENVIRONMENT=BATCH); salloc's shell runs in no step at all.
   const std::optional<std::string> step = variable("SLURM_STEP_ID");
-  f.step_id = step ? *step : variable("ENVIRONMENT") == std::optional<std::string>("BATCH") ? "batch" : "none";
+  f.step_id = slurm_step_id();
   // srun made one task per rank: its task id is the rank, its tasks the world.
   // Under mpirun the step's tasks are mpirun's daemons, one per node.
   const bool srun_tasks = step && number("SLURM_PROCID") == std::optional<int>(rank) &&

@@ -11,5 +11,8 @@ namespace zb {
 // Empty outside a Slurm job (no SLURM_JOB_ID). `rank`, `size`: this rank in
 // the launched world, to tell srun's tasks (one per rank) from mpirun's.
 std::optional<SlurmFacts> slurm_facts(int rank, int size);
+// The job step this process runs in, as SlurmFacts::step_id names it: SLURM_STEP_ID, "batch" in the batch
+// script's step (mpirun and its ranks on the first node), "none" outside any step.
+std::string slurm_step_id();
 
 }  // namespace zb

@@ -21,6 +21,7 @@
 #include "src/common/json_input.hpp"
 #include "src/run/run_context.hpp"
 #include "slurm_end.hpp"
+#include "slurm_facts.hpp"
 
 namespace zb {
 namespace {
@@ -73,20 +74,15 @@ std::string sender_text(pid_t pid) {
   return (name.empty() ? "pid " : name + " (pid ") + std::to_string(pid) + (name.empty() ? "" : ")");
 }
 
-// Whether this process runs in the batch step of an sbatch job (an mpirun's ranks on the first node):
-// its output then reaches the job's file through mpirun, which Slurm ends at the same time.
-bool in_batch_step() {
-  const char* environment = std::getenv("ENVIRONMENT");
-  return !std::getenv("SLURM_STEP_ID") && environment && std::string(environment) == "BATCH";
-}
-
 // Rank 0's word on the signal. In the batch step it is appended to the job's standard error file itself:
 // mpirun, ending as its ranks do, forwarded it on one try and dropped it on another (a time limit on a
 // busy machine); elsewhere (srun's tasks, no Slurm) it goes to standard error as any line.
 void say(const std::string& line, const std::string& job_stderr) {
   struct stat err {};
   const bool to_launcher = ::fstat(STDERR_FILENO, &err) == 0 && (S_ISFIFO(err.st_mode) || S_ISSOCK(err.st_mode));
-  if (in_batch_step() && to_launcher && !job_stderr.empty()) {                   // not where the script redirected it
+  // In the batch step (an mpirun's ranks on the first node) the output reaches the job's file through
+  // mpirun, which Slurm ends at the same time.
+  if (slurm_step_id() == "batch" && to_launcher && !job_stderr.empty()) {        // not where the script redirected it
     const int fd = ::open(job_stderr.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);  // never created here
     if (fd >= 0) {
       const bool whole = ::write(fd, line.data(), line.size()) == static_cast<ssize_t>(line.size());

@@ -100,9 +100,7 @@ void build_case(CaseState& c, const TimedSetup& setup, const WorldSizeRequest& s
   zero_setup.overlap = run.overlap;
   zero_setup.param_storage = run.param_storage;
   c.zero = make_zero_state(zero_setup);
-  CaseFacts facts = case_facts(model, c.plan, setup.partitioner->granularity, setup.record, group.size());
-  if (run.grad_sync != GradSync::kNone)
-    record_grad_buckets(facts.plan, planned_phases(model, c.plan, size.calls, group.rank() % size.shard_group));
+  const CaseFacts facts = case_facts(model, c.plan, setup.partitioner->granularity, setup.record, group.size());
   c.record = rank_record(base, model, c.plan, group.rank(), facts);
   c.record.context.shard_group_placement = comms.shard_group_placement;
   if (run.grad_sync != GradSync::kNone && group.size() > 1)
@@ -126,6 +124,7 @@ void time_case(const TimedSetup& setup, const WorldSizeRequest& size, const Mode
   PhaseReplays replays(setup.device, probe_placement_name(schedule.probes));
   record.timing = time_iterations(zero, comms, group, schedule, setup.device, traffic, calls, replays);
   record.phase_calls = shared_phases(planned_phases(model, c.plan, size.calls, group.rank() % size.shard_group));
+  record_grad_buckets(record.plan, *record.phase_calls);  // the same reductions on every rank
   const std::string unplanned =
       planned_calls_mismatch(*record.phase_calls, calls, size.shard_group, group.size() / size.shard_group);
   if (!unplanned.empty())
