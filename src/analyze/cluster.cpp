@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
+#include <sstream>
 
 #include "partitioners/cost_model_file.hpp"
 #include "src/common/atomic_file.hpp"
@@ -134,7 +136,67 @@ std::vector<std::pair<double, double>> table_rows(Collective c, const Collective
   return rows;
 }
 
-CollectivePrice table_price(const Reader& r, Collective c, const json& entry, const std::string& where) {
+// The hosts of a table's first group, from its rank lines ("... on HOST device ..."); 0 where none says.
+int table_nodes(const CollectiveTable& t) {
+  std::set<std::string> hosts;
+  for (std::size_t i = 0; i < t.rank_lines.size(); ++i) {
+    if (!t.rank_groups.empty() && t.rank_groups[i] != t.rank_groups.front()) continue;
+    std::istringstream words(t.rank_lines[i]);
+    for (std::string w, host; words >> w;)
+      if (w == "on" && words >> host) hosts.insert(host);
+  }
+  return static_cast<int>(hosts.size());
+}
+
+// The backend zero_bench's rank lines name ("device  cpu [mpi] cpu"), if every line names the same one.
+std::optional<Library> table_library(const CollectiveTable& t) {
+  std::optional<Library> found;
+  for (const std::string& line : t.rank_lines) {
+    const auto open = line.find(" ["), close = line.find("] ", open == std::string::npos ? 0 : open);
+    if (open == std::string::npos || close == std::string::npos) return std::nullopt;
+    const std::string backend = line.substr(open + 2, close - open - 2);
+    const std::optional<Library> l = backend == "nccl"   ? std::optional<Library>(Library::kNccl)
+                                     : backend == "mpi"  ? std::optional<Library>(Library::kOpenMpi)
+                                     : backend == "gloo" ? std::optional<Library>(Library::kGloo)
+                                                         : std::nullopt;
+    if (!l || (found && *found != *l)) return std::nullopt;
+    found = l;
+  }
+  return found;
+}
+
+// What a tier's entries are read with: the library, the tier, and the group a figure without one holds for.
+struct TierContext {
+  std::string name;  // "intra_node"
+  Tier tier = Tier::kIntraNode;
+  const LibraryModel* model = nullptr;
+  int ranks_per_node = 1;
+  // A latency and bus bandwidth without "ranks": one node's ranks within a node, two nodes' across them.
+  GroupShape default_group() const {
+    return tier == Tier::kIntraNode ? GroupShape{ranks_per_node, 1} : GroupShape{2 * ranks_per_node, 2};
+  }
+};
+
+// The group an entry's figures hold for: its "ranks" and "nodes", else `measured`'s where it has them.
+GroupShape entry_group(const Reader& r, const json& entry, const std::string& where, const TierContext& tier,
+                       GroupShape measured) {
+  GroupShape g = measured;
+  if (entry.contains("ranks")) g.ranks = r.whole(entry, "ranks", where);
+  if (entry.contains("nodes")) g.nodes = r.whole(entry, "nodes", where);
+  if (g.nodes <= 0)
+    g.nodes = tier.tier == Tier::kIntraNode ? 1 : (g.ranks + tier.ranks_per_node - 1) / tier.ranks_per_node;
+  if (tier.tier == Tier::kIntraNode && g.nodes != 1)
+    r.fail(where + "nodes is " + std::to_string(g.nodes) + "; an intra_node figure is one node's (nodes 1)");
+  if (tier.tier == Tier::kInterNode && g.nodes < 2)
+    r.fail(where + "nodes is " + std::to_string(g.nodes) + "; an inter_node figure spans 2 nodes or more");
+  if (g.nodes > g.ranks || g.ranks % g.nodes != 0)
+    r.fail(where + std::to_string(g.ranks) + " ranks on " + std::to_string(g.nodes) +
+           " nodes; valid: as many ranks on each node, at least one");
+  return g;
+}
+
+CollectivePrice table_price(const Reader& r, Collective c, const json& entry, const std::string& where,
+                            const TierContext& tier) {
   const std::string file = r.beside(r.text(entry, "table", where));
   const std::vector<CollectiveTable> tables =
       r.read_named(where + "table", [&] { return parse_nccl_tests_output(read_file(file), file); });
@@ -150,31 +212,51 @@ CollectivePrice table_price(const Reader& r, Collective c, const json& entry, co
   if (!chosen)
     r.fail(where + "table: '" + file + "' has no " + nccl_tests_program(c) + " table (it holds " +
            std::to_string(tables.size()) + ")");
-  int ranks = chosen->ranks();
-  if (entry.contains("ranks")) ranks = r.whole(entry, "ranks", where);
-  if (ranks < 2)
-    r.fail(where + "table: '" + file + "' names " + std::to_string(ranks) +
+  if (!entry.contains("ranks") && chosen->ranks() < 2)
+    r.fail(where + "table: '" + file + "' names " + std::to_string(chosen->ranks()) +
            " ranks; a table of fewer than 2 says nothing of a collective (give \"ranks\" if its rank lines are cut)");
+  const GroupShape group = entry_group(r, entry, where, tier, {chosen->ranks(), table_nodes(*chosen)});
+  if (group.ranks < 2)
+    r.fail(where + "ranks is " + std::to_string(group.ranks) +
+           "; a table of fewer than 2 says nothing of a collective");
   std::vector<std::pair<double, double>> rows = table_rows(c, *chosen);
   if (rows.empty())
     r.fail(where + "table: '" + file + "' has no timed row of " + nccl_tests_program(c) + " with redop " +
            nccl_tests_redop(c) + " and root " + std::to_string(nccl_tests_root(c)) + " (the calls the phases make)");
-  CollectivePrice price = CollectivePrice::from_table(
-      c, ranks, std::move(rows), file + " (" + nccl_tests_program(c) + ", " + std::to_string(ranks) + " ranks)");
+  CollectivePrice price = CollectivePrice::from_table(c, group, std::move(rows),
+                                                      file + " (" + nccl_tests_program(c) + ", " + group.words() + ")",
+                                                      *tier.model, tier.tier);
   // Broadcasts started together (zero_bench --collectives-table's last tables: root -1), one table per depth.
   for (const CollectiveTable& t : tables) {
     if (c != Collective::kBroadcast || t.collective != c || t.agg_iters < 2) continue;
     std::vector<std::pair<double, double>> together = table_rows(c, t, -1);
     if (together.empty()) continue;
-    const int together_ranks = entry.contains("ranks") ? ranks : t.ranks();
+    const GroupShape together_group = entry_group(r, entry, where, tier, {t.ranks(), table_nodes(t)});
     price = std::move(price).with_started_together(
-        t.agg_iters, together_ranks, std::move(together),
-        "agg iters " + std::to_string(t.agg_iters) + ", " + std::to_string(together_ranks) + " ranks");
+        t.agg_iters, together_group, std::move(together),
+        "agg iters " + std::to_string(t.agg_iters) + ", " + together_group.words());
   }
   return price;
 }
 
-std::map<Collective, CollectivePrice> tier_prices(const Reader& r, const json& tier, const std::string& name) {
+// The libraries the tables of a tier name in their rank lines (zero_bench's), for a description that names none.
+void tables_libraries(const Reader& r, const json& tier, std::set<Library>& found) {
+  if (!tier.is_object()) return;
+  for (const auto& item : tier.items()) {
+    const json& entry = item.value();
+    if (!entry.is_object() || !entry.contains("table") || !entry["table"].is_string()) continue;
+    try {
+      const std::string file = r.beside(entry["table"].get<std::string>());
+      for (const CollectiveTable& t : parse_nccl_tests_output(read_file(file), file))
+        if (const auto l = table_library(t)) found.insert(*l);
+    } catch (const std::exception&) {
+      // read again, and named, by table_price
+    }
+  }
+}
+
+std::map<Collective, CollectivePrice> tier_prices(const Reader& r, const json& tier, const TierContext& context) {
+  const std::string& name = context.name;
   if (!tier.is_object()) r.fail(name + " must be an object of collectives (all-reduce, reduce-scatter, ...)");
   std::map<Collective, CollectivePrice> prices;
   for (const auto& [key, entry] : tier.items()) {
@@ -187,14 +269,17 @@ std::map<Collective, CollectivePrice> tier_prices(const Reader& r, const json& t
     }
     if (!entry.is_object())
       r.fail(where + " must be an object: {\"table\": FILE} or {\"latency_us\", \"busbw_gb_per_s\"}");
-    r.only_known_keys(entry, {"table", "ranks", "latency_us", "busbw_gb_per_s"}, where);
+    r.only_known_keys(entry, {"table", "ranks", "nodes", "latency_us", "busbw_gb_per_s"}, where);
     if (entry.contains("table")) {
-      prices.emplace(c, table_price(r, c, entry, where));
+      prices.emplace(c, table_price(r, c, entry, where, context));
       continue;
     }
+    const GroupShape at = entry_group(r, entry, where, context, context.default_group());
+    if (at.ranks < 2) r.fail(where + "ranks is " + std::to_string(at.ranks) + "; valid: 2 or more");
     prices.emplace(c, CollectivePrice::from_latency_and_busbw(
                           c, r.not_negative_within(entry, "latency_us", where, 0, kLatencyUs) * 1e-6,
-                          r.positive_within(entry, "busbw_gb_per_s", where, kBandwidthGbPerS) * 1e9));
+                          r.positive_within(entry, "busbw_gb_per_s", where, kBandwidthGbPerS) * 1e9, at, *context.model,
+                          context.tier));
   }
   return prices;
 }
@@ -226,6 +311,33 @@ void read_step(const Reader& r, const json& step, ClusterDescription& d) {
   d.step_source = text;
 }
 
+// Who runs the collectives: the description's "library", else the one backend its zero_bench tables name, else
+// nccl. A library that differs from the tables' backend is refused: their growth with W would be another's.
+void read_library(const Reader& r, const json& doc, ClusterDescription& d) {
+  std::set<Library> tables;
+  tables_libraries(r, doc.value("intra_node", json::object()), tables);
+  tables_libraries(r, doc.value("inter_node", json::object()), tables);
+  if (doc.contains("library")) {
+    const std::string name = r.text(doc, "library", "");
+    try {
+      d.library = library_choices().parse(name);
+    } catch (const UsageError& e) {
+      r.fail(excerpt_for_message(e.what(), 160));
+    }
+    for (Library l : tables)
+      if (l != d.library)
+        r.fail("library is " + name + ", but its tables were measured with " + library_choices().name(l) +
+               "'s backend; name the library that measured them (valid: " + library_choices().list(", ") + ")");
+    d.library_source = "named by the description";
+  } else if (tables.size() == 1) {
+    d.library = *tables.begin();
+    d.library_source = "the backend its tables name";
+  } else {
+    d.library = Library::kNccl;
+    d.library_source = tables.empty() ? "the description names none" : "its tables name several backends";
+  }
+}
+
 // y at x on the straight line through (x0, y0) and (x1, y1) in log-log.
 double log_log_between(double x, double x0, double y0, double x1, double y1) {
   const double f = std::log(x / x0) / std::log(x1 / x0);
@@ -234,25 +346,32 @@ double log_log_between(double x, double x0, double y0, double x1, double y1) {
 
 }  // namespace
 
-CollectivePrice CollectivePrice::from_table(Collective c, int ranks, std::vector<std::pair<double, double>> rows,
-                                            std::string source) {
+CollectivePrice CollectivePrice::from_table(Collective c, GroupShape measured,
+                                            std::vector<std::pair<double, double>> rows, std::string source,
+                                            const LibraryModel& model, Tier tier) {
   CollectivePrice p;
-  p.collective_ = c, p.table_ranks_ = ranks, p.rows_ = std::move(rows), p.source_ = std::move(source);
+  p.collective_ = c, p.model_ = &model, p.tier_ = tier, p.measured_ = measured;
+  p.terms_ = fit_terms(model, c, measured, tier, rows);
+  p.rows_ = std::move(rows), p.source_ = std::move(source);
   return p;
 }
 
-CollectivePrice CollectivePrice::from_latency_and_busbw(Collective c, double latency_s, double busbw_bytes_per_s) {
+CollectivePrice CollectivePrice::from_latency_and_busbw(Collective c, double latency_s, double busbw_bytes_per_s,
+                                                        GroupShape at, const LibraryModel& model, Tier tier) {
   CollectivePrice p;
-  p.collective_ = c, p.latency_s_ = latency_s, p.busbw_ = busbw_bytes_per_s;
-  char text[96];
-  std::snprintf(text, sizeof text, "latency %g us + bus bandwidth %g GB/s", latency_s * 1e6, busbw_bytes_per_s / 1e9);
-  p.source_ = text;
+  p.collective_ = c, p.model_ = &model, p.tier_ = tier, p.measured_ = at;
+  p.terms_ = terms_from_latency_and_busbw(model, c, at, tier, latency_s, busbw_bytes_per_s);
+  p.latency_s_ = latency_s, p.busbw_ = busbw_bytes_per_s;
+  char text[128];
+  std::snprintf(text, sizeof text, "latency %g us + bus bandwidth %g GB/s on ", latency_s * 1e6,
+                busbw_bytes_per_s / 1e9);
+  p.source_ = text + at.words();
   return p;
 }
 
-double CollectivePrice::from_rows(const std::vector<std::pair<double, double>>& rows, int rows_ranks, double bytes,
-                                  int ranks) const {
-  double at_table;  // the table's time at this size, on its own rank count
+double CollectivePrice::from_rows(const std::vector<std::pair<double, double>>& rows, GroupShape rows_group,
+                                  double bytes, GroupShape group) const {
+  double at_table;  // the table's time at this size, on its own group
   if (bytes <= rows.front().first) {
     at_table = rows.front().second;
   } else if (bytes >= rows.back().first) {
@@ -262,37 +381,53 @@ double CollectivePrice::from_rows(const std::vector<std::pair<double, double>>& 
     const auto lo = hi - 1;
     at_table = log_log_between(bytes, lo->first, lo->second, hi->first, hi->second);
   }
-  if (ranks == rows_ranks) return at_table;
-  // The same bus bandwidth at this size: time scales with the collective's bus factor.
-  return at_table * bus_factor(collective_, ranks) / bus_factor(collective_, rows_ranks);
+  if (group == rows_group) return at_table;
+  // Another group: as much slower or faster as the library's model says the call is there.
+  const double there = cheapest(*model_, terms_, collective_, bytes, group, tier_).seconds;
+  const double here = cheapest(*model_, terms_, collective_, bytes, rows_group, tier_).seconds;
+  return here > 0 ? at_table * there / here : there;
 }
 
-double CollectivePrice::seconds(double bytes, int ranks) const {
-  if (ranks <= 1 || bytes <= 0) return 0;
-  if (rows_.empty()) return latency_s_ + bytes * bus_factor(collective_, ranks) / busbw_;
-  return from_rows(rows_, table_ranks_, bytes, ranks);
+PricedCall CollectivePrice::priced(double bytes, GroupShape group) const {
+  if (group.ranks <= 1 || bytes <= 0) return {"none", 0};
+  PricedCall call = cheapest(*model_, terms_, collective_, bytes, group, tier_);
+  if (!rows_.empty()) {
+    call.seconds = from_rows(rows_, measured_, bytes, group);
+    return call;
+  }
+  // The figures as given on their group; elsewhere as much slower or faster as the model says.
+  const double given = latency_s_ + bytes * bus_factor(collective_, measured_.ranks) / busbw_;
+  if (group == measured_) return {call.algorithm, given};
+  const double here = cheapest(*model_, terms_, collective_, bytes, measured_, tier_).seconds;
+  call.seconds = here > 0 ? given * call.seconds / here : call.seconds;
+  return call;
 }
 
-CollectivePrice CollectivePrice::with_started_together(int depth, int ranks,
+CollectivePrice CollectivePrice::with_started_together(int depth, GroupShape measured,
                                                        std::vector<std::pair<double, double>> rows,
                                                        const std::string& source) && {
   const auto at =
       std::find_if(together_.begin(), together_.end(), [depth](const StartedTogether& t) { return t.depth >= depth; });
   if (at != together_.end() && at->depth == depth) return std::move(*this);  // the file's first of that depth
-  together_.insert(at, StartedTogether{depth, ranks, std::move(rows), source});
+  together_.insert(at, StartedTogether{depth, measured, std::move(rows), source});
   return std::move(*this);
 }
 
 std::string CollectivePrice::source() const {
-  if (together_.empty()) return source_;
-  std::string text = source_ + "; started together: ";
+  char terms[160];
+  std::snprintf(terms, sizeof terms, "; %s's model, fitted: %s, bus bandwidth %.3g GB/s",
+                library_choices().name(model_->library()).c_str(), model_->latency_words(terms_.latency_scale).c_str(),
+                terms_.bus_bandwidth / 1e9);
+  std::string text = source_ + terms;
+  if (together_.empty()) return text;
+  text += "; started together: ";
   for (const StartedTogether& t : together_) text += (&t == &together_.front() ? "" : "; ") + t.source;
   return text;
 }
 
-double CollectivePrice::seconds_started_together(double bytes, int ranks, std::size_t calls) const {
-  if (together_.empty()) return seconds(bytes, ranks);
-  if (ranks <= 1 || bytes <= 0) return 0;
+double CollectivePrice::seconds_started_together(double bytes, GroupShape group, std::size_t calls) const {
+  if (together_.empty()) return seconds(bytes, group);
+  if (group.ranks <= 1 || bytes <= 0) return 0;
   // The tables that measured calls this large (a deeper table stops at MAX / D bytes a call); where none
   // did, the one that reached the largest calls.
   std::vector<const StartedTogether*> measured;
@@ -305,7 +440,7 @@ double CollectivePrice::seconds_started_together(double bytes, int ranks, std::s
   const double depth = static_cast<double>(std::max<std::size_t>(calls, 1));
   const auto above =
       std::find_if(measured.begin(), measured.end(), [depth](const StartedTogether* t) { return t->depth >= depth; });
-  const auto read = [&](const StartedTogether* t) { return from_rows(t->rows, t->ranks, bytes, ranks); };
+  const auto read = [&](const StartedTogether* t) { return from_rows(t->rows, t->group, bytes, group); };
   if (above == measured.begin()) return read(measured.front());
   if (above == measured.end()) return read(measured.back());
   const StartedTogether* lo = *(above - 1);
@@ -333,9 +468,10 @@ ClusterDescription cluster_description_from_json_text(const std::string& text, c
   if (schema == doc.end() || !schema->is_string() || schema->get<std::string>() != kClusterSchema)
     r.fail("schema " + (schema == doc.end() ? std::string("missing") : excerpt_for_message(schema->dump())) +
            "; valid: \"" + kClusterSchema + "\" (docs/predict.md)");
-  r.only_known_keys(
-      doc, {"schema", "name", "sources", "ranks_per_node", "device_memory_gib", "step", "intra_node", "inter_node"},
-      "");
+  r.only_known_keys(doc,
+                    {"schema", "name", "sources", "library", "ranks_per_node", "device_memory_gib", "step",
+                     "intra_node", "inter_node"},
+                    "");
   ClusterDescription d;
   d.path = path;
   d.name = r.text(doc, "name", "");
@@ -346,8 +482,12 @@ ClusterDescription cluster_description_from_json_text(const std::string& text, c
     for (const json& s : *it)
       if (s.is_string()) d.sources.push_back(escape_control_characters(s.get<std::string>()));
   read_step(r, r.field(doc, "step", ""), d);
-  d.intra_node = tier_prices(r, r.field(doc, "intra_node", ""), "intra_node");
-  d.inter_node = tier_prices(r, r.field(doc, "inter_node", ""), "inter_node");
+  read_library(r, doc, d);
+  const LibraryModel& model = library_model(d.library);
+  d.intra_node =
+      tier_prices(r, r.field(doc, "intra_node", ""), {"intra_node", Tier::kIntraNode, &model, d.ranks_per_node});
+  d.inter_node =
+      tier_prices(r, r.field(doc, "inter_node", ""), {"inter_node", Tier::kInterNode, &model, d.ranks_per_node});
   return d;
 }
 

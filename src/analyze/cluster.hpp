@@ -6,10 +6,10 @@
 #pragma once
 #include <map>
 #include <optional>
-#include <optional>
 #include <string>
 #include <vector>
 
+#include "library_model.hpp"
 #include "partitioners/plan.hpp"  // CostModel
 #include "src/common/collective.hpp"
 #include "src/common/optimizer_traffic.hpp"
@@ -17,24 +17,29 @@
 
 namespace zb {
 
-// One collective's time against its size, on one tier.
+// One collective's time against its size and the group it runs on, on one tier:
+// from a table measured on one group (nccl-tests' format), or from a latency and a
+// bus bandwidth at a reference group, and the library's model of how the call
+// grows with the group (library_model.hpp), its terms fitted to what was given.
 class CollectivePrice {
  public:
-  // From an nccl-tests table measured on `ranks` ranks: (size in bytes, time in seconds) rows, ascending.
-  static CollectivePrice from_table(Collective c, int ranks, std::vector<std::pair<double, double>> rows,
-                                    std::string source);
-  // time = latency + size x bus factor(ranks) / bus bandwidth.
-  static CollectivePrice from_latency_and_busbw(Collective c, double latency_s, double busbw_bytes_per_s);
+  // From a table measured on `measured`: (size in bytes, time in seconds) rows, ascending.
+  static CollectivePrice from_table(Collective c, GroupShape measured, std::vector<std::pair<double, double>> rows,
+                                    std::string source, const LibraryModel& model, Tier tier);
+  // latency + size x bus factor / bus bandwidth on the group `at`; elsewhere scaled by the model, as a table.
+  static CollectivePrice from_latency_and_busbw(Collective c, double latency_s, double busbw_bytes_per_s, GroupShape at,
+                                                const LibraryModel& model, Tier tier);
 
-  // Seconds for one call of `bytes` (nccl-tests' size) among `ranks` ranks: read
-  // from the table at that size, interpolated in log-log (below its first row:
-  // the first row's time; above its last: at the last row's bus bandwidth);
-  // at another rank count, the same bus bandwidth at that size. 0 for one rank.
-  double seconds(double bytes, int ranks) const;
+  // One call of `bytes` (nccl-tests' size) on `group`: on the table's own group, read from the table at
+  // that size, interpolated in log-log (below its first row: the first row's time; above its last: at the
+  // last row's bus bandwidth); on another group, that time x the model's time on `group` over its time on
+  // the table's. Without a table, the model. 0 seconds for one rank.
+  PricedCall priced(double bytes, GroupShape group) const;
+  double seconds(double bytes, GroupShape group) const { return priced(bytes, group).seconds; }
   // This price, with the times of `depth` calls started together on `ranks`
   // ranks (a table of broadcasts with agg iters: one call's share of each
   // iteration); one such table per depth.
-  CollectivePrice with_started_together(int depth, int ranks, std::vector<std::pair<double, double>> rows,
+  CollectivePrice with_started_together(int depth, GroupShape measured, std::vector<std::pair<double, double>> rows,
                                         const std::string& source) &&;
   // Seconds for one of `calls` calls a phase starts before waiting for any:
   // read from each started-together table that measured calls of its size
@@ -42,31 +47,40 @@ class CollectivePrice {
   // own; from the table of the depth nearest `calls` where no two depths
   // bracket it, else between the two that do, in log-log (time against
   // depth); seconds() where the price has none (a call alone).
-  double seconds_started_together(double bytes, int ranks, std::size_t calls) const;
-  // Where the prices come from: the calls alone, then each started-together table by depth.
+  double seconds_started_together(double bytes, GroupShape group, std::size_t calls) const;
+  // Where the prices come from: the calls alone and the model's fitted terms, then each started-together
+  // table by depth.
   std::string source() const;
+  // The group the figures were measured on (a table's) or given for.
+  GroupShape measured() const { return measured_; }
+  bool has_table() const { return !rows_.empty(); }
 
  private:
-  double from_rows(const std::vector<std::pair<double, double>>& rows, int rows_ranks, double bytes, int ranks) const;
+  double from_rows(const std::vector<std::pair<double, double>>& rows, GroupShape rows_group, double bytes,
+                   GroupShape group) const;
 
   Collective collective_ = Collective::kAllReduce;
   struct StartedTogether {
-    int depth = 0, ranks = 0;
+    int depth = 0;
+    GroupShape group;
     std::vector<std::pair<double, double>> rows;
     std::string source;
   };
-  int table_ranks_ = 0;
-  std::vector<std::pair<double, double>> rows_;  // empty: latency + busbw
-  std::vector<StartedTogether> together_;        // by depth; empty: calls started together priced alone
+  const LibraryModel* model_ = nullptr;
+  Tier tier_ = Tier::kIntraNode;
+  LinkTerms terms_;
+  GroupShape measured_;
+  std::vector<std::pair<double, double>> rows_;  // empty: a latency and a bus bandwidth
   double latency_s_ = 0, busbw_ = 0;
-  std::string source_;  // the calls alone
+  std::vector<StartedTogether> together_;  // by depth; empty: calls started together priced alone
+  std::string source_;                     // the calls alone
 };
-
-enum class Tier { kIntraNode, kInterNode };
 
 struct ClusterDescription {
   std::string name, path;
   int ranks_per_node = 1;
+  Library library = Library::kNccl;  // who runs the collectives: how a call grows with its group
+  std::string library_source;        // why that library: "named by the description", "the tables' backend"
   double device_memory_bytes = 0;    // "device_memory_gib": what a rank's device holds; 0: not described
   std::vector<std::string> sources;  // where the figures come from
   // The step: a --calibrate cost model, or memory bandwidth x bytes per element + per tensor + per step.

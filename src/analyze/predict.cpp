@@ -26,21 +26,27 @@ struct Placement {
   // each call priced as moving k times its bytes alone.
   int replica_link_share() const { return std::min(group, ranks_per_node); }
   // Rank r's shard group: the G consecutive ranks from (r / G) * G.
-  Tier group_tier(int rank) const {
+  GroupShape group_shape(int rank) const {
     const int first = rank / group * group;
-    return node(first) == node(first + group - 1) ? Tier::kIntraNode : Tier::kInterNode;
+    return {group, node(first + group - 1) - node(first) + 1};
   }
   // Rank r's replicas: r % G, r % G + G, ... (W / G ranks).
-  Tier replica_tier(int rank) const { return strided_tier(rank, group); }
-  Tier expert_tier(int rank) const { return strided_tier(rank, ep); }
+  GroupShape replica_shape(int rank) const { return strided_shape(rank, group); }
+  GroupShape expert_shape(int rank) const { return strided_shape(rank, ep); }
   // The EP expert-data-parallel groups cross a node's links at once, as the replica groups do.
   int expert_link_share() const { return std::min(ep, ranks_per_node); }
-  // The ranks r % stride, + stride, ... (W / stride ranks).
-  Tier strided_tier(int rank, int stride) const {
-    const int first = rank % stride, last = first + (world_size / stride - 1) * stride;
-    return node(first) == node(last) ? Tier::kIntraNode : Tier::kInterNode;
+  // The ranks r % stride, + stride, ... (W / stride ranks), and the nodes they lie on.
+  GroupShape strided_shape(int rank, int stride) const {
+    const int count = world_size / stride, first = rank % stride;
+    if (stride >= ranks_per_node) return {count, count};  // a node apart or more: each on its own node
+    int nodes = 0;
+    for (int k = 0, last = -1; k < count; ++k)
+      if (node(first + k * stride) != last) ++nodes, last = node(first + k * stride);
+    return {count, nodes};
   }
 };
+
+Tier tier_of(GroupShape g) { return g.nodes <= 1 ? Tier::kIntraNode : Tier::kInterNode; }
 
 const char* tier_words(Tier t) { return t == Tier::kIntraNode ? "within a node" : "across nodes"; }
 
@@ -54,49 +60,61 @@ bool started_together(const PlannedPhase& phase) {
                      [](const PlannedCall& c) { return c.collective == Collective::kBroadcast; });
 }
 
-double phase_seconds(const PlannedPhase& phase, Tier tier, int ranks, int link_share,
-                     const ClusterDescription& cluster) {
+// What a phase's calls were priced as, for the notes: "reduce-scatter ring/LL128 x 1".
+using AlgorithmTally = std::map<std::string, int>;
+
+double phase_seconds(const PlannedPhase& phase, GroupShape group, int link_share, const ClusterDescription& cluster,
+                     AlgorithmTally& algorithms) {
   const bool together = started_together(phase);
+  const Tier tier = tier_of(group);
   double seconds = 0;
   for (const PlannedCall& call : phase.calls) {
     const CollectivePrice& price = cluster.price(call.collective, tier);
     const double bytes = static_cast<double>(call.elements) * phase.element_bytes * link_share;
-    seconds +=
-        together ? price.seconds_started_together(bytes, ranks, phase.calls.size()) : price.seconds(bytes, ranks);
+    const PricedCall priced = price.priced(bytes, group);
+    seconds += together ? price.seconds_started_together(bytes, group, phase.calls.size()) : priced.seconds;
+    ++algorithms[collective_choices().name(call.collective) + " " + priced.algorithm +
+                 (price.has_table() && !(price.measured() == group) ? " (table scaled)" : "")];
   }
   return seconds;
 }
 
-// The phases of a rank priced on its tiers, memoised: at W = 16,384 most ranks share a tier and a list.
+// The phases of a rank priced on its groups, memoised: at W = 16,384 most ranks share a group and a list.
 class PhasePricer {
  public:
   PhasePricer(const ClusterDescription& cluster, const Placement& placement) : cluster_(cluster), at_(placement) {}
-  double seconds(const PlannedPhase& phase, int rank) {
-    if (phase.expert_group) return expert_seconds(phase, rank);
-    const bool replicas = phase.phase == "grad_replicas";
-    const Tier tier = replicas ? at_.replica_tier(rank) : at_.group_tier(rank);
-    const int ranks = replicas ? at_.world_size / at_.group : at_.group;
-    const auto key = std::make_tuple(phase.phase, replicas ? rank % at_.group : 0, tier, false);
-    const auto it = cache_.find(key);
-    if (it != cache_.end()) return it->second;
-    const int share = replicas && tier == Tier::kInterNode ? at_.replica_link_share() : 1;
-    return cache_[key] = phase_seconds(phase, tier, ranks, share, cluster_);
+  double seconds(const PlannedPhase& phase, int rank) { return priced(phase, rank).seconds; }
+  // The algorithms the phase's calls were priced as on rank `rank`, and the group they ran on.
+  const AlgorithmTally& algorithms(const PlannedPhase& phase, int rank) { return priced(phase, rank).algorithms; }
+  GroupShape group(const PlannedPhase& phase, int rank) const {
+    if (phase.expert_group) return at_.expert_shape(rank);
+    return phase.phase == "grad_replicas" ? at_.replica_shape(rank) : at_.group_shape(rank);
   }
 
  private:
-  // The expert group's calls: among its W / EP ranks, on the tier they span, the EP groups sharing the links.
-  double expert_seconds(const PlannedPhase& phase, int rank) {
-    const Tier tier = at_.expert_tier(rank);
-    const auto key = std::make_tuple(phase.phase, 0, tier, true);
+  struct Priced {
+    double seconds = 0;
+    AlgorithmTally algorithms;
+  };
+  const Priced& priced(const PlannedPhase& phase, int rank) {
+    const bool replicas = phase.phase == "grad_replicas" && !phase.expert_group;
+    const GroupShape g = group(phase, rank);
+    const auto key =
+        std::make_tuple(phase.phase, replicas ? rank % at_.group : 0, g.ranks, g.nodes, phase.expert_group);
     const auto it = cache_.find(key);
     if (it != cache_.end()) return it->second;
-    const int share = tier == Tier::kInterNode ? at_.expert_link_share() : 1;
-    return cache_[key] = phase_seconds(phase, tier, at_.world_size / at_.ep, share, cluster_);
+    // Groups that cross nodes at once share a node's links: the replica groups, and the EP expert groups.
+    int share = 1;
+    if (tier_of(g) == Tier::kInterNode && phase.expert_group) share = at_.expert_link_share();
+    if (tier_of(g) == Tier::kInterNode && replicas) share = at_.replica_link_share();
+    Priced& out = cache_[key];
+    out.seconds = phase_seconds(phase, g, share, cluster_, out.algorithms);
+    return out;
   }
 
   const ClusterDescription& cluster_;
   Placement at_;
-  std::map<std::tuple<std::string, int, Tier, bool>, double> cache_;
+  std::map<std::tuple<std::string, int, int, int, bool>, Priced> cache_;
 };
 
 // The sync a rank's step leaves exposed under --overlap: its calls start one
@@ -186,7 +204,7 @@ double balanced_step(const LoadedCase& c, const CasePrediction& p, const CostMod
 std::string tier_text(const Placement& at, bool replicas) {
   std::set<Tier> tiers;
   const int groups = replicas ? at.group : at.world_size / at.group;  // one rank of each group
-  for (int g = 0; g < groups; ++g) tiers.insert(replicas ? at.replica_tier(g) : at.group_tier(g * at.group));
+  for (int g = 0; g < groups; ++g) tiers.insert(tier_of(replicas ? at.replica_shape(g) : at.group_shape(g * at.group)));
   return tiers.size() > 1 ? "mixed" : tier_words(*tiers.begin());
 }
 
@@ -199,6 +217,14 @@ PricedStep case_step(const RunContext& context, const ClusterDescription& cluste
   const OptimizerKind optimizer = optimizer_choices().parse(context.optimizer.value_or("adam"));
   const MasterPath path = context.optimizer_impl == std::string("native") ? MasterPath::kOnePass : MasterPath::kCast;
   return step_for(cluster, precision, optimizer, path);
+}
+
+// "grad_sync on 64 ranks on 8 nodes: reduce-scatter ring/LL128 x 1": what rank 0's calls of a phase were priced as.
+std::string priced_calls_words(const PlannedPhase& phase, GroupShape group, const AlgorithmTally& algorithms) {
+  std::string out = phase.phase + (phase.expert_group ? " (experts)" : "") + " on " + group.words() + ":";
+  for (const auto& [algorithm, calls] : algorithms)
+    out += (&algorithm == &algorithms.begin()->first ? " " : ", ") + algorithm + " x " + std::to_string(calls);
+  return out;
 }
 
 bool has_phase(const std::vector<PlannedPhase>& phases, const char* name) {
@@ -215,7 +241,7 @@ CasePrediction predict_case(const LoadedRun& run, const LoadedCase& c, const Clu
   p.shard_group = context.shard_group.value_or(c.world_size);
   const std::optional<ExpertParallelRecord>& experts = c.ranks.front().plan.expert_parallel;
   const Placement at{cluster.ranks_per_node, c.world_size, p.shard_group, experts ? experts->size : 1};
-  if (experts) p.expert_parallel = experts->size, p.expert_tier = tier_words(at.expert_tier(0));
+  if (experts) p.expert_parallel = experts->size, p.expert_tier = tier_words(tier_of(at.expert_shape(0)));
   p.group_tier = tier_text(at, false);
   if (p.shard_group < c.world_size) p.replica_tier = tier_text(at, true);
   PhasePricer pricer(cluster, at);
@@ -238,10 +264,13 @@ CasePrediction predict_case(const LoadedRun& run, const LoadedCase& c, const Clu
       p.slowest_step_rank = static_cast<int>(r), slowest_stepped = std::move(stepped);
     for (const PlannedPhase& phase : *rank.phase_calls) {  // under --expert-parallel: dense, then expert calls
       const double s = pricer.seconds(phase, static_cast<int>(r));
+      if (r == 0)
+        p.priced_calls.push_back(priced_calls_words(phase, pricer.group(phase, 0), pricer.algorithms(phase, 0)));
       if (phase.phase == "grad_sync") out.grad_sync += s;
       if (phase.phase == "grad_sync" && phase.expert_group) out.expert_grad_sync = s;
       if (phase.phase == "grad_replicas") out.grad_replicas = s;
       if (phase.phase == "sync" && phase.expert_group) out.expert_sync_calls = s;
+      if (started_together(phase)) p.sync_started_together = std::max(p.sync_started_together, phase.calls.size());
       if (phase.phase == "sync")
         sync_calls[r] += s, sync_count[r] += phase.calls.size(), overlapped = overlapped || phase.overlapped;
     }
@@ -259,6 +288,7 @@ CasePrediction predict_case(const LoadedRun& run, const LoadedCase& c, const Clu
     p.ranks[r].total = total;
     p.ranks[r].sync = total - before_sync[r];  // its own calls and its wait for the slowest rank
   }
+  p.started_together_at_once = cluster.library == Library::kOpenMpi && p.sync_started_together > 1;
   p.grad_sync_planned = p.shard_group == 1 || has_phase(*c.ranks.front().phase_calls, "grad_sync");
   p.balanced_step = balanced_step(c, p, step_model);
   p.imbalance = std::max(0.0, slowest_step.step - p.balanced_step);
@@ -345,6 +375,19 @@ std::string prediction_notes(const std::vector<CasePrediction>& cases) {
           ms(slow.sync_calls) + " ms" + (c.overlapped ? " (exposed, under --overlap)" : "") + ", " +
           ms(slow.expert_sync_calls) + (c.overlapped ? " before the overlap" : "") + "\n";
     }
+  for (const CasePrediction& c : cases) {
+    out += "calls of " + c.run + " " + c.model + " W = " + std::to_string(c.world_size) +
+           " G = " + std::to_string(c.shard_group) + " (rank 0):";
+    for (const std::string& phase : c.priced_calls) out += (&phase == &c.priced_calls.front() ? " " : "; ") + phase;
+    out += "\n";
+  }
+  std::set<std::string> at_once;
+  for (const CasePrediction& c : cases)
+    if (c.started_together_at_once && at_once.insert(c.run).second)
+      out += "sync of " + c.run + ": up to " + std::to_string(c.sync_started_together) +
+             " broadcasts started together, each rank priced as waiting for all of them; Open MPI runs them at once "
+             "and its ranks' syncs end apart, so a rank that finishes first is over-priced (the slowest within 15 % "
+             "on the rehearsal cluster at 4 Gbit/s; docs/predict.md, What still misses)\n";
   for (const std::string& run : unplanned)
     out += "grad_sync of " + run +
            " not planned: its plan has no gradient reduction, so the totals leave it out; plan it with zero_bench "
@@ -355,7 +398,8 @@ std::string prediction_notes(const std::vector<CasePrediction>& cases) {
 std::string prediction_preamble(const ClusterDescription& cluster) {
   std::string out = "--predict on " + cluster.name + " (" + cluster.path +
                     "): " + std::to_string(cluster.ranks_per_node) + " ranks per node; step: " + cluster.step_source +
-                    "\n";
+                    "\n  collectives: as " + library_choices().name(cluster.library) + " runs them (" +
+                    cluster.library_source + "), each call's algorithm its model's cheapest\n";
   for (const auto& [tier, prices] :
        {std::make_pair("intra_node", &cluster.intra_node), std::make_pair("inter_node", &cluster.inter_node)})
     for (const auto& [c, price] : *prices)
@@ -368,6 +412,7 @@ nlohmann::ordered_json prediction_json(const std::vector<CasePrediction>& cases,
   doc["cluster"] = {{"name", cluster.name},
                     {"path", cluster.path},
                     {"ranks_per_node", cluster.ranks_per_node},
+                    {"library", library_choices().name(cluster.library)},
                     {"step", cluster.step_source}};
   doc["cases"] = nlohmann::ordered_json::array();
   for (const CasePrediction& c : cases) {
@@ -386,6 +431,7 @@ nlohmann::ordered_json prediction_json(const std::vector<CasePrediction>& cases,
                                 {"imbalance_fraction_of_total", c.imbalance / c.total()},
                                 {"over_lower_bound_seconds", c.over_bound},
                                 {"step_priced_as", c.step_priced_as},
+                                {"priced_calls", c.priced_calls},
                                 {"grad_sync_planned", c.grad_sync_planned},
                                 {"expert_parallel", c.expert_parallel},
                                 {"expert_group_tier", c.expert_parallel > 1 ? nlohmann::ordered_json(c.expert_tier)

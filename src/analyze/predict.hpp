@@ -56,11 +56,19 @@ struct CasePrediction {
   std::string expert_tier;               // "within a node" or "across nodes" (rank 0's group; all alike)
   std::vector<RankPrediction> ranks;
   int slowest_step_rank = 0;
-  double balanced_step = 0;       // a perfectly balanced rank's step: the shard group's mean (range plans: 1/G slot)
-  double imbalance = 0;           // slowest step - balanced step: what the plan's imbalance costs per step
-  double over_bound = 0;          // slowest step - a rank at the plan's lower bound's: what a better plan could save
-  std::string step_priced_as;     // the precision and optimizer the step was priced for, and its bytes
-  bool grad_sync_planned = true;  // false: the plan has no gradient reduction (zero_bench without --grad-sync)
+  double balanced_step = 0;    // a perfectly balanced rank's step: the shard group's mean (range plans: 1/G slot)
+  double imbalance = 0;        // slowest step - balanced step: what the plan's imbalance costs per step
+  double over_bound = 0;       // slowest step - a rank at the plan's lower bound's: what a better plan could save
+  std::string step_priced_as;  // the precision and optimizer the step was priced for, and its bytes
+  // Rank 0's calls per phase and what the library would run each as: "sync on 64 ranks on 8 nodes:
+  // all-gather ring/LL128 x 1" ("(table scaled)": a table's time on another group, scaled by the model).
+  std::vector<std::string> priced_calls;
+  // The most calls a rank's sync starts together (a whole-tensor plan's broadcasts; 0: none). Priced one after
+  // another unless the broadcast table has tables of calls started together; under Open MPI they run at once,
+  // and the ranks' syncs end apart (docs/predict.md, "What still misses").
+  std::size_t sync_started_together = 0;
+  bool started_together_at_once = false;  // those calls run at once by the library (Open MPI's): the notes say so
+  bool grad_sync_planned = true;          // false: the plan has no gradient reduction (zero_bench without --grad-sync)
   double total() const { return ranks.empty() ? 0 : ranks.front().total; }
   const RankPrediction& slowest() const { return ranks[static_cast<std::size_t>(slowest_step_rank)]; }
   // What the total holds beyond the slowest rank's reductions and step: the sync it ends with.

@@ -114,8 +114,14 @@ TEST_CASE("zero_analyze shows both groups, the memory a rank holds under EP, and
   CHECK(rank0["zero1"] == (2 + 2) * 1600 + 12 * rank0["elements"].get<int64_t>());
   CHECK(memory["cases"][0]["ideal"]["elements"] == 152 + 192);  // ceil(1216 / 8) + ceil(384 / 2)
   // The experts' reduce to each of the 2 owners, fp32, across nodes (ranks 0 and 4 on nodes 0 and 2), the 2
-  // expert groups a node holds sharing its links: 50 us + 192 x 4 B x 2 / 1 GB/s, twice.
-  const auto predicted = analyze(quote(run) + " --predict " + quote(s.cluster) + " --format json");
+  // expert groups a node holds sharing its links: 50 us + 192 x 4 B x 2 / 1 GB/s, twice, where the cluster's
+  // reduce across nodes is given for 2 ranks on 2 nodes, as the expert groups are.
+  std::string two_by_two = kCluster;
+  const std::string reduce = R"("reduce": {"latency_us": 50, "busbw_gb_per_s": 1)";
+  two_by_two.replace(two_by_two.rfind(reduce), reduce.size(), reduce + R"(, "ranks": 2, "nodes": 2)");
+  const std::string cluster = s.dir("two_by_two.json");
+  zbtest::write_text(cluster, two_by_two);
+  const auto predicted = analyze(quote(run) + " --predict " + quote(cluster) + " --format json");
   REQUIRE(predicted.exit_code == 0);
   const auto prediction = nlohmann::json::parse(predicted.out);
   const auto& c = prediction["cases"][0];

@@ -1,0 +1,101 @@
+#include "library_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "library_models.hpp"
+#include "src/common/errors.hpp"
+
+namespace zb {
+namespace {
+
+double seconds_of(const AlgorithmCost& a, const LinkTerms& t, double bytes) {
+  return a.latency * t.latency_scale + bytes * a.per_byte / t.bus_bandwidth;
+}
+
+const AlgorithmCost& cheapest_of(const std::vector<AlgorithmCost>& all, const LinkTerms& t, double bytes) {
+  return *std::min_element(all.begin(), all.end(), [&](const AlgorithmCost& a, const AlgorithmCost& b) {
+    return seconds_of(a, t, bytes) < seconds_of(b, t, bytes);
+  });
+}
+
+double least_latency(const LibraryModel& model, Collective c, double bytes, GroupShape g, Tier tier, double busbw) {
+  double least = std::numeric_limits<double>::infinity();
+  for (const AlgorithmCost& a : model.candidates(c, bytes, g, tier, busbw)) least = std::min(least, a.latency);
+  return least;
+}
+
+// One pass of the fit: each row priced as the algorithm `guess` picks for it, then the scale and the inverse
+// bandwidth that minimise the squared relative error, neither below zero.
+LinkTerms refit(const LibraryModel& model, Collective c, GroupShape g, Tier tier,
+                const std::vector<std::pair<double, double>>& rows, const LinkTerms& guess) {
+  double ll = 0, lq = 0, qq = 0, lt = 0, qt = 0;
+  for (const auto& [bytes, t] : rows) {
+    const AlgorithmCost& a = cheapest_of(model.candidates(c, bytes, g, tier, guess.bus_bandwidth), guess, bytes);
+    const double w = 1 / (t * t), l = a.latency, q = bytes * a.per_byte;
+    ll += w * l * l, lq += w * l * q, qq += w * q * q, lt += w * l * t, qt += w * q * t;
+  }
+  const double det = ll * qq - lq * lq;
+  double scale = det > 0 ? (lt * qq - qt * lq) / det : 0, inverse = det > 0 ? (qt * ll - lt * lq) / det : 0;
+  if (scale < 0 || det <= 0) scale = 0, inverse = qq > 0 ? qt / qq : 0;
+  if (inverse <= 0) inverse = 0, scale = ll > 0 ? lt / ll : 0;
+  LinkTerms out;
+  out.latency_scale = scale;
+  // No bandwidth term in the rows (every time the latency): a bandwidth far above any the rows could show.
+  const double largest = rows.back().first, largest_time = rows.back().second;
+  out.bus_bandwidth = inverse > 0 ? 1 / inverse : 1e3 * largest / largest_time;
+  return out;
+}
+
+}  // namespace
+
+std::string GroupShape::words() const {
+  return std::to_string(ranks) + (ranks == 1 ? " rank" : " ranks") + " on " + std::to_string(nodes) +
+         (nodes == 1 ? " node" : " nodes");
+}
+
+const LibraryModel& library_model(Library library) {
+  switch (library) {
+    case Library::kNccl:
+      return nccl_model();
+    case Library::kOpenMpi:
+      return open_mpi_model();
+    case Library::kGloo:
+      return gloo_model();
+  }
+  throw RunError("no model for a value of library");
+}
+
+PricedCall cheapest(const LibraryModel& model, const LinkTerms& terms, Collective c, double bytes, GroupShape group,
+                    Tier tier) {
+  if (group.ranks <= 1) return {"none (one rank)", 0};
+  const std::vector<AlgorithmCost> all = model.candidates(c, bytes, group, tier, terms.bus_bandwidth);
+  const AlgorithmCost& best = cheapest_of(all, terms, bytes);
+  return {best.algorithm, seconds_of(best, terms, bytes)};
+}
+
+LinkTerms fit_terms(const LibraryModel& model, Collective c, GroupShape group, Tier tier,
+                    const std::vector<std::pair<double, double>>& rows) {
+  const auto& [first_bytes, first_time] = rows.front();
+  const auto& [last_bytes, last_time] = rows.back();
+  // A start: the last row all bandwidth, the first all latency; then each row's algorithm is picked again
+  // under the terms fitted so far, until the picks settle.
+  LinkTerms terms;
+  terms.bus_bandwidth = last_bytes / last_time;
+  const auto& at_last = model.candidates(c, last_bytes, group, tier, terms.bus_bandwidth).front();
+  terms.bus_bandwidth = last_bytes * at_last.per_byte / last_time;
+  terms.latency_scale = first_time / least_latency(model, c, first_bytes, group, tier, terms.bus_bandwidth);
+  for (int pass = 0; pass < 8; ++pass) terms = refit(model, c, group, tier, rows, terms);
+  return terms;
+}
+
+LinkTerms terms_from_latency_and_busbw(const LibraryModel& model, Collective c, GroupShape group, Tier tier,
+                                       double latency_s, double bus_bandwidth) {
+  LinkTerms terms;
+  terms.bus_bandwidth = bus_bandwidth;
+  terms.latency_scale = latency_s / least_latency(model, c, 0, group, tier, bus_bandwidth);
+  return terms;
+}
+
+}  // namespace zb

@@ -1,0 +1,86 @@
+// How a collective library runs one call on a group, and what that costs: the
+// algorithms it picks among at the group's size and span, each as a latency
+// term and a bandwidth term (docs/predict.md, "How a call grows with W"):
+//   nccl      NCCL's tuning model (src/graph/tuning.cc): every algorithm and
+//             protocol it allows for the collective priced from its base and
+//             per-hop latencies and its bandwidth per algorithm; the cheapest wins
+//   open-mpi  the tuned component's fixed decision rules (Open MPI 4.1 and 5):
+//             the one algorithm its rules pick by message and group size, with
+//             that algorithm's steps and bytes (the Hockney model)
+//   gloo      the one algorithm PyTorch's gloo backend runs per collective
+// A call's seconds are latency x latency_scale + bytes x per_byte / bus_bandwidth:
+// the terms (LinkTerms) belong to a tier and are fitted to what the cluster's
+// description gives for it (a table, or a latency and a bus bandwidth).
+#pragma once
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "src/common/choices.hpp"
+#include "src/common/collective.hpp"
+
+namespace zb {
+
+enum class Tier { kIntraNode, kInterNode };
+
+enum class Library { kNccl, kOpenMpi, kGloo };
+
+inline const Choices<Library>& library_choices() {
+  static const Choices<Library> c{
+      "library", {{"nccl", Library::kNccl}, {"open-mpi", Library::kOpenMpi}, {"gloo", Library::kGloo}}};
+  return c;
+}
+
+// The ranks a call runs among and the nodes they lie on (ranks / nodes a node, evenly).
+struct GroupShape {
+  int ranks = 1, nodes = 1;
+  int per_node() const { return nodes > 0 ? ranks / nodes : ranks; }
+  bool operator==(const GroupShape& o) const { return ranks == o.ranks && nodes == o.nodes; }
+  bool operator<(const GroupShape& o) const { return ranks != o.ranks ? ranks < o.ranks : nodes < o.nodes; }
+  std::string words() const;  // "16 ranks on 2 nodes"
+};
+
+// One way to run the call: its seconds are latency x scale + bytes x per_byte / bus bandwidth.
+struct AlgorithmCost {
+  std::string algorithm;  // "ring/LL128", "recursive doubling"
+  double latency = 0;     // in the library's latency unit (LinkTerms::latency_scale says what one is)
+  double per_byte = 0;    // bytes on the slowest link per byte of the call, at the tier's bus bandwidth
+};
+
+// A tier's terms: what one latency unit costs (NCCL: 1 = NCCL's own latencies; the rule-based
+// libraries: seconds per step) and the bus bandwidth (bytes/s) a ring would reach.
+struct LinkTerms {
+  double latency_scale = 1, bus_bandwidth = 1;
+};
+
+class LibraryModel {
+ public:
+  virtual ~LibraryModel() = default;
+  virtual Library library() const = 0;
+  // The algorithms the library would choose among for a call of `bytes` (nccl-tests' size) on `group`
+  // within `tier`; `bus_bandwidth` for the caps that are absolute (NCCL's LL maximum). Never empty.
+  virtual std::vector<AlgorithmCost> candidates(Collective c, double bytes, GroupShape group, Tier tier,
+                                                double bus_bandwidth) const = 0;
+  // The latency scale in words, for the prediction's sources: "1.19 x NCCL's latencies", "310 us a step".
+  virtual std::string latency_words(double latency_scale) const = 0;
+};
+
+const LibraryModel& library_model(Library library);
+
+struct PricedCall {
+  std::string algorithm;
+  double seconds = 0;
+};
+// The cheapest of the library's candidates for this call under `terms`.
+PricedCall cheapest(const LibraryModel& model, const LinkTerms& terms, Collective c, double bytes, GroupShape group,
+                    Tier tier);
+
+// Terms fitted to (bytes, seconds) rows measured on `group`: least squares in relative error, each row
+// priced as the algorithm the library would pick for it.
+LinkTerms fit_terms(const LibraryModel& model, Collective c, GroupShape group, Tier tier,
+                    const std::vector<std::pair<double, double>>& rows);
+// Terms that give `latency_s` for the smallest call on `group` and `bus_bandwidth` (bytes/s) for the largest.
+LinkTerms terms_from_latency_and_busbw(const LibraryModel& model, Collective c, GroupShape group, Tier tier,
+                                       double latency_s, double bus_bandwidth);
+
+}  // namespace zb

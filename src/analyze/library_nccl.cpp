@@ -1,0 +1,148 @@
+// NCCL's tuning model (src/graph/tuning.cc, ncclTopoTuneModel and
+// ncclTopoGetAlgoTime), for Hopper GPUs joined by NVLink within a node, on x86
+// hosts, with 16 channels: every algorithm and protocol NCCL allows for the
+// collective, each a latency (its base latency plus per-hop latencies for the
+// steps the algorithm takes within and across nodes) and a bandwidth (the
+// tier's bus bandwidth times the protocol's share, under NCCL's per-channel
+// caps, converted to the collective's algorithm bandwidth); NCCL runs the
+// cheapest, and so does the price.
+//   ring      every collective; latency grows with the ranks (2(n-1) steps for
+//             all-reduce, n-1 for all-gather and reduce-scatter, n for
+//             broadcast and reduce)
+//   tree      all-reduce only; latency grows with the ranks in a node and the
+//             log of the nodes
+//   PAT       all-gather and reduce-scatter with one rank per node (Simple only)
+// Left out: NVLS and CollNet (they need switch hardware a description does not
+// state). One change from NCCL's tuner: a ring broadcast or reduce is priced
+// n hops of latency, as NCCL's tuner does when its rings do not share
+// channels, where with shared channels it adds one hop at any n.
+#include <cmath>
+#include <cstdio>
+#include <vector>
+
+#include "library_models.hpp"
+
+namespace zb {
+namespace {
+
+enum Protocol { kLL, kLL128, kSimple };
+const char* const kProtocolNames[] = {"LL", "LL128", "Simple"};
+constexpr double kChannels = 16;
+constexpr double kUs = 1e-6, kGB = 1e9;
+
+// Base latencies (us): tree, ring.
+constexpr double kTreeBase[] = {6.8, 14.0, 8.4}, kRingBase[] = {6.6, 14.0, 8.4}, kPatBase = 8.0;
+// Per-hop latencies (us) by link: NVLink within a node, the network across nodes.
+constexpr double kNvlinkTree[] = {0.6, 1.25, 4.0}, kNvlinkRing[] = {0.6, 1.9, 3.4};
+constexpr double kNetTree[] = {5.0, 8.5, 14}, kNetRing[] = {2.7, 4.0, 14.0};
+constexpr double kNetOverheadUs = 1.0;  // getNetOverhead on Intel x86 hosts (x3 for Simple)
+// Hopper's caps (GB/s) by node count: 1, 2, more. LL's across nodes are the host's (Intel's row).
+constexpr double kLLMaxOneNode = 141.0, kLLMaxHosts[] = {39.0, 39.0, 20.4};
+constexpr double kRingLL128PerChannel = 36.7;
+constexpr double kTreeLL128PerChannel[] = {36.7, 36.7, 29.0};
+constexpr double kTreePerChannel[] = {38.7, 41.4, 36.0};
+// Trees do not follow the model at medium sizes: NCCL's factor on their bandwidth, by log2(bytes / 64).
+constexpr double kTreeCorrection[3][24] = {
+    {1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0, 1.0},
+    {1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0, 1.0, 1.0},
+    {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9, .9}};
+
+int log2i(double x) { return x >= 1 ? static_cast<int>(std::floor(std::log2(x))) : -1; }
+
+struct Call {
+  Collective collective;
+  double bytes;
+  int ranks, nodes;
+  double per_node;  // ranks a node
+  double bus;       // the tier's bus bandwidth, GB/s
+  int nodes_index;  // NCCL's index2: 0 for one node, 1 for two, 2 for more
+  double nsteps() const {
+    if (collective == Collective::kAllReduce) return 2.0 * (ranks - 1);
+    if (collective == Collective::kAllGather || collective == Collective::kReduceScatter) return ranks - 1.0;
+    return ranks;
+  }
+};
+
+// time = latency (us, as 1 latency unit = 1 us x scale) + bytes / (algorithm bandwidth)
+AlgorithmCost make(const std::string& name, double latency_us, double algorithm_bw_gb, double bus_gb) {
+  return {name, latency_us * kUs, bus_gb / algorithm_bw_gb};  // per_byte against the tier's bus bandwidth
+}
+
+AlgorithmCost ring(const Call& c, Protocol p) {
+  double bw = c.bus;
+  if (p == kLL) bw = std::min(c.nodes == 1 ? kLLMaxOneNode : kLLMaxHosts[c.nodes_index], bw * .5);
+  if (p == kLL128) bw = std::min(bw * .92, kChannels * kRingLL128PerChannel);
+  const double algorithm_bw = bw * c.ranks / c.nsteps();
+  const double intra = kNvlinkRing[p];
+  double latency = kRingBase[p];
+  if (c.collective == Collective::kBroadcast || c.collective == Collective::kReduce) {
+    const double hop = c.nodes == 1 ? intra : (p == kSimple ? kNetTree[p] : kNetRing[p]);
+    latency += c.nsteps() * hop;
+  } else {
+    const double overhead = c.nodes > 1 ? kNetOverheadUs * (p == kSimple ? 3 : 1) : 0;
+    const double inter = c.per_node == 1 ? kNetTree[p] : kNetRing[p];
+    const double inter_steps =
+        c.nodes == 1 ? 0 : (c.collective == Collective::kAllReduce ? 2.0 * (c.nodes - 1) : c.nodes - 1.0);
+    latency += (c.nsteps() - inter_steps) * std::max(intra, overhead) + inter_steps * inter;
+    // The ring's plateau: a multi-node Simple all-reduce above 64 B a channel and rank.
+    if (p == kSimple && c.nodes > 1 && c.collective == Collective::kAllReduce && c.bytes / (kChannels * c.ranks) >= 64)
+      latency *= 1.4;
+  }
+  return make(std::string("ring/") + kProtocolNames[p], latency, algorithm_bw, c.bus);
+}
+
+AlgorithmCost tree(const Call& c, Protocol p) {
+  double bw = c.bus;
+  if (p == kSimple) bw = std::min(bw * .92, kChannels * kTreePerChannel[c.nodes_index]);
+  if (p == kLL) bw = std::min(bw / 3.8, c.nodes == 1 ? kLLMaxOneNode : kLLMaxHosts[c.nodes_index]);
+  if (p == kLL128)
+    bw = std::min(bw * (c.nodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0), kChannels * kTreeLL128PerChannel[c.nodes_index]);
+  const int size_index = log2i(c.bytes / 64);
+  double algorithm_bw = bw * .5;
+  if (size_index >= 0 && size_index < 23) algorithm_bw *= kTreeCorrection[p][size_index];
+  const double latency = kTreeBase[p] + 2 * ((c.per_node - 1) * kNvlinkTree[p] + log2i(c.nodes) * kNetTree[p]);
+  return make(std::string("tree/") + kProtocolNames[p], latency, algorithm_bw, c.bus);
+}
+
+AlgorithmCost pat(const Call& c) {
+  const double latency = kPatBase + log2i(c.nodes) * (kNetTree[kSimple] / 3.5) + c.ranks * 2.8;
+  return make("PAT/Simple", latency, c.bus * .75, c.bus);
+}
+
+class NcclModel : public LibraryModel {
+ public:
+  Library library() const override { return Library::kNccl; }
+  std::vector<AlgorithmCost> candidates(Collective collective, double bytes, GroupShape group, Tier,
+                                        double bus_bandwidth) const override {
+    const int nodes = std::max(1, group.nodes);
+    const Call c{collective,
+                 bytes,
+                 group.ranks,
+                 nodes,
+                 static_cast<double>(group.ranks) / nodes,
+                 bus_bandwidth / kGB,
+                 nodes == 1 ? 0 : (nodes == 2 ? 1 : 2)};
+    std::vector<AlgorithmCost> out;
+    for (Protocol p : {kLL, kLL128, kSimple}) out.push_back(ring(c, p));
+    if (collective == Collective::kAllReduce)
+      for (Protocol p : {kLL, kLL128, kSimple}) out.push_back(tree(c, p));
+    if ((collective == Collective::kAllGather || collective == Collective::kReduceScatter) && nodes > 1 &&
+        c.per_node == 1)
+      out.push_back(pat(c));
+    return out;
+  }
+  std::string latency_words(double scale) const override {
+    char text[48];
+    std::snprintf(text, sizeof text, "%.3g x NCCL's latencies", scale);
+    return text;
+  }
+};
+
+}  // namespace
+
+const LibraryModel& nccl_model() {
+  static const NcclModel model;
+  return model;
+}
+
+}  // namespace zb

@@ -1,0 +1,117 @@
+// How each library's model prices a call as its group grows: NCCL's tuner
+// (latencies and bandwidths worked by hand from its constants), Open MPI's
+// fixed decision rules, gloo's one algorithm per collective, and the fit of a
+// model's terms to a table.
+#include "src/analyze/library_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "src/analyze/cluster.hpp"
+#include "support/catch.hpp"
+
+namespace zb {
+namespace {
+
+const AlgorithmCost& named(const std::vector<AlgorithmCost>& all, const std::string& name) {
+  const auto it = std::find_if(all.begin(), all.end(), [&](const AlgorithmCost& a) { return a.algorithm == name; });
+  REQUIRE(it != all.end());
+  return *it;
+}
+
+std::string picked(Library l, Collective c, double bytes, GroupShape g) {
+  // NCCL's own latencies and an H100 node's bus; the rule-based libraries' choices do not depend on the terms.
+  const LinkTerms terms = l == Library::kNccl ? LinkTerms{1, 400e9} : LinkTerms{10e-6, 1e9};
+  return cheapest(library_model(l), terms, c, bytes, g, g.nodes > 1 ? Tier::kInterNode : Tier::kIntraNode).algorithm;
+}
+
+}  // namespace
+
+TEST_CASE("NCCL's model: a ring's latency per step within and across nodes, a tree's by its depth") {
+  const LibraryModel& nccl = library_model(Library::kNccl);
+  const double bus = 400e9;
+  // 8 ranks on one node, all-reduce: 14 ring steps of NVLink's LL hop (0.6 us) after the base 6.6 us.
+  const auto one_node = nccl.candidates(Collective::kAllReduce, 1024, {8, 1}, Tier::kIntraNode, bus);
+  CHECK(named(one_node, "ring/LL").latency == Approx(6.6e-6 + 14 * 0.6e-6));
+  // LL's bandwidth: half the bus, under Hopper's 141 GB/s on one node; the ring's algorithm bandwidth n / 2(n-1).
+  CHECK(named(one_node, "ring/LL").per_byte == Approx(400 / (141.0 * 8 / 14)));
+  CHECK(named(one_node, "ring/Simple").per_byte == Approx(14.0 / 8));
+  // 16 ranks on 2 nodes: the tree's LL latency is the base 6.8 + 2 (7 NVLink hops of 0.6 + 1 network hop of 5).
+  const auto two_nodes = nccl.candidates(Collective::kAllReduce, 1024, {16, 2}, Tier::kInterNode, bus);
+  CHECK(named(two_nodes, "tree/LL").latency == Approx(6.8e-6 + 2 * (7 * 0.6e-6 + 1 * 5.0e-6)));
+  // the ring's: 30 steps, 2 of them across nodes (2.7 us each), the rest at least the network's 1 us overhead.
+  CHECK(named(two_nodes, "ring/LL").latency == Approx(6.6e-6 + 28 * 1.0e-6 + 2 * 2.7e-6));
+  // Broadcast and reduce are ring only; trees only for all-reduce; PAT only with one rank per node.
+  CHECK(nccl.candidates(Collective::kBroadcast, 1024, {16, 2}, Tier::kInterNode, bus).size() == 3);
+  CHECK(nccl.candidates(Collective::kAllGather, 1024, {16, 2}, Tier::kInterNode, bus).size() == 3);
+  CHECK(nccl.candidates(Collective::kAllGather, 1024, {16, 16}, Tier::kInterNode, bus).size() == 4);
+}
+
+TEST_CASE("NCCL's model picks LL for small calls, Simple for large, and trees for small all-reduces at scale") {
+  CHECK(picked(Library::kNccl, Collective::kAllReduce, 1024, {8, 1}) == "ring/LL");
+  CHECK(picked(Library::kNccl, Collective::kAllReduce, 1e9, {8, 1}) == "ring/Simple");
+  CHECK(picked(Library::kNccl, Collective::kAllReduce, 1024, {16384, 2048}).rfind("tree/", 0) == 0);
+}
+
+TEST_CASE("a reduce-scatter on 16,384 ranks costs what its ring's 16,383 steps cost, not what 64 ranks' do") {
+  zb::LinkTerms terms{1.0, 360e9};
+  const LibraryModel& nccl = library_model(Library::kNccl);
+  const double bytes = 3.1e9;  // GPT-2 XL's bf16 gradients
+  const double at_64 = cheapest(nccl, terms, Collective::kReduceScatter, bytes, {64, 8}, Tier::kInterNode).seconds;
+  const double at_16k =
+      cheapest(nccl, terms, Collective::kReduceScatter, bytes, {16384, 2048}, Tier::kInterNode).seconds;
+  CHECK(at_64 == Approx(bytes * 63 / 64 / 360e9).epsilon(0.05));  // the bandwidth term, nearly all of it
+  CHECK(at_16k > 3 * at_64);
+}
+
+TEST_CASE("Open MPI's fixed rules pick by group and message size, with their fallbacks") {
+  CHECK(picked(Library::kOpenMpi, Collective::kAllReduce, 1024, {8, 1}) == "recursive doubling");
+  CHECK(picked(Library::kOpenMpi, Collective::kAllReduce, 1 << 20, {8, 1}) == "rabenseifner");
+  CHECK(picked(Library::kOpenMpi, Collective::kAllReduce, 6000, {2, 1}) == "ring");
+  CHECK(picked(Library::kOpenMpi, Collective::kAllReduce, 12, {4, 1}) == "recursive doubling");  // ring, 3 floats < p
+  CHECK(picked(Library::kOpenMpi, Collective::kBroadcast, 1 << 20, {64, 8}) == "k-nomial tree (radix 4)");
+  CHECK(picked(Library::kOpenMpi, Collective::kBroadcast, 1 << 22, {16, 2}) == "scatter-allgather");
+  CHECK(picked(Library::kOpenMpi, Collective::kAllGather, 1 << 20, {2, 1}) == "two-process exchange");
+  CHECK(picked(Library::kOpenMpi, Collective::kAllGather, 1 << 20, {6, 3}) == "bruck");  // doubling, p not 2^k
+  CHECK(picked(Library::kOpenMpi, Collective::kReduce, 1 << 20, {8, 4}) == "binomial tree");
+  const auto rd =
+      library_model(Library::kOpenMpi).candidates(Collective::kAllReduce, 1024, {6, 1}, Tier::kIntraNode, 1);
+  CHECK(rd.front().latency == 2 + 2);  // log2 4 steps, and 2 more for the 2 ranks past the power of two
+}
+
+TEST_CASE("gloo's algorithms: a binomial broadcast, a segmented ring all-reduce, reduce-scatter as all-reduce") {
+  const LibraryModel& gloo = library_model(Library::kGloo);
+  const auto b = gloo.candidates(Collective::kBroadcast, 1024, {5, 1}, Tier::kIntraNode, 1).front();
+  CHECK(b.latency == 3);  // ceil(log2 5) rounds
+  const auto small = gloo.candidates(Collective::kAllReduce, 1024, {4, 1}, Tier::kIntraNode, 1).front();
+  CHECK(small.latency == 2 * 3 * 2);  // 2(p-1) ring steps, 2 segments a chunk
+  const auto large = gloo.candidates(Collective::kAllReduce, 64 << 20, {4, 1}, Tier::kIntraNode, 1).front();
+  CHECK(large.latency == 2 * 3 * 16);  // 1 MiB segments: 16 in each rank's 16 MiB chunk
+  CHECK(gloo.candidates(Collective::kReduceScatter, 1 << 20, {4, 1}, Tier::kIntraNode, 1).front().per_byte ==
+        Approx(1.5));
+}
+
+TEST_CASE("a model's terms fitted to a table its own algorithms made come back as they were") {
+  const LibraryModel& mpi = library_model(Library::kOpenMpi);
+  const LinkTerms truth{250e-6, 0.2e9};
+  std::vector<std::pair<double, double>> rows;
+  for (double bytes = 1024; bytes <= 64 << 20; bytes *= 2)
+    rows.emplace_back(bytes, cheapest(mpi, truth, Collective::kAllReduce, bytes, {4, 2}, Tier::kInterNode).seconds);
+  const LinkTerms fitted = fit_terms(mpi, Collective::kAllReduce, {4, 2}, Tier::kInterNode, rows);
+  CHECK(fitted.latency_scale == Approx(truth.latency_scale).epsilon(1e-6));
+  CHECK(fitted.bus_bandwidth == Approx(truth.bus_bandwidth).epsilon(1e-6));
+}
+
+TEST_CASE("a table is read as measured on its own group and scaled by the model's growth on another") {
+  const LibraryModel& mpi = library_model(Library::kOpenMpi);
+  const auto p = CollectivePrice::from_table(Collective::kAllReduce, {4, 2}, {{1024, 1e-3}, {64 << 20, 0.5}}, "t", mpi,
+                                             Tier::kInterNode);
+  CHECK(p.seconds(1024, {4, 2}) == Approx(1e-3));
+  // 8 ranks: recursive doubling's 3 steps against 2 at 1 KiB, where the table is all latency
+  CHECK(p.seconds(1024, {8, 4}) == Approx(1e-3 * 3 / 2).epsilon(0.02));
+  // and Rabenseifner's 2 x 7/8 of the bytes against 2 x 3/4 at 64 MiB, where it is all bandwidth
+  CHECK(p.seconds(64 << 20, {8, 4}) == Approx(0.5 * 1.75 / 1.5).epsilon(0.02));
+  CHECK(p.priced(1024, {8, 4}).algorithm == "recursive doubling");
+}
+
+}  // namespace zb
