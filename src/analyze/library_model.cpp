@@ -83,8 +83,8 @@ LinkTerms fit_terms(const LibraryModel& model, Collective c, GroupShape group, T
   // under the terms fitted so far, until the picks settle.
   LinkTerms terms;
   terms.bus_bandwidth = last_bytes / last_time;
-  const auto& at_last = model.candidates(c, last_bytes, group, tier, terms.bus_bandwidth).front();
-  terms.bus_bandwidth = last_bytes * at_last.per_byte / last_time;
+  const double last_per_byte = model.candidates(c, last_bytes, group, tier, terms.bus_bandwidth).front().per_byte;
+  terms.bus_bandwidth = last_bytes * last_per_byte / last_time;
   terms.latency_scale = first_time / least_latency(model, c, first_bytes, group, tier, terms.bus_bandwidth);
   for (int pass = 0; pass < 8; ++pass) terms = refit(model, c, group, tier, rows, terms);
   return terms;
