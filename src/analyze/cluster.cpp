@@ -344,6 +344,16 @@ double log_log_between(double x, double x0, double y0, double x1, double y1) {
   return std::exp(std::log(y0) + f * (std::log(y1) - std::log(y0)));
 }
 
+// The time `rows` give a call of `bytes` on the group they were measured on: interpolated in log-log between
+// rows, the first row's time below them, the last row's bus bandwidth above.
+double read_rows(const std::vector<std::pair<double, double>>& rows, double bytes) {
+  if (bytes <= rows.front().first) return rows.front().second;
+  if (bytes >= rows.back().first) return rows.back().second * bytes / rows.back().first;
+  const auto hi = std::lower_bound(rows.begin(), rows.end(), std::make_pair(bytes, 0.0));
+  const auto lo = hi - 1;
+  return log_log_between(bytes, lo->first, lo->second, hi->first, hi->second);
+}
+
 }  // namespace
 
 CollectivePrice CollectivePrice::from_table(Collective c, GroupShape measured,
@@ -369,37 +379,18 @@ CollectivePrice CollectivePrice::from_latency_and_busbw(Collective c, double lat
   return p;
 }
 
-double CollectivePrice::from_rows(const std::vector<std::pair<double, double>>& rows, GroupShape rows_group,
-                                  double bytes, GroupShape group) const {
-  double at_table;  // the table's time at this size, on its own group
-  if (bytes <= rows.front().first) {
-    at_table = rows.front().second;
-  } else if (bytes >= rows.back().first) {
-    at_table = rows.back().second * bytes / rows.back().first;
-  } else {
-    const auto hi = std::lower_bound(rows.begin(), rows.end(), std::make_pair(bytes, 0.0));
-    const auto lo = hi - 1;
-    at_table = log_log_between(bytes, lo->first, lo->second, hi->first, hi->second);
-  }
-  if (group == rows_group) return at_table;
-  // Another group: as much slower or faster as the library's model says the call is there.
-  const double there = cheapest(*model_, terms_, collective_, bytes, group, tier_).seconds;
-  const double here = cheapest(*model_, terms_, collective_, bytes, rows_group, tier_).seconds;
-  return here > 0 ? at_table * there / here : there;
+double CollectivePrice::moved(double given, double bytes, GroupShape from, double model_there) const {
+  const double here = cheapest(*model_, terms_, collective_, bytes, from, tier_).seconds;
+  return here > 0 ? given * model_there / here : model_there;
 }
 
 PricedCall CollectivePrice::priced(double bytes, GroupShape group) const {
   if (group.ranks <= 1 || bytes <= 0) return {"none", 0};
   PricedCall call = cheapest(*model_, terms_, collective_, bytes, group, tier_);
-  if (!rows_.empty()) {
-    call.seconds = from_rows(rows_, measured_, bytes, group);
-    return call;
-  }
-  // The figures as given on their group; elsewhere as much slower or faster as the model says.
-  const double given = latency_s_ + bytes * bus_factor(collective_, measured_.ranks) / busbw_;
-  if (group == measured_) return {call.algorithm, given};
-  const double here = cheapest(*model_, terms_, collective_, bytes, measured_, tier_).seconds;
-  call.seconds = here > 0 ? given * call.seconds / here : call.seconds;
+  // The table, or the figures as given, on their own group; elsewhere moved there by the model.
+  const double given =
+      rows_.empty() ? latency_s_ + bytes * bus_factor(collective_, measured_.ranks) / busbw_ : read_rows(rows_, bytes);
+  call.seconds = group == measured_ ? given : moved(given, bytes, measured_, call.seconds);
   return call;
 }
 
@@ -440,7 +431,11 @@ double CollectivePrice::seconds_started_together(double bytes, GroupShape group,
   const double depth = static_cast<double>(std::max<std::size_t>(calls, 1));
   const auto above =
       std::find_if(measured.begin(), measured.end(), [depth](const StartedTogether* t) { return t->depth >= depth; });
-  const auto read = [&](const StartedTogether* t) { return from_rows(t->rows, t->group, bytes, group); };
+  const double model_there = cheapest(*model_, terms_, collective_, bytes, group, tier_).seconds;
+  const auto read = [&](const StartedTogether* t) {
+    const double at = read_rows(t->rows, bytes);
+    return t->group == group ? at : moved(at, bytes, t->group, model_there);
+  };
   if (above == measured.begin()) return read(measured.front());
   if (above == measured.end()) return read(measured.back());
   const StartedTogether* lo = *(above - 1);

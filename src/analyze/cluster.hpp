@@ -56,8 +56,9 @@ class CollectivePrice {
   bool has_table() const { return !rows_.empty(); }
 
  private:
-  double from_rows(const std::vector<std::pair<double, double>>& rows, GroupShape rows_group, double bytes,
-                   GroupShape group) const;
+  // `given` seconds for a call of `bytes` on `from`, moved to the group where the model prices the call at
+  // `model_there`: as much slower or faster as the model says it is there.
+  double moved(double given, double bytes, GroupShape from, double model_there) const;
 
   Collective collective_ = Collective::kAllReduce;
   struct StartedTogether {
