@@ -7,7 +7,6 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
-#include <sstream>
 
 #include "partitioners/cost_model_file.hpp"
 #include "src/common/atomic_file.hpp"
@@ -136,33 +135,13 @@ std::vector<std::pair<double, double>> table_rows(Collective c, const Collective
   return rows;
 }
 
-// The hosts of a table's first group, from its rank lines ("... on HOST device ..."); 0 where none says.
-int table_nodes(const CollectiveTable& t) {
-  std::set<std::string> hosts;
-  for (std::size_t i = 0; i < t.rank_lines.size(); ++i) {
-    if (!t.rank_groups.empty() && t.rank_groups[i] != t.rank_groups.front()) continue;
-    std::istringstream words(t.rank_lines[i]);
-    for (std::string w, host; words >> w;)
-      if (w == "on" && words >> host) hosts.insert(host);
-  }
-  return static_cast<int>(hosts.size());
-}
-
-// The backend zero_bench's rank lines name ("device  cpu [mpi] cpu"), if every line names the same one.
+// The library of the backend zero_bench's rank lines name, if they name one.
 std::optional<Library> table_library(const CollectiveTable& t) {
-  std::optional<Library> found;
-  for (const std::string& line : t.rank_lines) {
-    const auto open = line.find(" ["), close = line.find("] ", open == std::string::npos ? 0 : open);
-    if (open == std::string::npos || close == std::string::npos) return std::nullopt;
-    const std::string backend = line.substr(open + 2, close - open - 2);
-    const std::optional<Library> l = backend == "nccl"   ? std::optional<Library>(Library::kNccl)
-                                     : backend == "mpi"  ? std::optional<Library>(Library::kOpenMpi)
-                                     : backend == "gloo" ? std::optional<Library>(Library::kGloo)
-                                                         : std::nullopt;
-    if (!l || (found && *found != *l)) return std::nullopt;
-    found = l;
-  }
-  return found;
+  const std::string backend = t.backend();
+  if (backend == "nccl") return Library::kNccl;
+  if (backend == "mpi") return Library::kOpenMpi;
+  if (backend == "gloo") return Library::kGloo;
+  return std::nullopt;
 }
 
 // What a tier's entries are read with: the library, the tier, and the group a figure without one holds for.
@@ -215,7 +194,7 @@ CollectivePrice table_price(const Reader& r, Collective c, const json& entry, co
   if (!entry.contains("ranks") && chosen->ranks() < 2)
     r.fail(where + "table: '" + file + "' names " + std::to_string(chosen->ranks()) +
            " ranks; a table of fewer than 2 says nothing of a collective (give \"ranks\" if its rank lines are cut)");
-  const GroupShape group = entry_group(r, entry, where, tier, {chosen->ranks(), table_nodes(*chosen)});
+  const GroupShape group = entry_group(r, entry, where, tier, {chosen->ranks(), chosen->nodes()});
   if (group.ranks < 2)
     r.fail(where + "ranks is " + std::to_string(group.ranks) +
            "; a table of fewer than 2 says nothing of a collective");
@@ -231,7 +210,7 @@ CollectivePrice table_price(const Reader& r, Collective c, const json& entry, co
     if (c != Collective::kBroadcast || t.collective != c || t.agg_iters < 2) continue;
     std::vector<std::pair<double, double>> together = table_rows(c, t, -1);
     if (together.empty()) continue;
-    const GroupShape together_group = entry_group(r, entry, where, tier, {t.ranks(), table_nodes(t)});
+    const GroupShape together_group = entry_group(r, entry, where, tier, {t.ranks(), t.nodes()});
     price = std::move(price).with_started_together(
         t.agg_iters, together_group, std::move(together),
         "agg iters " + std::to_string(t.agg_iters) + ", " + together_group.words());

@@ -159,6 +159,38 @@ int CollectiveTable::groups() const {
   return static_cast<int>(std::set<int>(rank_groups.begin(), rank_groups.end()).size());
 }
 
+namespace {
+
+// The field `offset` places after the first `key` of a rank line ("on" HOST, "device" ID "[TAG]"), or "".
+std::string rank_line_field(const std::string& line, const std::string& key, std::size_t offset) {
+  const std::vector<std::string> f = fields_of(line.substr(1));
+  const auto at = std::find(f.begin(), f.end(), key);
+  return at != f.end() && static_cast<std::size_t>(f.end() - at) > offset ? *(at + offset) : "";
+}
+
+}  // namespace
+
+int CollectiveTable::nodes() const {
+  std::set<std::string> hosts;
+  for (std::size_t i = 0; i < rank_lines.size(); ++i) {
+    if (!rank_groups.empty() && rank_groups[i] != rank_groups.front()) continue;
+    const std::string host = rank_line_field(rank_lines[i], "on", 1);
+    if (!host.empty()) hosts.insert(host);
+  }
+  return static_cast<int>(hosts.size());
+}
+
+std::string CollectiveTable::backend() const {
+  std::string shared;
+  for (const std::string& line : rank_lines) {
+    const std::string tag = rank_line_field(line, "device", 2);
+    if (tag.size() < 3 || tag.front() != '[' || tag.back() != ']') return "";
+    if (!shared.empty() && tag != shared) return "";
+    shared = tag;
+  }
+  return shared.empty() ? "" : shared.substr(1, shared.size() - 2);
+}
+
 std::vector<CollectiveTable> parse_nccl_tests_output(const std::string& text, const std::string& source) {
   std::vector<CollectiveTable> tables;
   std::istringstream in(text);

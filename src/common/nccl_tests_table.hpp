@@ -46,6 +46,11 @@ struct CollectiveTable {
   // group running the same calls at once; groups() says how many.
   int ranks() const;
   int groups() const;
+  // The hosts the first group's rank lines name ("... on HOST device ..."); 0 where none does.
+  int nodes() const;
+  // The tag in brackets every rank line shares after its device ("device  cpu [mpi] cpu": zero_bench's
+  // backend; nccl-tests prints a bus id there), without the brackets; "" where the lines differ or have none.
+  std::string backend() const;
 };
 
 // nccl-tests' program for a collective ("all_reduce_perf"), and back (nullopt for the others: alltoall_perf...).

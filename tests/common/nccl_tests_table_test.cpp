@@ -176,6 +176,30 @@ TEST_CASE("a split run's table counts the ranks of one group, each group having 
   CHECK(old[0].groups() == 1);
 }
 
+TEST_CASE("a table's rank lines name its first group's hosts and the backend every rank ran") {
+  // zero_bench's lines, split in two groups of 2 on nodes of 2: group 0 on node1, group 1 on node2.
+  std::string text = "# Collective test starting: all_reduce_perf\n";
+  for (int r = 0; r < 4; ++r)
+    text += "#  Rank  " + std::to_string(r) + " Group  " + std::to_string(r / 2) + " Pid 1 on node" +
+            std::to_string(1 + r / 2) + " device  cpu [mpi]" + (r == 3 ? "" : " cpu") + "\n";
+  text += "1024 256 float sum -1 10.0 0.1 0.1 0 9.0 0.1 0.1 0\n";
+  const auto split = zb::parse_nccl_tests_output(text, "split.txt");
+  CHECK(split[0].nodes() == 1);
+  CHECK(split[0].backend() == "mpi");  // the last line's tag ends it
+  // nccl-tests' lines: bus ids in the brackets, one per GPU, no backend; 2 hosts.
+  const auto gpus = zb::parse_nccl_tests_output(
+      "#  Rank  0 Group  0 Pid 1 on a device  0 [0x1b] NVIDIA H100\n"
+      "#  Rank  1 Group  0 Pid 2 on b device  0 [0x2c] NVIDIA H100\n"
+      "8 2 float sum -1 12.0 0.0 0.0 0 12.0 0.0 0.0 0\n",
+      "gpus.txt");
+  CHECK(gpus[0].nodes() == 2);
+  CHECK(gpus[0].backend() == "");
+  // Lines that do not say where they ran: no hosts.
+  const auto bare = zb::parse_nccl_tests_output("#  Rank  0 Group  0\n8 2 float sum -1 1 0 0 0 1 0 0 0\n", "bare.txt");
+  CHECK(bare[0].nodes() == 0);
+  CHECK(bare[0].backend() == "");
+}
+
 TEST_CASE("agg iters is read per table and written as set, 1 where the header does not say") {
   zb::CollectiveTable together{"broadcast_perf", zb::Collective::kBroadcast, {"#  Rank  0 Group  0 Pid 1 on h"}, {}};
   together.agg_iters = 4;
