@@ -106,9 +106,18 @@ class Reader {
       fail(field + ": " + e.what());
     }
   }
+  // The tables of the file `file` (named at `field`), read and parsed once however many entries name it.
+  const std::vector<CollectiveTable>& tables(const std::string& file, const std::string& field) const {
+    auto it = tables_.find(file);
+    if (it == tables_.end())
+      it = tables_.emplace(file, read_named(field, [&] { return parse_nccl_tests_output(read_file(file), file); }))
+               .first;
+    return it->second;
+  }
 
  private:
   std::string path_;
+  mutable std::map<std::string, std::vector<CollectiveTable>> tables_;  // by path: a description's files, once
 };
 
 // The rows of `table` the phases' calls are: the collective's redop and root
@@ -177,8 +186,7 @@ GroupShape entry_group(const Reader& r, const json& entry, const std::string& wh
 CollectivePrice table_price(const Reader& r, Collective c, const json& entry, const std::string& where,
                             const TierContext& tier) {
   const std::string file = r.beside(r.text(entry, "table", where));
-  const std::vector<CollectiveTable> tables =
-      r.read_named(where + "table", [&] { return parse_nccl_tests_output(read_file(file), file); });
+  const std::vector<CollectiveTable>& tables = r.tables(file, where + "table");
   // The collective's table of calls alone; else one of its tables of calls aggregated with nccl-tests' -m
   // (its rows still one call's time, at the collective's usual root); else the one table of a file that
   // does not name its program.
@@ -226,7 +234,7 @@ void tables_libraries(const Reader& r, const json& tier, std::set<Library>& foun
     if (!entry.is_object() || !entry.contains("table") || !entry["table"].is_string()) continue;
     try {
       const std::string file = r.beside(entry["table"].get<std::string>());
-      for (const CollectiveTable& t : parse_nccl_tests_output(read_file(file), file))
+      for (const CollectiveTable& t : r.tables(file, "table"))
         if (const auto l = table_library(t)) found.insert(*l);
     } catch (const std::exception&) {
       // read again, and named, by table_price
