@@ -36,13 +36,12 @@ struct Placement {
   // The EP expert-data-parallel groups cross a node's links at once, as the replica groups do.
   int expert_link_share() const { return std::min(ep, ranks_per_node); }
   // The ranks r % stride, + stride, ... (W / stride ranks), and the nodes they lie on.
+  // A node apart or more, each rank is on a node of its own; closer, they leave no node between the first and
+  // the last without one of them.
   GroupShape strided_shape(int rank, int stride) const {
-    const int count = world_size / stride, first = rank % stride;
-    if (stride >= ranks_per_node) return {count, count};  // a node apart or more: each on its own node
-    int nodes = 0;
-    for (int k = 0, last = -1; k < count; ++k)
-      if (node(first + k * stride) != last) ++nodes, last = node(first + k * stride);
-    return {count, nodes};
+    const int count = world_size / stride, first = rank % stride, last = first + (count - 1) * stride;
+    if (stride >= ranks_per_node) return {count, count};
+    return {count, node(last) - node(first) + 1};
   }
 };
 
