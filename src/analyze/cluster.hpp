@@ -33,7 +33,8 @@ class CollectivePrice {
   // One call of `bytes` (nccl-tests' size) on `group`: on the table's own group, read from the table at
   // that size, interpolated in log-log (below its first row: the first row's time; above its last: at the
   // last row's bus bandwidth); on another group, that time x the model's time on `group` over its time on
-  // the table's. Without a table, the model. 0 seconds for one rank.
+  // the table's, the algorithm then marked "(table scaled)". Given a latency and a bus bandwidth, the same
+  // from those. The algorithm is the model's cheapest on `group`; 0 seconds for one rank.
   PricedCall priced(double bytes, GroupShape group) const;
   double seconds(double bytes, GroupShape group) const { return priced(bytes, group).seconds; }
   // This price, with the times of `depth` calls started together on `ranks`
@@ -51,9 +52,6 @@ class CollectivePrice {
   // Where the prices come from: the calls alone and the model's fitted terms, then each started-together
   // table by depth.
   std::string source() const;
-  // The group the figures were measured on (a table's) or given for.
-  GroupShape measured() const { return measured_; }
-  bool has_table() const { return !rows_.empty(); }
 
  private:
   // `given` seconds for a call of `bytes` on `from`, moved to the group where the model prices the call at

@@ -72,8 +72,7 @@ double phase_seconds(const PlannedPhase& phase, GroupShape group, int link_share
     const double bytes = static_cast<double>(call.elements) * phase.element_bytes * link_share;
     const PricedCall priced = price.priced(bytes, group);
     seconds += together ? price.seconds_started_together(bytes, group, phase.calls.size()) : priced.seconds;
-    ++algorithms[collective_choices().name(call.collective) + " " + priced.algorithm +
-                 (price.has_table() && !(price.measured() == group) ? " (table scaled)" : "")];
+    ++algorithms[collective_choices().name(call.collective) + " " + priced.algorithm];
   }
   return seconds;
 }

@@ -111,7 +111,8 @@ TEST_CASE("a table is read as measured on its own group and scaled by the model'
   CHECK(p.seconds(1024, {8, 4}) == Approx(1e-3 * 3 / 2).epsilon(0.02));
   // and Rabenseifner's 2 x 7/8 of the bytes against 2 x 3/4 at 64 MiB, where it is all bandwidth
   CHECK(p.seconds(64 << 20, {8, 4}) == Approx(0.5 * 1.75 / 1.5).epsilon(0.02));
-  CHECK(p.priced(1024, {8, 4}).algorithm == "recursive doubling");
+  CHECK(p.priced(1024, {8, 4}).algorithm == "recursive doubling (table scaled)");
+  CHECK(p.priced(1024, {4, 2}).algorithm == "recursive doubling");  // on its own group, the table as measured
 }
 
 }  // namespace zb
