@@ -27,6 +27,7 @@
 #include "device.hpp"
 #include "host_pages.hpp"
 #include "optim/optimizer.hpp"
+#include "step_calibration.hpp"
 
 namespace zb {
 namespace {
@@ -53,14 +54,7 @@ struct Bench {
   OptimizerSettings settings;
   int64_t fit_min_elements;
   Watchdog& watchdog;  // armed for each sample: a frozen rank ends the job, not hangs it
-};
-
-// What --calibrate was asked, resolved once at its door (run_calibration).
-// The optimizer and the step timing are the bench's (Bench::settings, Bench::serial).
-struct CalibrationRequest {
-  RunContext context;      // the tool's version, this host, the time: the cost file's header
-  std::string cost_model;  // the file to write
-  int threads = 1;
+  const Progress& progress;
 };
 
 // Arms the watchdog for one sample; in serial mode the ranks take turns, so the
@@ -116,8 +110,14 @@ double median_step_seconds(const std::vector<std::vector<int64_t>>& shapes, cons
 double ranks_mean(double seconds, int world_size) { return world_sum(seconds) / world_size; }
 
 std::vector<Sample> measure_grid(const Bench& bench) {
+  constexpr int64_t kSizes[] = {256, 4096, 65536, 1048576, 4194304, 16777216};
   std::vector<Sample> samples;
-  for (int64_t size : {256, 4096, 65536, 1048576, 4194304, 16777216}) {
+  bench.progress.say("optimizer steps over " + std::to_string(std::size(kSizes)) + " tensor sizes on " +
+                     std::to_string(bench.world_size) +
+                     (bench.serial ? " ranks, one at a time (--step-timing serial)" : " ranks at once"));
+  for (const int64_t& size : kSizes) {
+    const double started = bench.progress.seconds();
+    const std::size_t before = samples.size();
     for (int64_t count : {1, 2, 8, 64, 512}) {
       if (size * count > (int64_t{1} << 25) || size * count < 4096) continue;  // 4K .. 32M elements
       const std::vector<std::vector<int64_t>> shapes(count, std::vector<int64_t>{size});
@@ -126,6 +126,9 @@ std::vector<Sample> measure_grid(const Bench& bench) {
       const double seconds = median_step_seconds(shapes, bench, 5);
       samples.push_back({count, size, ranks_mean(seconds, bench.world_size)});
     }
+    bench.progress.say("tensors of " + std::to_string(size) + " elements: " + std::to_string(samples.size() - before) +
+                       " samples in " + duration_words(bench.progress.seconds() - started) + " (size " +
+                       std::to_string(&size - kSizes + 1) + " of " + std::to_string(std::size(kSizes)) + ")");
   }
   return samples;
 }
@@ -211,9 +214,9 @@ nlohmann::ordered_json per_tensor_curve(const std::vector<Sample>& samples) {
   return curve;
 }
 
-nlohmann::ordered_json cost_file(const CalibrationRequest& request, const Bench& bench,
-                                 const std::vector<Sample>& samples, const std::array<double, 3>& c,
-                                 const std::optional<double>& muon_unit, const nlohmann::ordered_json& muon_samples) {
+nlohmann::ordered_json cost_file(const StepCalibration& request, const Bench& bench, const std::vector<Sample>& samples,
+                                 const std::array<double, 3>& c, const std::optional<double>& muon_unit,
+                                 const nlohmann::ordered_json& muon_samples) {
   nlohmann::ordered_json doc;
   doc["schema"] = kCostSchema;
   const RunContext& ctx = request.context;
@@ -255,20 +258,26 @@ nlohmann::ordered_json cost_file(const CalibrationRequest& request, const Bench&
   return doc;
 }
 
-void write_cost_model(const CalibrationRequest& request, const Bench& bench, const std::vector<Sample>& samples,
-                      std::size_t fitted, const std::array<double, 3>& coef, const std::optional<double>& muon_unit,
-                      const nlohmann::ordered_json& muon_samples) {
-  inject_fault_if_asked("final-write", bench.rank);
-  const auto doc = cost_file(request, bench, samples, coef, muon_unit, muon_samples);
-  write_file_atomically(request.cost_model, doc.dump(2) + "\n");
-  std::printf(
-      "wrote %s: %.4g s/element, %.4g s/tensor, %.4g s/step (worst fit error %.1f %% over the %zu samples of >= %lld "
-      "elements)\n",
-      request.cost_model.c_str(), coef[0], coef[1], coef[2], 100 * doc["worst_relative_error"].get<double>(), fitted,
-      static_cast<long long>(bench.fit_min_elements));
+// "1.2e-09 s/element, 3.1e-06 s/tensor, 2e-05 s/step (worst fit error 3.1 % over the 9 samples of >= 1048576
+// elements)"
+std::string fit_summary(const Bench& bench, const nlohmann::ordered_json& doc, std::size_t fitted,
+                        const std::array<double, 3>& coef) {
+  char text[256];
+  std::snprintf(text, sizeof text,
+                "%.4g s/element, %.4g s/tensor, %.4g s/step (worst fit error %.1f %% over the %zu samples of >= %lld "
+                "elements)",
+                coef[0], coef[1], coef[2], 100 * doc["worst_relative_error"].get<double>(), fitted,
+                static_cast<long long>(bench.fit_min_elements));
+  return text;
 }
 
-void calibrate(const CalibrationRequest& request, const Bench& bench, const World& world, Watchdog& watchdog) {
+}  // namespace
+
+CalibratedStep calibrate_step(const StepCalibration& request, const World& world, Watchdog& watchdog,
+                              const Progress& progress) {
+  const Bench bench{request.device, world.size,       world.rank,
+                    request.serial, request.settings, fit_min_elements(request.device),
+                    watchdog,       progress};
   const std::vector<Sample> samples = measure_grid(bench);
   std::vector<Sample> shard_sized;
   for (const Sample& s : samples)
@@ -276,14 +285,17 @@ void calibrate(const CalibrationRequest& request, const Bench& bench, const Worl
   const auto coef = fit(shard_sized);
   std::optional<double> muon_unit;
   nlohmann::ordered_json muon_samples = nlohmann::ordered_json::array();
-  if (bench.settings.optimizer == OptimizerKind::kMuon) muon_unit = measure_muon_unit(bench, coef, muon_samples);
-  watchdog.arm("--calibrate, writing the cost model on rank 0 (every rank arriving after it)");
-  if (world.rank == 0) write_cost_model(request, bench, samples, shard_sized.size(), coef, muon_unit, muon_samples);
-  world_barrier();  // MPI_Finalize waits for every rank too: a rank frozen before it is caught here
+  if (bench.settings.optimizer == OptimizerKind::kMuon) {
+    muon_unit = measure_muon_unit(bench, coef, muon_samples);
+    progress.say("muon: " + std::to_string(muon_samples.size()) + " matrices timed");
+  }
   watchdog.disarm();
+  CalibratedStep out;
+  if (world.rank != 0) return out;
+  out.cost_model = cost_file(request, bench, samples, coef, muon_unit, muon_samples);
+  out.summary = fit_summary(bench, out.cost_model, shard_sized.size(), coef);
+  return out;
 }
-
-}  // namespace
 
 int run_calibration(const Config& config) {
   WatchedMpiSession session(config.timeout_s);
@@ -305,18 +317,25 @@ int run_calibration(const Config& config) {
     check_output_file("cost model", config.cost_model, config.force);  // before 30 s of measuring
   });
   if (failure) return report_failure("zero_bench", *failure);
-  const Bench bench{
-      device,
-      world.size,
-      world.rank,
-      config.step_timing == StepTiming::kSerial,
+  const StepCalibration request{
+      base_context(config), device, config.step_timing == StepTiming::kSerial,
       OptimizerSettings{.optimizer = config.optimizer,
                         .optimizer_impl = resolved_optimizer_impl(config.optimizer_impl, device.is_cuda()),
                         .precision = {}},
-      fit_min_elements(device),
-      watchdog};
-  const CalibrationRequest request{base_context(config), config.cost_model, config.threads};
-  abort_job_on_failure("zero_bench", [&] { calibrate(request, bench, world, watchdog); });
+      config.threads};
+  abort_job_on_failure("zero_bench", [&] {
+    const CalibratedStep step =
+        calibrate_step(request, world, watchdog, Progress("zero_bench --calibrate", world.rank == 0));
+    watchdog.arm("--calibrate, writing the cost model on rank 0 (every rank arriving after it)");
+    if (world.rank == 0) {
+      inject_fault_if_asked("final-write", world.rank);
+      write_file_atomically(config.cost_model, step.cost_model.dump(2) + "\n");
+      std::printf("wrote %s: %s\n", config.cost_model.c_str(), step.summary.c_str());
+      std::fflush(stdout);
+    }
+    world_barrier();  // MPI_Finalize waits for every rank too: a rank frozen before it is caught here
+    watchdog.disarm();
+  });
   return kExitOk;
 }
 

@@ -51,6 +51,7 @@
 #include "src/run/timed_run.hpp"
 #include "timed_request.hpp"
 #include "watchdog.hpp"
+#include "collectives_sweep.hpp"
 
 namespace zb {
 namespace {
@@ -238,27 +239,18 @@ void fill_row(TableRow& row, Collective c, const std::vector<std::string>& per_r
   (made_in_place(c) ? row.in_place : row.out_of_place) = timing;
 }
 
-// What --collectives-table was asked, resolved once at its door (run_collectives_table).
-struct Sweep {
-  const BackendEntry& backend;
-  at::Device device;
-  RunContext context;  // this host's name, the tool's version
-  std::string file;    // the table to write
-  int64_t min_bytes = 0, max_bytes = 0;
-  int split = 0;  // --table-split: ranks per group; 0: one group of all
-  std::vector<int> depths;
-  int warmup = 0, iters = 0;
-};
-
 // Where one sweep runs: every launched rank (`all`, for gathering the figures on rank 0) and this rank's
 // group, whose ranks make the calls.
 struct SweepPlace {
-  const Sweep& sweep;
+  const TableSweep& sweep;
   const SubWorld& all;
   Communicator& comm;  // this rank's group
   Watchdog& watchdog;
+  const Progress& progress;
+  int tables = 0;                       // how many this sweep times
   std::vector<std::string> rank_lines;  // on rank 0
   TableHeader header;
+  int done = 0;  // the tables timed so far
 };
 
 // What a table of broadcasts started together `depth` deep (on `ranks` ranks) says it times.
@@ -272,11 +264,21 @@ std::string together_note(int depth, int ranks) {
          std::to_string(ranks) + " / " + std::to_string(depth) + ")" + tail;
 }
 
+// "all-reduce: 21 sizes in 3.2 s (table 1 of 6)", said once every rank has timed the table.
+std::string table_progress(SweepPlace& at, Collective c, int together, std::size_t sizes, double seconds) {
+  const int index = ++at.done;
+  const std::string what =
+      together ? std::to_string(together) + " broadcasts started together" : collective_choices().name(c);
+  return what + ": " + std::to_string(sizes) + (sizes == 1 ? " size in " : " sizes in ") + duration_words(seconds) +
+         " (table " + std::to_string(index) + " of " + std::to_string(at.tables) + ")";
+}
+
 // One table measured on every rank: collective `c` at each size (`together`: that many broadcasts started
 // together; 0: each call alone), the figures gathered on rank 0; its text there, "" elsewhere (and where no size
 // fits).
-std::string measured_table(const SweepPlace& at, Collective c, int together) {
-  const Sweep& s = at.sweep;
+std::string measured_table(SweepPlace& at, Collective c, int together) {
+  const TableSweep& s = at.sweep;
+  const double started = at.progress.seconds();
   const int ranks = at.comm.size();
   CollectiveTable table{nccl_tests_program(c), c, at.rank_lines, {}, {}};
   TableHeader header = at.header;
@@ -305,13 +307,14 @@ std::string measured_table(const SweepPlace& at, Collective c, int together) {
   }
   at.watchdog.arm("--collectives-table, gathering the " + collective_choices().name(c) + " figures on rank 0");
   const std::vector<std::string> per_rank = at.all.gather_strings(figures_text(mine));
+  at.progress.say(table_progress(at, c, together, table.rows.size(), at.progress.seconds() - started));
   if (at.all.rank() != 0 || table.rows.empty()) return "";
   for (std::size_t i = 0; i < table.rows.size(); ++i) fill_row(table.rows[i], c, per_rank, i, ranks);
   return format_nccl_tests_table(table, header);
 }
 
 // "-b gloo on the CPU, 8 ranks on 4 hosts, split into 4 groups of 2 timing at once"
-std::string header_writer(const Sweep& s, const World& world, int group_ranks, const std::string& version) {
+std::string header_writer(const TableSweep& s, const World& world, int group_ranks, const std::string& version) {
   std::string text = "zero-bench " + version + " --collectives-table: -b " + s.backend.name + " on the " +
                      (s.device.is_cuda() ? "GPU" : "CPU") + ", " + std::to_string(world.size) + " ranks on " +
                      std::to_string(world.nodes) + (world.nodes == 1 ? " host" : " hosts");
@@ -321,7 +324,9 @@ std::string header_writer(const Sweep& s, const World& world, int group_ranks, c
   return text;
 }
 
-void sweep(const Sweep& s, const World& world, Watchdog& watchdog) {
+}  // namespace
+
+SweptTables sweep_collectives(const TableSweep& s, const World& world, Watchdog& watchdog, const Progress& progress) {
   const int group_ranks = s.split ? s.split : world.size;
   watchdog.arm("--collectives-table, forming the groups (every rank arriving)");
   SubWorld all(world.size);
@@ -331,11 +336,15 @@ void sweep(const Sweep& s, const World& world, Watchdog& watchdog) {
   auto comm = connect(s.backend, group, s.device);
   const RunContext& context = s.context;
   watchdog.arm("--collectives-table, gathering the ranks' lines on rank 0");
+  const int deeper_tables =
+      static_cast<int>(std::count_if(s.depths.begin(), s.depths.end(), [&](int d) { return d != group_ranks; }));
   SweepPlace at{
       s,
       all,
       *comm,
       watchdog,
+      progress,
+      static_cast<int>(std::size(kSwept)) + 1 + deeper_tables,
       all.gather_strings(rank_line(world.rank, world.rank / group_ranks, context.host, s.backend.name, s.device)),
       TableHeader{header_writer(s, world, group_ranks, context.tool_version),
                   s.min_bytes,
@@ -346,31 +355,31 @@ void sweep(const Sweep& s, const World& world, Watchdog& watchdog) {
                    "place, as zero-bench's phases make them; the other placement reads N/A",
                    "time: the mean over the ranks of each rank's mean per call; #wrong: one checked call "
                    "after the timed ones, summed over the ranks"}}};
-  std::string file;
-  for (Collective c : kSwept) file += measured_table(at, c, 0);
-  file += measured_table(at, Collective::kBroadcast, group_ranks);
+  progress.say(std::to_string(at.tables) + " tables of " + s.backend.name + " calls from " +
+               std::to_string(std::min(s.min_bytes, s.max_bytes)) + " to " + std::to_string(s.max_bytes) + " B, on " +
+               std::to_string(world.size) + " ranks" +
+               (group_ranks < world.size ? " in groups of " + std::to_string(group_ranks) + " timing at once" : ""));
+  SweptTables out;
+  for (Collective c : kSwept) out.text += measured_table(at, c, 0);
+  out.text += measured_table(at, Collective::kBroadcast, group_ranks);
   std::string deeper;  // --table-depth's tables, but for the one at the group's ranks, already there
   for (int depth : s.depths) {
     if (depth == group_ranks) continue;
     const std::string table = measured_table(at, Collective::kBroadcast, depth);  // "" where no size fits
-    file += table;
+    out.text += table;
     if (!table.empty()) deeper += (deeper.empty() ? "; " : ", ") + std::to_string(depth);
   }
-  watchdog.arm("--collectives-table, writing the table on rank 0 (every rank arriving after it)");
-  if (world.rank == 0) {
-    write_file_atomically(s.file, file);
-    std::cout << "wrote " << s.file << " (" << std::size(kSwept) << " collectives and broadcasts started together, on "
-              << world.size << " ranks"
-              << (group_ranks < world.size ? " in groups of " + std::to_string(group_ranks) : std::string())
-              << (deeper.empty() ? "" : deeper + " deep too") << ")\n"
-              << std::flush;
-  }
+  if (world.rank == 0)
+    out.summary = std::to_string(std::size(kSwept)) + " collectives and broadcasts started together, on " +
+                  std::to_string(world.size) + " ranks" +
+                  (group_ranks < world.size ? " in groups of " + std::to_string(group_ranks) : std::string()) +
+                  (deeper.empty() ? "" : deeper + " deep too");
+  watchdog.arm("--collectives-table, closing the " + std::string(s.backend.name) + " groups");
   comm->close();
   world_barrier();
   watchdog.disarm();
+  return out;
 }
-
-}  // namespace
 
 int run_collectives_table(const Config& config) {
   WatchedMpiSession session(config.timeout_s);
@@ -393,17 +402,26 @@ int run_collectives_table(const Config& config) {
       separate_nccl_hosts(world.rank, world.nodes > 1 ? choose_net_interface().name : "lo");
   });
   if (failure) return report_failure("zero_bench", *failure);
-  const Sweep request{*backend,
-                      device,
-                      base_context(config),
-                      config.collectives_table,
-                      config.table_min_bytes,
-                      config.table_max_bytes,
-                      config.table_split,
-                      config.table_depths,
-                      config.warmup,
-                      config.iters};
-  abort_job_on_failure("zero_bench", [&] { sweep(request, world, watchdog); });
+  const TableSweep request{*backend,
+                           device,
+                           base_context(config),
+                           config.table_min_bytes,
+                           config.table_max_bytes,
+                           config.table_split,
+                           config.table_depths,
+                           config.warmup,
+                           config.iters};
+  abort_job_on_failure("zero_bench", [&] {
+    const SweptTables tables =
+        sweep_collectives(request, world, watchdog, Progress("zero_bench --collectives-table", world.rank == 0));
+    watchdog.arm("--collectives-table, writing the table on rank 0 (every rank arriving after it)");
+    if (world.rank == 0) {
+      write_file_atomically(config.collectives_table, tables.text);
+      std::cout << "wrote " << config.collectives_table << " (" << tables.summary << ")\n" << std::flush;
+    }
+    world_barrier();
+    watchdog.disarm();
+  });
   return kExitOk;
 }
 
