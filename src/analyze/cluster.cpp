@@ -298,6 +298,21 @@ void read_step(const Reader& r, const json& step, ClusterDescription& d) {
   d.step_source = text;
 }
 
+// zero_bench --describe-cluster's record of the hosts' load: its warnings where it says the load was high.
+void read_load(const Reader& r, const json& doc, ClusterDescription& d) {
+  const auto load = doc.find("load");
+  if (load == doc.end()) return;
+  if (!load->is_object()) r.fail("load must be an object (zero_bench --describe-cluster's record of the hosts' load)");
+  const auto high = load->find("high");
+  if (high == load->end() || !high->is_boolean())
+    r.fail("load.high must be true or false (whether other processes kept the hosts busy while they were measured)");
+  if (!high->get<bool>()) return;
+  if (const auto w = load->find("warnings"); w != load->end() && w->is_array())
+    for (const json& s : *w)
+      if (s.is_string()) d.load_warnings.push_back(escape_control_characters(s.get<std::string>()));
+  if (d.load_warnings.empty()) d.load_warnings.push_back("the hosts were busy while they were measured");
+}
+
 // Who runs the collectives: the description's "library", else the one backend its zero_bench tables name, else
 // nccl. A library that differs from the tables' backend is refused: their growth with W would be another's.
 void read_library(const Reader& r, const json& doc, ClusterDescription& d) {
@@ -453,7 +468,7 @@ ClusterDescription cluster_description_from_json_text(const std::string& text, c
            "; valid: \"" + kClusterSchema + "\" (docs/predict.md)");
   r.only_known_keys(doc,
                     {"schema", "name", "sources", "library", "ranks_per_node", "device_memory_gib", "step",
-                     "intra_node", "inter_node"},
+                     "intra_node", "inter_node", "load"},
                     "");
   ClusterDescription d;
   d.path = path;
@@ -465,6 +480,7 @@ ClusterDescription cluster_description_from_json_text(const std::string& text, c
     for (const json& s : *it)
       if (s.is_string()) d.sources.push_back(escape_control_characters(s.get<std::string>()));
   read_step(r, r.field(doc, "step", ""), d);
+  read_load(r, doc, d);
   read_library(r, doc, d);
   const LibraryModel& model = library_model(d.library);
   d.intra_node =

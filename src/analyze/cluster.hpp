@@ -82,6 +82,8 @@ struct ClusterDescription {
   std::string library_source;        // why that library: "named by the description", "the tables' backend"
   double device_memory_bytes = 0;    // "device_memory_gib": what a rank's device holds; 0: not described
   std::vector<std::string> sources;  // where the figures come from
+  // "load": high: what zero_bench --describe-cluster warned of (other processes busy on a host while it measured).
+  std::vector<std::string> load_warnings;
   // The step: a --calibrate cost model, or memory bandwidth x bytes per element + per tensor + per step.
   CostModel step;
   std::string step_source;

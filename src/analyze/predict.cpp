@@ -398,6 +398,9 @@ std::string prediction_preamble(const ClusterDescription& cluster) {
                     "): " + std::to_string(cluster.ranks_per_node) + " ranks per node; step: " + cluster.step_source +
                     "\n  collectives: as " + library_choices().name(cluster.library) + " runs them (" +
                     cluster.library_source + "), each call's algorithm its model's cheapest\n";
+  for (const std::string& w : cluster.load_warnings)
+    out += "  warning: measured under load: " + w +
+           "; its figures price every run as if that load were there (measure again on quiet nodes)\n";
   for (const auto& [tier, prices] :
        {std::make_pair("intra_node", &cluster.intra_node), std::make_pair("inter_node", &cluster.inter_node)})
     for (const auto& [c, price] : *prices)
@@ -411,7 +414,8 @@ nlohmann::ordered_json prediction_json(const std::vector<CasePrediction>& cases,
                     {"path", cluster.path},
                     {"ranks_per_node", cluster.ranks_per_node},
                     {"library", library_choices().name(cluster.library)},
-                    {"step", cluster.step_source}};
+                    {"step", cluster.step_source},
+                    {"load_warnings", cluster.load_warnings}};
   doc["cases"] = nlohmann::ordered_json::array();
   for (const CasePrediction& c : cases) {
     nlohmann::ordered_json j = {{"run", c.run},

@@ -223,6 +223,17 @@ void add_table_options(CLI::App& app, Config& c, std::string& table_bytes, std::
       ->group(group);
 }
 
+void add_describe_options(CLI::App& app, Config& c) {
+  add_text(app, "--describe-cluster", c.describe_cluster, "the path of the cluster description to write",
+           "measure what zero_analyze --predict needs on the launched ranks, in one launch: the collective tables "
+           "within a node (every node's ranks at once) and across the nodes (every rank), as --collectives-table "
+           "with --table-bytes, --table-depth, -n and -w; the step model, as --calibrate with the optimizer options "
+           "and --step-timing; and the hosts' load while it measured. Writes FILE and, beside it, FILE's name "
+           "with .intra_node.txt, .inter_node.txt and .step.json in place of .json (docs/predict.md, Describing "
+           "a cluster)")
+      ->group("describing a cluster (under mpirun)");
+}
+
 // --table-depth D,...: each an integer from 2 to kMaxTableDepth, none twice, ascending in the config.
 std::vector<int> table_depth_list(const std::string& list) {
   std::vector<int> depths;
@@ -272,7 +283,8 @@ std::vector<Action> actions_given(const CLI::App& app, const Config& c) {
                                            {Action::kListModels, app.count("--list-models") > 0},
                                            {Action::kPrintModel, !c.print_model.empty()},
                                            {Action::kCalibrate, c.calibrate},
-                                           {Action::kCollectivesTable, !c.collectives_table.empty()}};
+                                           {Action::kCollectivesTable, !c.collectives_table.empty()},
+                                           {Action::kDescribeCluster, !c.describe_cluster.empty()}};
   std::vector<Action> given;
   for (const auto& [action, yes] : asked)
     if (yes) given.push_back(action);
@@ -308,6 +320,7 @@ Config parse_command_line(int argc, char** argv, bool& help_shown) {
   add_partitioner_options(app, c);
   std::string table_bytes, table_depths;
   add_table_options(app, c, table_bytes, table_depths);
+  add_describe_options(app, c);
   help_shown = false;
   try {
     app.parse(argc, argv);
@@ -326,7 +339,7 @@ Config parse_command_line(int argc, char** argv, bool& help_shown) {
   c.actions_given = actions_given(app, c);
   c.action = c.actions_given.empty() ? Action::kRun : c.actions_given.front();
   if (c.action == Action::kRun) finish_run_config(c, world_sizes);
-  if (c.action == Action::kCalibrate || c.action == Action::kCollectivesTable)
+  if (c.action == Action::kCalibrate || c.action == Action::kCollectivesTable || c.action == Action::kDescribeCluster)
     for (const auto& w : world_sizes) c.world_sizes.push_back(parse_world_size(w));  // refused by the table
   // Each value was read and range-checked above; how the options relate is the table's.
   enforce(Stage::kCommandLine, Facts{c});

@@ -69,6 +69,8 @@ int run(int argc, char** argv) {
       return zb::run_calibration(config);
     case zb::Action::kCollectivesTable:
       return zb::run_collectives_table(config);
+    case zb::Action::kDescribeCluster:
+      return zb::run_describe_cluster(config);
     case zb::Action::kRun:
       if (config.plan_only) {
         zb::run_plan_only(config, std::cout);

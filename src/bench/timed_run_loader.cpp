@@ -52,5 +52,6 @@ Entry runner_entry(const char* symbol) {
 int run_timed(const Config& config) { return runner_entry(kRunTimedSymbol)(&config); }
 int run_calibration(const Config& config) { return runner_entry(kRunCalibrationSymbol)(&config); }
 int run_collectives_table(const Config& config) { return runner_entry(kRunCollectivesTableSymbol)(&config); }
+int run_describe_cluster(const Config& config) { return runner_entry(kRunDescribeClusterSymbol)(&config); }
 
 }  // namespace zb

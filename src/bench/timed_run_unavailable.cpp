@@ -13,5 +13,6 @@ int run_timed(const Config&) {
 
 int run_calibration(const Config& config) { return run_timed(config); }
 int run_collectives_table(const Config& config) { return run_timed(config); }
+int run_describe_cluster(const Config& config) { return run_timed(config); }
 
 }  // namespace zb

@@ -17,7 +17,15 @@ namespace zb {
 inline constexpr int kMaxThreads = 1024;    // libgomp fails well before absurd counts
 inline constexpr double kMaxSeconds = 1e6;  // --timeout, --time-limit: about 11 days
 
-enum class Action { kRun, kListPartitioners, kListModels, kPrintModel, kCalibrate, kCollectivesTable };
+enum class Action {
+  kRun,
+  kListPartitioners,
+  kListModels,
+  kPrintModel,
+  kCalibrate,
+  kCollectivesTable,
+  kDescribeCluster
+};
 // The option that asks for an action ("--calibrate"); kRun has none.
 inline const char* action_option(Action a) {
   switch (a) {
@@ -31,6 +39,8 @@ inline const char* action_option(Action a) {
       return "--calibrate";
     case Action::kCollectivesTable:
       return "--collectives-table";
+    case Action::kDescribeCluster:
+      return "--describe-cluster";
     case Action::kRun:
       break;
   }
@@ -93,6 +103,10 @@ struct Config {
   int table_split = 0;  // --table-split K: groups of K consecutive ranks timing at once; 0: one group of all
   // --table-depth D,...: a table of D broadcasts started together per depth, besides the one at the group's ranks.
   std::vector<int> table_depths;
+
+  // --describe-cluster FILE: the cluster description to write, its tables and step model beside it
+  // (describe_cluster_files); measured with --table-bytes, --table-depth, -n, -w and the optimizer options.
+  std::string describe_cluster;
 };
 
 // --shard-list auto lists a case's shards where it has at most kAutoListedRanks ranks and its W records at most

@@ -2,6 +2,8 @@
 #include <vector>
 
 #include "constraint_rows.hpp"
+#include "description_files.hpp"
+#include "src/common/json_input.hpp"
 
 namespace zb::constraint_rows {
 
@@ -53,6 +55,41 @@ std::vector<Constraint> action_rows() {
       {"calibrate-without-cost-model", S::kCommandLine,
        [](const Facts& f) { return cfg(f).action == Action::kCalibrate && cfg(f).cost_model.empty(); },
        [](const Facts&) -> std::string { return "--calibrate needs --cost-model FILE, the file to write"; }, kBadInput},
+      {"describe-cluster-not-json", S::kCommandLine,
+       [](const Facts& f) {
+         return cfg(f).action == Action::kDescribeCluster && !names_a_json_file(cfg(f).describe_cluster);
+       },
+       [](const Facts& f) {
+         return "--describe-cluster '" + excerpt_for_message(cfg(f).describe_cluster, 200) +
+                "': name a .json file, e.g. mycluster.json (its tables and step model are written beside it, as "
+                "mycluster.intra_node.txt, mycluster.inter_node.txt and mycluster.step.json)";
+       },
+       kBadInput},
+      {"describe-cluster-with-a-run", S::kCommandLine,
+       [](const Facts& f) {
+         return cfg(f).action == Action::kDescribeCluster &&
+                (!cfg(f).partitioner.empty() || !cfg(f).world_sizes.empty() || cfg(f).plan_only);
+       },
+       [](const Facts& f) -> std::string {
+         return std::string("--describe-cluster measures the launched ranks' collectives and step and takes no ") +
+                (cfg(f).plan_only ? "--plan-only" : "partitioner or world sizes") +
+                "; e.g. 'mpirun -np 16 --hostfile hosts zero_bench --describe-cluster mycluster.json', then "
+                "zero_analyze RUN --predict mycluster.json";
+       },
+       kBadInput},
+      {"describe-cluster-with-its-own-files", S::kCommandLine,
+       [](const Facts& f) {
+         return cfg(f).action == Action::kDescribeCluster && (!cfg(f).cost_model.empty() || cfg(f).table_split != 0);
+       },
+       [](const Facts& f) {
+         return std::string("--describe-cluster ") +
+                (cfg(f).table_split != 0
+                     ? "splits the ranks by node itself (its within-node tables time every node's ranks at once); "
+                       "leave out --table-split"
+                     : "calibrates the step model and writes it beside the description (FILE.step.json); leave "
+                       "out --cost-model");
+       },
+       kBadInput},
       {"collectives-table-with-another-action", S::kCommandLine,
        [](const Facts& f) { return !cfg(f).collectives_table.empty() && cfg(f).plan_only; },
        [](const Facts&) -> std::string {
@@ -62,11 +99,13 @@ std::vector<Constraint> action_rows() {
        kBadInput},
       {"table-bytes-without-collectives-table", S::kCommandLine,
        [](const Facts& f) {
-         return cfg(f).collectives_table.empty() && (cfg(f).table_min_bytes != Config{}.table_min_bytes ||
-                                                     cfg(f).table_max_bytes != Config{}.table_max_bytes);
+         return cfg(f).collectives_table.empty() && cfg(f).describe_cluster.empty() &&
+                (cfg(f).table_min_bytes != Config{}.table_min_bytes ||
+                 cfg(f).table_max_bytes != Config{}.table_max_bytes);
        },
        [](const Facts&) -> std::string {
-         return "--table-bytes sizes the sweep of --collectives-table FILE; give that too, or leave --table-bytes out";
+         return "--table-bytes sizes the sweep of --collectives-table FILE or --describe-cluster FILE; give one of "
+                "them too, or leave --table-bytes out";
        },
        kBadInput},
       {"table-split-without-collectives-table", S::kCommandLine,
@@ -77,10 +116,12 @@ std::vector<Constraint> action_rows() {
        },
        kBadInput},
       {"table-depth-without-collectives-table", S::kCommandLine,
-       [](const Facts& f) { return cfg(f).collectives_table.empty() && !cfg(f).table_depths.empty(); },
+       [](const Facts& f) {
+         return cfg(f).collectives_table.empty() && cfg(f).describe_cluster.empty() && !cfg(f).table_depths.empty();
+       },
        [](const Facts&) -> std::string {
-         return "--table-depth adds tables of broadcasts started together to --collectives-table FILE; give that "
-                "too, or leave --table-depth out";
+         return "--table-depth adds tables of broadcasts started together to --collectives-table FILE or "
+                "--describe-cluster FILE; give one of them too, or leave --table-depth out";
        },
        kBadInput},
       {"calibrate-with-a-run", S::kCommandLine,

@@ -1,3 +1,5 @@
+#include <algorithm>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -81,6 +83,35 @@ std::vector<Constraint> device_and_backend_rows() {
        [](const Facts&) -> std::string {
          return "--collectives-table on one rank: a collective of one rank moves nothing, and a table of one rank "
                 "prices no call; launch it with mpirun -np N, N >= 2";
+       },
+       kBadInput, false, true},
+      {"describe-cluster-on-one-rank", S::kLaunch,
+       [](const Facts& f) { return cfg(f).action == Action::kDescribeCluster && at_launch(f).ranks < 2; },
+       [](const Facts&) -> std::string {
+         return "--describe-cluster on one rank: a collective of one rank moves nothing; launch it on the nodes "
+                "to describe, as many ranks on each as a run puts there (mpirun -np N --hostfile HOSTS, N >= 2)";
+       },
+       kBadInput, false, true},
+      {"describe-cluster-on-uneven-nodes", S::kLaunch,
+       [](const Facts& f) {
+         const std::vector<int>& n = at_launch(f).ranks_on_each_node;
+         return cfg(f).action == Action::kDescribeCluster && !n.empty() &&
+                std::adjacent_find(n.begin(), n.end(), std::not_equal_to<>()) != n.end();
+       },
+       [](const Facts& f) {
+         std::string counts;
+         for (int n : at_launch(f).ranks_on_each_node) counts += (counts.empty() ? "" : ", ") + std::to_string(n);
+         return "--describe-cluster: the nodes run " + counts +
+                " ranks, and a description has one number of ranks per node; launch as many on every node (mpirun "
+                "--map-by ppr:R:node, srun --ntasks-per-node R)";
+       },
+       kBadInput, false, true},
+      {"describe-cluster-on-scattered-ranks", S::kLaunch,
+       [](const Facts& f) { return cfg(f).action == Action::kDescribeCluster && !at_launch(f).nodes_in_blocks; },
+       [](const Facts&) -> std::string {
+         return "--describe-cluster: a node's ranks are not consecutive (ranks placed round-robin over the nodes), "
+                "and the tables within a node time each node's ranks as one group of consecutive ranks; launch "
+                "with mpirun --map-by slot (its default) or srun --distribution block";
        },
        kBadInput, false, true},
       {"table-split-not-dividing-the-ranks", S::kLaunch,

@@ -37,6 +37,9 @@ struct LaunchFacts {
   std::string backend_unavailable;                       // why this build cannot use it; empty when it can
   bool fused_kernels = false;                            // this libtorch has ATen's _fused_adam(w)_ and _fused_sgd_
   double available_bytes_per_rank = 0;                   // memory a rank may use on the device
+  // --describe-cluster: the ranks each node runs (in node order), and whether every node's are consecutive.
+  std::vector<int> ranks_on_each_node;
+  bool nodes_in_blocks = true;
 };
 
 // One case: a model at a world size.

@@ -13,6 +13,8 @@ int run_timed(const Config& config);
 int run_calibration(const Config& config);
 // --collectives-table: sweeps the collectives and writes their table.
 int run_collectives_table(const Config& config);
+// --describe-cluster: measures the tables and the step model and writes the cluster description.
+int run_describe_cluster(const Config& config);
 
 // The module's symbols. zb_runner_interface returns the ZB_RUNNER_INTERFACE the
 // module was compiled with (generated/runner_interface.hpp: the tool version and
@@ -22,5 +24,6 @@ inline constexpr const char* kRunnerInterfaceSymbol = "zb_runner_interface";
 inline constexpr const char* kRunTimedSymbol = "zb_runner_run_timed";
 inline constexpr const char* kRunCalibrationSymbol = "zb_runner_run_calibration";
 inline constexpr const char* kRunCollectivesTableSymbol = "zb_runner_run_collectives_table";
+inline constexpr const char* kRunDescribeClusterSymbol = "zb_runner_run_describe_cluster";
 
 }  // namespace zb

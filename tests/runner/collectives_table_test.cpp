@@ -195,7 +195,7 @@ TEST_CASE("zero_bench --collectives-table refuses what it cannot do before measu
       {"--collectives-table t.txt --table-depth 1", "--table-depth '1': '1' is not a depth from 2 to 65536"},
       {"--collectives-table t.txt --table-depth 4,x", "--table-depth '4,x': 'x' is not a depth from 2 to 65536"},
       {"--collectives-table t.txt --table-depth 8,4,8", "--table-depth '8,4,8': depth 8 is given twice"},
-      {"lpt 2 --plan-only --table-depth 4 -o t.txt", "give that too, or leave --table-depth out"},
+      {"lpt 2 --plan-only --table-depth 4 -o t.txt", "give one of them too, or leave --table-depth out"},
   };
   for (const auto& bad : refused) {
     std::string args = bad.args;

@@ -1,0 +1,432 @@
+// zero_bench --describe-cluster FILE.json: everything zero_analyze --predict
+// needs of a cluster, measured on the launched ranks in one launch, and the
+// description that names it (docs/predict.md, Describing a cluster):
+//   1. the collective tables within a node: every node's ranks one group
+//      (consecutive ranks, --table-split R), every node timing at once, as a
+//      run's shard groups do (FILE.intra_node.txt);
+//   2. the tables across the nodes: every rank one group (FILE.inter_node.txt);
+//   3. the step model, as --calibrate on every rank (FILE.step.json);
+// with a progress line for every table and tensor size, and the hosts' load:
+// the cores other processes kept busy on each host, over each measurement and
+// over a second of quiet (every rank asleep) before and after each. A quiet
+// second or a step-model measurement in which another process used more than
+// kBusyCores of a host is said as a warning and recorded in the description
+// (its "load": high), which --predict repeats: a step model measured under
+// load prices every run as if the load were there.
+#include <ATen/Parallel.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <thread>
+
+#include "collectives_sweep.hpp"
+#include "device.hpp"
+#include "host_load.hpp"
+#include "host_pages.hpp"
+#include "src/comm/backend_factories.hpp"
+#include "src/common/atomic_file.hpp"
+#include "src/common/errors.hpp"
+#include "src/run/constraints.hpp"
+#include "src/run/description_files.hpp"
+#include "src/run/run_context.hpp"
+#include "src/run/timed_run.hpp"
+#include "step_calibration.hpp"
+#include "timed_request.hpp"
+#include "watchdog.hpp"
+
+namespace zb {
+namespace {
+
+using json = nlohmann::ordered_json;
+
+// Other processes using more than this many cores of a host make its figures suspect.
+constexpr double kBusyCores = 0.5;
+constexpr double kQuietSeconds = 1.0;
+constexpr Collective kDescribed[] = {Collective::kAllReduce, Collective::kReduceScatter, Collective::kAllGather,
+                                     Collective::kBroadcast, Collective::kReduce};
+
+// Where the launch put its ranks: each node's count in node order, and whether each node's ranks are consecutive.
+struct NodeLayout {
+  std::vector<int> ranks_on_each_node;
+  bool in_blocks = true;
+  int ranks_per_node() const { return ranks_on_each_node.empty() ? 1 : ranks_on_each_node.front(); }
+  int nodes() const { return static_cast<int>(ranks_on_each_node.size()); }
+};
+
+NodeLayout node_layout(const std::vector<int>& node_of_rank) {
+  NodeLayout layout;
+  for (int node : node_of_rank) {
+    if (node >= layout.nodes()) layout.ranks_on_each_node.resize(static_cast<std::size_t>(node) + 1, 0);
+    ++layout.ranks_on_each_node[static_cast<std::size_t>(node)];
+  }
+  for (std::size_t r = 1; r < node_of_rank.size(); ++r)
+    if (node_of_rank[r] != node_of_rank[r - 1] && node_of_rank[r] != node_of_rank[r - 1] + 1) layout.in_blocks = false;
+  return layout;
+}
+
+// What --describe-cluster was asked, resolved once at its door (run_describe_cluster).
+struct Request {
+  const Config& config;
+  DescriptionFiles files;
+  NodeLayout layout;
+  TableSweep tables;  // split per node for the within-node tables
+  StepCalibration step;
+  double device_memory_bytes = 0;  // what a rank could use on its device, at the checks
+};
+
+// The hosts' load, window by window: each rank's own CPU time and its host's, gathered on rank 0.
+class LoadLedger {
+ public:
+  LoadLedger(const SubWorld& all, const std::string& this_host) : all_(all), host_(this_host) {
+    const std::vector<std::string> starts = all_.gather_strings(host_ + " " + load_text());
+    for (const std::string& line : starts) {
+      std::istringstream in(line);
+      std::string name;
+      double load = -1;
+      in >> name >> load;
+      host(name).load_at_start = load;
+    }
+  }
+
+  // Times `measure` as the window `window_name` ("intra_node tables"): the cores others used on each host
+  // meanwhile; a `checked` window above kBusyCores makes the load high.
+  template <typename Measure>
+  void window(const std::string& window_name, bool checked, Measure&& measure) {
+    const CpuCounters before = read_cpu_counters();
+    measure();
+    const CpuWindow w = window_between(before, read_cpu_counters());
+    char text[160];
+    std::snprintf(text, sizeof text, "%s %.17g %.17g %.17g %d", host_.c_str(), w.host_busy_s, w.own_s, w.wall_s,
+                  online_cores());
+    const std::vector<std::string> lines = all_.gather_strings(text);
+    // Per host: the busy time one of its ranks read, less every rank's own, over that rank's wall time.
+    std::map<std::string, CpuWindow> hosts;
+    std::map<std::string, double> ranks_own;
+    std::map<std::string, int> cores;
+    for (const std::string& line : lines) {
+      std::istringstream in(line);
+      std::string name;
+      CpuWindow one;
+      int n = 1;
+      in >> name >> one.host_busy_s >> one.own_s >> one.wall_s >> n;
+      hosts.emplace(name, one);
+      ranks_own[name] += one.own_s;
+      cores[name] = n;
+    }
+    for (const auto& [name, first] : hosts) {
+      HostLoad& h = host(name);
+      h.cores = cores[name];
+      const double others = others_cores(first.host_busy_s, ranks_own[name], first.wall_s);
+      h.others.push_back({window_name, others, checked});
+    }
+  }
+
+  // A second with every rank asleep: what else runs there, with nothing of the job's in the way.
+  void quiet(const std::string& after) {
+    world_barrier();
+    window(after.empty() ? "quiet second at the start" : "quiet second after the " + after, true,
+           [] { std::this_thread::sleep_for(std::chrono::duration<double>(kQuietSeconds)); });
+    world_barrier();
+  }
+
+  // One per busy host: the window where others used the most of it, and how many of its checked windows were busy.
+  std::vector<std::string> warnings() const {
+    std::vector<std::string> out;
+    for (const HostLoad& h : hosts_) {
+      const Window* worst = nullptr;
+      int busy = 0, checked = 0;
+      for (const Window& w : h.others) {
+        if (!w.checked) continue;
+        ++checked;
+        if (w.cores <= kBusyCores) continue;
+        ++busy;
+        if (!worst || w.cores > worst->cores) worst = &w;
+      }
+      if (!worst) continue;
+      char text[400];
+      std::snprintf(text, sizeof text,
+                    "%s was busy: other processes used up to %.2f of its %d cores (during the %s); %d of the %d "
+                    "windows checked were above %.1f",
+                    h.name.c_str(), worst->cores, h.cores, worst->name.c_str(), busy, checked, kBusyCores);
+      out.push_back(text);
+    }
+    return out;
+  }
+
+  json record() const {
+    json hosts = json::array();
+    for (const HostLoad& h : hosts_) {
+      json others = json::object();
+      for (const Window& w : h.others) others[w.name] = round3(w.cores);
+      json one = {{"host", h.name}, {"cores", h.cores}};
+      if (h.load_at_start >= 0) one["load_average_1min_at_start"] = round3(h.load_at_start);
+      one["others_cores"] = others;
+      hosts.push_back(one);
+    }
+    json out;
+    out["measure"] =
+        "others_cores: the cores other processes kept busy on each host (the host's user + nice + system CPU time "
+        "from /proc/stat, less every one of the job's ranks' own on it, per second of the window), over each "
+        "measurement and over a second with every rank asleep after each; a quiet second or the step model "
+        "above warn_above_cores makes the description's load high";
+    out["warn_above_cores"] = kBusyCores;
+    const std::vector<std::string> busy = warnings();
+    out["high"] = !busy.empty();
+    if (!busy.empty()) out["warnings"] = busy;
+    out["hosts"] = hosts;
+    return out;
+  }
+
+ private:
+  struct Window {
+    std::string name;
+    double cores = 0;      // the cores other processes used
+    bool checked = false;  // whether it can make the load high
+  };
+  struct HostLoad {
+    std::string name;
+    int cores = 1;
+    double load_at_start = -1;
+    std::vector<Window> others;
+  };
+
+  static std::string load_text() {
+    const auto load = load_average_1min();
+    char text[32];
+    std::snprintf(text, sizeof text, "%.17g", load.value_or(-1));
+    return text;
+  }
+  static double round3(double x) { return std::round(x * 1000) / 1000; }
+
+  HostLoad& host(const std::string& name) {
+    for (HostLoad& h : hosts_)
+      if (h.name == name) return h;
+    hosts_.push_back(HostLoad{name, 1, -1, {}});
+    return hosts_.back();
+  }
+
+  const SubWorld& all_;
+  std::string host_;
+  std::vector<HostLoad> hosts_;  // in the order their ranks first appear
+};
+
+std::string library_of_backend(const std::string& backend) {
+  if (backend == "mpi") return "open-mpi";
+  return backend;  // nccl, gloo: the libraries of the same names
+}
+
+// "-n 30 -w 1 --table-bytes 1024:1073741824"
+std::string sweep_words(const TableSweep& s) {
+  return std::to_string(s.iters) + " timed calls per size after " + std::to_string(s.warmup) + " warm-up, " +
+         std::to_string(s.min_bytes) + " to " + std::to_string(s.max_bytes) + " B";
+}
+
+std::string relative_to_description(const DescriptionFiles& files, const std::string& path) {
+  const std::size_t slash = files.description.find_last_of('/');
+  if (slash == std::string::npos) return path;
+  return path.substr(slash + 1);  // beside it: the same directory
+}
+
+json tier_entries(const DescriptionFiles& files, const std::string& table) {
+  json tier = json::object();
+  for (Collective c : kDescribed)
+    tier[collective_choices().name(c)] = {{"table", relative_to_description(files, table)}};
+  return tier;
+}
+
+// The glibc allocator settings of this rank's environment: a CPU step's time depends on them
+// (experiments/predict_validation/step_allocator.md), so the runs a description prices should share them.
+std::string allocator_words() {
+  std::string set;
+  for (const char* var : {"MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_", "MALLOC_MMAP_MAX_", "GLIBC_TUNABLES"})
+    if (const char* value = std::getenv(var)) set.append(set.empty() ? "" : " ").append(var).append("=").append(value);
+  std::string words = "allocator: ";
+  words.append(set.empty() ? "glibc's defaults (no MALLOC_* or GLIBC_TUNABLES set)" : set);
+  words.append("; a CPU step's time depends on it: time the runs this description prices under the same");
+  return words;
+}
+
+std::string command_line(const Config& config) {
+  std::string text;
+  for (const std::string& a : config.argv) text += (text.empty() ? "" : " ") + a;
+  return text;
+}
+
+json description(const Request& r, const std::vector<std::string>& hosts, const json& load,
+                 const std::string& cost_summary) {
+  const NodeLayout& layout = r.layout;
+  const RunContext& ctx = r.tables.context;
+  const std::string device = r.tables.device.is_cuda() ? "the GPU" : "the CPU";
+  std::string host_list;
+  for (const std::string& h : hosts) host_list += (host_list.empty() ? "" : ", ") + h;
+  json doc;
+  doc["schema"] = "zero-bench-cluster/1";
+  doc["name"] = std::to_string(layout.nodes()) + (layout.nodes() == 1 ? " node" : " nodes") + " x " +
+                std::to_string(layout.ranks_per_node()) + " ranks (" + host_list + "), " + r.tables.backend.name +
+                " on " + device;
+  json sources = json::array();
+  sources.push_back("measured by zero-bench " + ctx.tool_version + " (git " + ctx.git_sha + ") on " + ctx.time + ": " +
+                    command_line(r.config));
+  if (layout.ranks_per_node() > 1)
+    sources.push_back("intra_node: " + relative_to_description(r.files, r.files.intra_node) + ", " +
+                      (layout.nodes() == 1
+                           ? "the node's " + std::to_string(layout.ranks_per_node()) + " ranks"
+                           : "every node's " + std::to_string(layout.ranks_per_node()) + " ranks one group, all " +
+                                 std::to_string(layout.nodes()) + " nodes timing at once (--table-split " +
+                                 std::to_string(layout.ranks_per_node()) + ")") +
+                      "; " + sweep_words(r.tables));
+  else sources.push_back("intra_node: none (one rank per node: no call stays within a node)");
+  if (layout.nodes() > 1)
+    sources.push_back("inter_node: " + relative_to_description(r.files, r.files.inter_node) + ", all " +
+                      std::to_string(layout.nodes() * layout.ranks_per_node()) + " ranks on " +
+                      std::to_string(layout.nodes()) + " nodes; " + sweep_words(r.tables));
+  else sources.push_back("inter_node: none (one node); a launch across nodes measures it");
+  sources.push_back(
+      "step: " + relative_to_description(r.files, r.files.step) + ", " + cost_summary + "; measured on every rank " +
+      (r.step.serial ? "one at a time (--step-timing serial)" : "at once (--step-timing concurrent)") + ", " +
+      std::to_string(r.step.threads) + (r.step.threads == 1 ? " thread" : " threads") + " per rank");
+  if (!r.tables.device.is_cuda()) sources.push_back(allocator_words());
+  if (r.device_memory_bytes > 0)
+    sources.push_back(std::string("device memory: what a rank could use when measured (") +
+                      (r.tables.device.is_cuda() ? "the GPU's free memory over the ranks sharing it"
+                                                 : "the host's MemAvailable over its ranks") +
+                      ")");
+  sources.push_back(load["high"].get<bool>() ? "load: HIGH while it measured (load.warnings); measure again on quiet "
+                                               "nodes"
+                                             : "load: quiet while it measured (load.hosts)");
+  doc["sources"] = sources;
+  doc["library"] = library_of_backend(r.tables.backend.name);
+  doc["ranks_per_node"] = layout.ranks_per_node();
+  if (r.device_memory_bytes > 0)
+    doc["device_memory_gib"] = std::round(r.device_memory_bytes / (1024.0 * 1024 * 1024) * 1000) / 1000;
+  doc["step"] = {{"cost_model", relative_to_description(r.files, r.files.step)}};
+  doc["intra_node"] = layout.ranks_per_node() > 1 ? tier_entries(r.files, r.files.intra_node) : json::object();
+  doc["inter_node"] = layout.nodes() > 1 ? tier_entries(r.files, r.files.inter_node) : json::object();
+  doc["load"] = load;
+  return doc;
+}
+
+void describe(const Request& r, const World& world, Watchdog& watchdog) {
+  const Progress progress("zero_bench --describe-cluster", world.rank == 0);
+  const NodeLayout& layout = r.layout;
+  const int rpn = layout.ranks_per_node();
+  const bool intra = rpn > 1, inter = layout.nodes() > 1;
+  const int stages = (intra ? 1 : 0) + (inter ? 1 : 0) + 1;
+  watchdog.arm("--describe-cluster, gathering the hosts' names and load on rank 0");
+  SubWorld all(world.size);
+  const std::vector<std::string> rank_hosts = all.gather_strings(r.tables.context.host);
+  std::vector<std::string> hosts;  // rank 0's: in node order
+  for (const std::string& h : rank_hosts)
+    if (std::find(hosts.begin(), hosts.end(), h) == hosts.end()) hosts.push_back(h);
+  LoadLedger load(all, r.tables.context.host);
+  progress.say(std::to_string(world.size) + " ranks on " + std::to_string(layout.nodes()) +
+               (layout.nodes() == 1 ? " node" : " nodes") + " (" + std::to_string(rpn) + " per node), -b " +
+               r.tables.backend.name + ": " + std::to_string(stages) + " measurements, then " + r.files.description);
+  watchdog.arm("--describe-cluster, the quiet second at the start");
+  load.quiet("");
+  int stage = 0;
+  const auto begin_stage = [&](const char* what) {
+    char line[96];
+    std::snprintf(line, sizeof line, "[%d/%d] %s", ++stage, stages, what);
+    progress.say(line);
+  };
+  SweptTables within, across;
+  if (intra) {
+    begin_stage("tables within a node");
+    TableSweep split = r.tables;
+    split.split = rpn;
+    load.window("intra_node tables", false, [&] { within = sweep_collectives(split, world, watchdog, progress); });
+    load.quiet("intra_node tables");
+  }
+  if (inter) {
+    begin_stage("tables across the nodes");
+    load.window("inter_node tables", false, [&] { across = sweep_collectives(r.tables, world, watchdog, progress); });
+    load.quiet("inter_node tables");
+  }
+  begin_stage("the step model");
+  CalibratedStep step;
+  load.window("step model", true, [&] { step = calibrate_step(r.step, world, watchdog, progress); });
+  load.quiet("step model");
+  watchdog.arm("--describe-cluster, writing the description on rank 0 (every rank arriving after it)");
+  if (world.rank == 0) {
+    inject_fault_if_asked("final-write", world.rank);
+    const json load_record = load.record();
+    const std::vector<std::string> warnings = load.warnings();
+    for (const std::string& w : warnings)
+      std::cerr << "zero_bench --describe-cluster: warning: " << w
+                << "; a description measured under load prices every run as if the load were there: measure again "
+                   "on quiet nodes\n";
+    std::vector<std::pair<std::string, std::string>> files;
+    if (intra) files.emplace_back(r.files.intra_node, within.text);
+    if (inter) files.emplace_back(r.files.inter_node, across.text);
+    files.emplace_back(r.files.step, step.cost_model.dump(2) + "\n");
+    files.emplace_back(r.files.description, description(r, hosts, load_record, step.summary).dump(2) + "\n");
+    write_files_atomically(files);
+    std::cout << "wrote " << r.files.description << " (" << layout.nodes() << (layout.nodes() == 1 ? " node" : " nodes")
+              << " x " << rpn << " ranks, -b " << r.tables.backend.name << "; load "
+              << (warnings.empty() ? "quiet" : "HIGH") << ") and beside it " << (intra ? r.files.intra_node + ", " : "")
+              << (inter ? r.files.inter_node + ", " : "") << r.files.step << "\n"
+              << "  step: " << step.summary << "\n"
+              << "  use: zero_analyze RUN --predict " << r.files.description << "\n"
+              << std::flush;
+  }
+  world_barrier();
+  watchdog.disarm();
+}
+
+}  // namespace
+
+int run_describe_cluster(const Config& config) {
+  WatchedMpiSession session(config.timeout_s);
+  Watchdog& watchdog = session.watchdog();
+  const World& world = session.world();
+  watchdog.arm("--describe-cluster, checking the request (every rank arriving)");
+  const auto differing = differing_launch(config.argv);
+  const NodeLayout layout = node_layout(SubWorld(world.size).node_of_each_rank(world.node));
+  std::optional<LaunchResolution> launch;
+  const DescriptionFiles files = description_files(config.describe_cluster);
+  const auto failure = agree_on_failure([&] {
+    inject_fault_if_asked("checks", world.rank);
+    if (differing) throw UsageError(*differing);
+    apply_huge_pages(config.huge_pages);
+    at::set_num_threads(config.threads);
+    launch = resolve_launch({config.backend, config.device, config.nccl_shared_gpu}, world);
+    launch->facts.ranks_on_each_node = layout.ranks_on_each_node;
+    launch->facts.nodes_in_blocks = layout.in_blocks;
+    enforce_backend_rows(Facts{config, &launch->facts});
+    enforce_optimizer_rows(Facts{config, &launch->facts});
+    if (world.rank == 0) {
+      if (layout.ranks_per_node() > 1) check_output_file("intra-node table", files.intra_node, config.force);
+      if (layout.nodes() > 1) check_output_file("inter-node table", files.inter_node, config.force);
+      check_output_file("step model", files.step, config.force);
+      check_output_file("cluster description", files.description, config.force);
+    }
+    if (config.nccl_shared_gpu)  // before the first NCCL communicator
+      separate_nccl_hosts(world.rank, world.nodes > 1 ? choose_net_interface().name : "lo");
+  });
+  if (failure) return report_failure("zero_bench", *failure);
+  const at::Device device = launch->device;
+  const Request request{config,
+                        files,
+                        layout,
+                        TableSweep{*launch->backend, device, base_context(config), config.table_min_bytes,
+                                   config.table_max_bytes, 0, config.table_depths, config.warmup, config.iters},
+                        StepCalibration{base_context(config), device, config.step_timing == StepTiming::kSerial,
+                                        OptimizerSettings{.optimizer = config.optimizer,
+                                                          .optimizer_impl = resolved_optimizer_impl(
+                                                              config.optimizer_impl, device.is_cuda()),
+                                                          .precision = {}},
+                                        config.threads},
+                        launch->facts.available_bytes_per_rank < 1e18 ? launch->facts.available_bytes_per_rank : 0};
+  abort_job_on_failure("zero_bench", [&] { describe(request, world, watchdog); });
+  return kExitOk;
+}
+
+}  // namespace zb

@@ -1,0 +1,46 @@
+// What --describe-cluster reads of a host's load: the kernel's counters
+// parsed as the kernel writes them, and the cores other processes used.
+#include "src/runner/host_load.hpp"
+
+#include "support/catch.hpp"
+
+TEST_CASE("host load: /proc/stat's busy time is user + nice + system over the ticks, the rest left out") {
+  const std::string stat = "cpu  1000 50 250 90000 30 7 11 0 0 0\ncpu0 500 25 125 45000 15 3 5 0 0 0\nintr 12345\n";
+  const auto busy = zb::busy_seconds_of_proc_stat(stat, 100);
+  REQUIRE(busy.has_value());
+  CHECK(*busy == Approx(13.0));  // (1000 + 50 + 250) / 100: idle, iowait, irq and softirq not counted
+  CHECK_FALSE(zb::busy_seconds_of_proc_stat("cpu0 1 2 3 4\n", 100).has_value());
+  CHECK_FALSE(zb::busy_seconds_of_proc_stat("", 100).has_value());
+}
+
+TEST_CASE("host load: /proc/self/stat's utime and stime are read after the command, whatever it holds") {
+  // Fields 14 (utime) and 15 (stime); the command holds a space and a parenthesis.
+  const std::string stat = "4242 (zero (bench) x) R 1 4242 4242 0 -1 4194304 500 0 0 0 370 130 0 0 20 0 3 0";
+  const auto own = zb::own_seconds_of_proc_self_stat(stat, 100);
+  REQUIRE(own.has_value());
+  CHECK(*own == Approx(5.0));  // (370 + 130) / 100
+  CHECK_FALSE(zb::own_seconds_of_proc_self_stat("4242 zero_bench R 1", 100).has_value());
+  CHECK_FALSE(zb::own_seconds_of_proc_self_stat("4242 (zero_bench) R 1 2 3", 100).has_value());
+}
+
+TEST_CASE("host load: the load average is /proc/loadavg's first figure") {
+  const auto load = zb::load_average_of_proc_loadavg("1.62 0.80 0.42 3/512 9876\n");
+  REQUIRE(load.has_value());
+  CHECK(*load == Approx(1.62));
+  CHECK_FALSE(zb::load_average_of_proc_loadavg("busy").has_value());
+}
+
+TEST_CASE("host load: others' cores are the host's busy time less the ranks' own, per second, never below 0") {
+  CHECK(zb::others_cores(4.0, 1.0, 2.0) == Approx(1.5));
+  CHECK(zb::others_cores(1.0, 1.2, 1.0) == 0);  // the counters' ticks can put the ranks' own above the host's
+  CHECK(zb::others_cores(1.0, 0.0, 0.0) == 0);
+  const zb::CpuCounters before{10, 2, 100}, after{13, 2.5, 101};
+  const zb::CpuWindow w = zb::window_between(before, after);
+  CHECK(w.host_busy_s == Approx(3));
+  CHECK(w.own_s == Approx(0.5));
+  CHECK(w.wall_s == Approx(1));
+  const zb::CpuCounters now = zb::read_cpu_counters();
+  CHECK(now.host_busy_s > 0);  // this machine has run something since it booted
+  CHECK(now.own_s >= 0);
+  CHECK(zb::online_cores() >= 1);
+}
