@@ -25,6 +25,11 @@
 #           command as it is (refused, exit 2), then with the option: greedy and
 #           greedy_sorted at W = 2 and 4, and zero_analyze's tables; lpt and flat
 #           with reduce-scatter, bf16, --shard-group 2 and --overlap; all --check
+#   tables  NCCL's collective tables on the one GPU (--nccl-shared-gpu) at W = 2
+#           and 4, each under NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,TUNING (its
+#           tuning table, per algorithm and protocol, kept in the logs), for
+#           --predict's extrapolation across rank counts and its NCCL model
+#           against NCCL's own choices; then --describe-cluster on the 4 ranks
 #   roofline  fused Adam at W = 1 (nccl) over whole tensors, each in its own
 #           allocation and as --param-storage shard (one flat tensor per rank),
 #           greedy and lpt, beside flat's own buffer; --check
@@ -50,7 +55,7 @@
 # ZB_GPU_BUDGET_S: seconds this call may use (default 560, under the 600 s limit).
 set -uo pipefail
 ZB_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-OUTDIR="${1:?usage: run.sh OUTDIR [build] [test] [gputests] [w1] [shared] [gradsync] [mixed] [layout] [fidelity] [calibrate] [predict] [nccl] [roofline] [shard]}"
+OUTDIR="${1:?usage: run.sh OUTDIR [build] [test] [gputests] [w1] [shared] [gradsync] [mixed] [layout] [fidelity] [calibrate] [predict] [nccl] [tables] [roofline] [shard]}"
 shift
 STAGES=("$@")
 [ ${#STAGES[@]} -eq 0 ] && STAGES=(build test w1 shared)
@@ -255,6 +260,22 @@ stage_nccl() {
   (cd "$RES/nccl_groups" && "$BUILD/zero_analyze" lpt flat) >"$WORK/logs/analyze_nccl_groups.txt" 2>&1
 }
 
+stage_tables() {
+  mkdir -p "$RES/nccl_tables"
+  for w in 2 4; do
+    enough 90 || { log "tables: stopped before W = $w, $(left) s left"; return 0; }
+    NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,TUNING timeout "$(left)" mpirun --bind-to none -np "$w" \
+      "$BUILD/zero_bench" -b nccl --nccl-shared-gpu --collectives-table "$RES/nccl_tables/ranks$w.txt" \
+      --table-bytes 1K:256M -n 10 -w 2 --timeout 150 --force >"$WORK/logs/nccl_table_ranks$w.log" 2>&1
+    log "tables, NCCL on $w ranks sharing the GPU: exit $? $(grep -c 'Tuning\|tuning' "$WORK/logs/nccl_table_ranks$w.log") tuning lines"
+  done
+  enough 150 || { log "tables: --describe-cluster skipped, $(left) s left"; return 0; }
+  timeout "$(left)" mpirun --bind-to none -np 4 "$BUILD/zero_bench" -b nccl --nccl-shared-gpu \
+    --describe-cluster "$RES/nccl_tables/shared_gpu.json" --table-bytes 1K:256M -n 10 -w 2 --timeout 150 --force \
+    >"$WORK/logs/describe_shared_gpu.log" 2>&1
+  log "--describe-cluster on 4 ranks sharing the GPU: exit $? $(grep -m1 '^wrote' "$WORK/logs/describe_shared_gpu.log")"
+}
+
 stage_roofline() {
   for run in "greedy separate" "greedy shard" "lpt separate" "lpt shard" "flat separate"; do
     set -- $run
@@ -329,11 +350,11 @@ stage_predict() {
 for stage in "${STAGES[@]}"; do
   case "$stage" in
     build) stage_build || { STAGES=(); break; } ;;
-    test | gputests | w1 | shared | gradsync | mixed | layout | fidelity | calibrate | predict | nccl | roofline | shard)
+    test | gputests | w1 | shared | gradsync | mixed | layout | fidelity | calibrate | predict | nccl | tables | roofline | shard)
       setup_env
       "stage_$stage"
       ;;
-    *) log "unknown stage '$stage'; valid: build test gputests w1 shared gradsync mixed layout fidelity calibrate predict nccl roofline shard" ;;
+    *) log "unknown stage '$stage'; valid: build test gputests w1 shared gradsync mixed layout fidelity calibrate predict nccl tables roofline shard" ;;
   esac
 done
 
