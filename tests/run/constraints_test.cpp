@@ -87,6 +87,61 @@ const std::map<std::string, Example>& examples() {
           c.table_max_bytes = 4096, c.collectives_table = "t.txt", c.action = Action::kCollectivesTable,
           c.partitioner.clear(), c.world_sizes.clear();
         }}},
+      {"describe-cluster-not-json",
+       {[](Config& c, LaunchFacts&) {
+          c.action = Action::kDescribeCluster, c.describe_cluster = "d.txt";
+          c.partitioner.clear(), c.world_sizes.clear();
+        },
+        [](Config& c, LaunchFacts&) {
+          c.action = Action::kDescribeCluster, c.describe_cluster = "d.json";
+          c.partitioner.clear(), c.world_sizes.clear();
+        }}},
+      {"describe-cluster-with-a-run",
+       {[](Config& c, LaunchFacts&) { c.action = Action::kDescribeCluster, c.describe_cluster = "d.json"; },
+        [](Config& c, LaunchFacts&) {
+          c.action = Action::kDescribeCluster, c.describe_cluster = "d.json";
+          c.partitioner.clear(), c.world_sizes.clear();
+        }}},
+      {"describe-cluster-with-its-own-files",
+       {[](Config& c, LaunchFacts&) {
+          c.action = Action::kDescribeCluster, c.describe_cluster = "d.json", c.table_split = 2;
+          c.partitioner.clear(), c.world_sizes.clear();
+        },
+        [](Config& c, LaunchFacts&) {
+          c.action = Action::kDescribeCluster, c.describe_cluster = "d.json";
+          c.partitioner.clear(), c.world_sizes.clear();
+        }}},
+      {"describe-cluster-on-one-rank",
+       {[](Config& c, LaunchFacts& l) {
+          c.action = Action::kDescribeCluster, c.describe_cluster = "d.json", l.ranks = 1;
+          c.partitioner.clear(), c.world_sizes.clear();
+        },
+        [](Config& c, LaunchFacts& l) {
+          c.action = Action::kDescribeCluster, c.describe_cluster = "d.json", l.ranks = 2;
+          c.partitioner.clear(), c.world_sizes.clear();
+        }}},
+      {"describe-cluster-on-uneven-nodes",
+       {[](Config& c, LaunchFacts& l) {
+          c.action = Action::kDescribeCluster, c.describe_cluster = "d.json", l.ranks = 3;
+          l.ranks_on_each_node = {2, 1};
+          c.partitioner.clear(), c.world_sizes.clear();
+        },
+        [](Config& c, LaunchFacts& l) {
+          c.action = Action::kDescribeCluster, c.describe_cluster = "d.json", l.ranks = 4;
+          l.ranks_on_each_node = {2, 2};
+          c.partitioner.clear(), c.world_sizes.clear();
+        }}},
+      {"describe-cluster-on-scattered-ranks",
+       {[](Config& c, LaunchFacts& l) {
+          c.action = Action::kDescribeCluster, c.describe_cluster = "d.json", l.ranks = 4;
+          l.ranks_on_each_node = {2, 2}, l.nodes_in_blocks = false;
+          c.partitioner.clear(), c.world_sizes.clear();
+        },
+        [](Config& c, LaunchFacts& l) {
+          c.action = Action::kDescribeCluster, c.describe_cluster = "d.json", l.ranks = 4;
+          l.ranks_on_each_node = {2, 2};
+          c.partitioner.clear(), c.world_sizes.clear();
+        }}},
       {"collectives-table-on-one-rank",
        {[](Config& c, LaunchFacts& l) {
           c.action = Action::kCollectivesTable, c.collectives_table = "t.txt", l.ranks = 1;
