@@ -84,7 +84,8 @@ struct Request {
 // The hosts' load, window by window: each rank's own CPU time and its host's, gathered on rank 0.
 class LoadLedger {
  public:
-  LoadLedger(const SubWorld& all, const std::string& this_host) : all_(all), host_(this_host) {
+  LoadLedger(const SubWorld& all, const std::string& this_host)
+      : all_(all), host_(this_host), kernel_(kernel_id(this_host)) {
     const std::vector<std::string> starts = all_.gather_strings(host_ + " " + load_text());
     for (const std::string& line : starts) {
       std::istringstream in(line);
@@ -102,29 +103,30 @@ class LoadLedger {
     const CpuCounters before = read_cpu_counters();
     measure();
     const CpuWindow w = window_between(before, read_cpu_counters());
-    char text[160];
-    std::snprintf(text, sizeof text, "%s %.17g %.17g %.17g %d", host_.c_str(), w.host_busy_s, w.own_s, w.wall_s,
-                  online_cores());
+    char text[240];
+    std::snprintf(text, sizeof text, "%s %s %.17g %.17g %.17g %d", host_.c_str(), kernel_.c_str(), w.host_busy_s,
+                  w.own_s, w.wall_s, online_cores());
     const std::vector<std::string> lines = all_.gather_strings(text);
-    // Per host: the busy time one of its ranks read, less every rank's own, over that rank's wall time.
+    // Per host: the busy time one of its ranks read, less the own time of every rank on its kernel (the
+    // counters are the kernel's: hosts that are namespaces of one machine read one machine's), over that
+    // rank's wall time.
     std::map<std::string, CpuWindow> hosts;
-    std::map<std::string, double> ranks_own;
-    std::map<std::string, int> cores;
+    std::map<std::string, double> kernels_own;
     for (const std::string& line : lines) {
       std::istringstream in(line);
-      std::string name;
+      std::string name, kernel;
       CpuWindow one;
       int n = 1;
-      in >> name >> one.host_busy_s >> one.own_s >> one.wall_s >> n;
+      in >> name >> kernel >> one.host_busy_s >> one.own_s >> one.wall_s >> n;
       hosts.emplace(name, one);
-      ranks_own[name] += one.own_s;
-      cores[name] = n;
+      kernels_own[kernel] += one.own_s;
+      HostLoad& h = host(name);
+      h.cores = n;
+      h.kernel = kernel;
     }
     for (const auto& [name, first] : hosts) {
       HostLoad& h = host(name);
-      h.cores = cores[name];
-      const double others = others_cores(first.host_busy_s, ranks_own[name], first.wall_s);
-      h.others.push_back({window_name, others, checked});
+      h.others.push_back({window_name, others_cores(first.host_busy_s, kernels_own[h.kernel], first.wall_s), checked});
     }
   }
 
@@ -167,13 +169,17 @@ class LoadLedger {
       for (const Window& w : h.others) others[w.name] = round3(w.cores);
       json one = {{"host", h.name}, {"cores", h.cores}};
       if (h.load_at_start >= 0) one["load_average_1min_at_start"] = round3(h.load_at_start);
+      const std::vector<std::string> sharing = sharing_the_kernel_of(h);
+      if (!sharing.empty()) one["shares_its_kernel_with"] = sharing;
       one["others_cores"] = others;
       hosts.push_back(one);
     }
     json out;
     out["measure"] =
         "others_cores: the cores other processes kept busy on each host (the host's user + nice + system CPU time "
-        "from /proc/stat, less every one of the job's ranks' own on it, per second of the window), over each "
+        "from /proc/stat, less the own time of every one of the job's ranks on its kernel, per second of the "
+        "window; hosts that share a kernel, as namespaces or containers of one machine, read its counters and "
+        "count every rank on it), over each "
         "measurement and over a second with every rank asleep after each; a quiet second or the step model "
         "above warn_above_cores makes the description's load high";
     out["warn_above_cores"] = kBusyCores;
@@ -192,6 +198,7 @@ class LoadLedger {
   };
   struct HostLoad {
     std::string name;
+    std::string kernel;  // its boot id: hosts with the same one are one machine's namespaces
     int cores = 1;
     double load_at_start = -1;
     std::vector<Window> others;
@@ -208,12 +215,20 @@ class LoadLedger {
   HostLoad& host(const std::string& name) {
     for (HostLoad& h : hosts_)
       if (h.name == name) return h;
-    hosts_.push_back(HostLoad{name, 1, -1, {}});
+    hosts_.push_back(HostLoad{name, "", 1, -1, {}});
     return hosts_.back();
+  }
+
+  std::vector<std::string> sharing_the_kernel_of(const HostLoad& h) const {
+    std::vector<std::string> names;
+    for (const HostLoad& other : hosts_)
+      if (other.name != h.name && !h.kernel.empty() && other.kernel == h.kernel) names.push_back(other.name);
+    return names;
   }
 
   const SubWorld& all_;
   std::string host_;
+  std::string kernel_;
   std::vector<HostLoad> hosts_;  // in the order their ranks first appear
 };
 

@@ -72,6 +72,13 @@ double others_cores(double host_busy_s, double ranks_own_s, double wall_s) {
 
 std::optional<double> load_average_1min() { return load_average_of_proc_loadavg(file_text("/proc/loadavg")); }
 
+std::string kernel_id(const std::string& fallback) {
+  std::istringstream in(file_text("/proc/sys/kernel/random/boot_id"));
+  std::string id;
+  in >> id;
+  return id.empty() ? fallback : id;
+}
+
 int online_cores() {
   const long n = sysconf(_SC_NPROCESSORS_ONLN);
   return n > 0 ? static_cast<int>(n) : 1;

@@ -38,5 +38,8 @@ std::optional<double> load_average_of_proc_loadavg(const std::string& text);
 std::optional<double> load_average_1min();
 // The CPUs this host has online.
 int online_cores();
+// Which kernel's counters this process reads: its boot id (/proc/sys/kernel/random/boot_id), the same for
+// every process of one machine, containers and network namespaces included; `fallback` where it cannot be read.
+std::string kernel_id(const std::string& fallback);
 
 }  // namespace zb

@@ -37,6 +37,9 @@ TEST_CASE("across 2 hosts x 2 ranks, --describe-cluster measures both tiers and 
   CHECK(doc["load"]["hosts"][0]["host"] == "node1");
   CHECK(doc["load"]["hosts"][1]["host"] == "node2");
   CHECK(doc["load"]["hosts"][1]["others_cores"].size() == 7);  // 3 measurements, 4 quiet seconds
+  // The rehearsal's nodes are namespaces of one machine: one kernel's counters, every rank on it the job's.
+  CHECK(doc["load"]["hosts"][0]["shares_its_kernel_with"] == nlohmann::json::array({"node2"}));
+  CHECK(doc["load"]["hosts"][1]["shares_its_kernel_with"] == nlohmann::json::array({"node1"}));
 
   // Within a node: 2 groups of a node's 2 ranks each; across: the 4 ranks on both nodes.
   const auto within = zb::parse_nccl_tests_output(zbtest::read_text(tmp.path() / "rehearsal.intra_node.txt"), "intra");

@@ -3,6 +3,7 @@
 #include "src/runner/host_load.hpp"
 
 #include "support/catch.hpp"
+#include "support/process.hpp"
 
 TEST_CASE("host load: /proc/stat's busy time is user + nice + system over the ticks, the rest left out") {
   const std::string stat = "cpu  1000 50 250 90000 30 7 11 0 0 0\ncpu0 500 25 125 45000 15 3 5 0 0 0\nintr 12345\n";
@@ -43,4 +44,12 @@ TEST_CASE("host load: others' cores are the host's busy time less the ranks' own
   CHECK(now.host_busy_s > 0);  // this machine has run something since it booted
   CHECK(now.own_s >= 0);
   CHECK(zb::online_cores() >= 1);
+}
+
+TEST_CASE("host load: the kernel's id is its boot id, the same in every process of this machine") {
+  const std::string id = zb::kernel_id("no boot id");
+  CHECK(id.size() == 36);  // a UUID, as the kernel writes it
+  CHECK(id == zb::kernel_id("another fallback"));
+  const auto forked = zbtest::run_command("cat /proc/sys/kernel/random/boot_id");
+  CHECK(forked.out == id + "\n");
 }
