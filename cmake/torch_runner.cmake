@@ -36,7 +36,7 @@ zb_layer(zb_runner DIR src/runner DEPENDS zb_run zb_comm SOURCES
   src/runner/slot_index.cpp src/runner/gradient_reduction.cpp src/runner/parameter_sync.cpp
   src/runner/timed_loop.cpp src/runner/grad_sync.cpp src/runner/device.cpp src/runner/host_pages.cpp
   src/runner/reference_check.cpp src/runner/timed_request.cpp src/runner/record_context.cpp src/runner/timed_run.cpp src/runner/calibrate.cpp src/runner/collectives_table.cpp
-  src/runner/progress.cpp src/runner/host_load.cpp src/runner/describe_cluster.cpp src/runner/phase_traffic.cpp src/runner/planned_calls_check.cpp
+  src/runner/progress.cpp src/runner/host_load.cpp src/runner/load_ledger.cpp src/runner/describe_cluster.cpp src/runner/phase_traffic.cpp src/runner/planned_calls_check.cpp
   src/runner/bandwidth_probe.cpp src/runner/collective_probe.cpp src/runner/watchdog.cpp src/runner/termination.cpp src/runner/node_watch.cpp src/runner/slurm_end.cpp
   src/runner/slurm_facts.cpp src/runner/optim/optimizer.cpp src/runner/optim/torch_optimizers.cpp
   src/runner/optim/foreach_optimizers.cpp src/runner/optim/fused_optimizers.cpp src/runner/optim/native_optimizers.cpp

@@ -399,8 +399,9 @@ std::string prediction_preamble(const ClusterDescription& cluster) {
                     "\n  collectives: as " + library_choices().name(cluster.library) + " runs them (" +
                     cluster.library_source + "), each call's algorithm its model's cheapest\n";
   for (const std::string& w : cluster.load_warnings)
-    out += "  warning: measured under load: " + w +
-           "; its figures price every run as if that load were there (measure again on quiet nodes)\n";
+    out += "  warning: the description's load: " + w +
+           "; a description measured under load prices every run as if that load were there (measure again on "
+           "quiet nodes)\n";
   for (const auto& [tier, prices] :
        {std::make_pair("intra_node", &cluster.intra_node), std::make_pair("inter_node", &cluster.inter_node)})
     for (const auto& [c, price] : *prices)

@@ -90,6 +90,18 @@ std::vector<Constraint> action_rows() {
                        "out --cost-model");
        },
        kBadInput},
+      {"step-model-with-precision", S::kCommandLine,
+       [](const Facts& f) {
+         return (cfg(f).action == Action::kCalibrate || cfg(f).action == Action::kDescribeCluster) &&
+                (cfg(f).precision.params != Dtype::kFp32 || cfg(f).precision.grads != Dtype::kFp32);
+       },
+       [](const Facts& f) -> std::string {
+         return std::string(cfg(f).action == Action::kCalibrate ? "--calibrate" : "--describe-cluster") +
+                " times its step model on fp32 parameters and gradients whatever --precision and --grad-dtype say; "
+                "leave them out (zero_analyze --predict prices a run of another precision from it as calibrated, "
+                "and says so)";
+       },
+       kBadInput},
       {"collectives-table-with-another-action", S::kCommandLine,
        [](const Facts& f) { return !cfg(f).collectives_table.empty() && cfg(f).plan_only; },
        [](const Facts&) -> std::string {

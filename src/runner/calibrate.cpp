@@ -60,7 +60,7 @@ struct Bench {
 // Arms the watchdog for one sample; in serial mode the ranks take turns, so the
 // sample's deadline is one --timeout per rank.
 void arm_for_sample(const Bench& bench, const std::string& what) {
-  bench.watchdog.arm("--calibrate, " + what, {}, bench.serial ? bench.world_size : 1);
+  bench.watchdog.arm(bench.progress.command() + ", " + what, {}, bench.serial ? bench.world_size : 1);
   inject_fault_if_asked("calibrate", bench.rank);
 }
 
@@ -324,8 +324,7 @@ int run_calibration(const Config& config) {
                         .precision = {}},
       config.threads};
   abort_job_on_failure("zero_bench", [&] {
-    const CalibratedStep step =
-        calibrate_step(request, world, watchdog, Progress("zero_bench --calibrate", world.rank == 0));
+    const CalibratedStep step = calibrate_step(request, world, watchdog, Progress("--calibrate", world.rank == 0));
     watchdog.arm("--calibrate, writing the cost model on rank 0 (every rank arriving after it)");
     if (world.rank == 0) {
       inject_fault_if_asked("final-write", world.rank);

@@ -295,7 +295,7 @@ std::string measured_table(SweepPlace& at, Collective c, int together) {
     // Every group starts each size together, so that split groups time their calls at the same time.
     at.all.barrier();
     at.watchdog.arm(
-        "--collectives-table, " +
+        at.progress.command() + ", " +
         (together ? std::to_string(together) + " broadcasts started together" : collective_choices().name(c)) + " of " +
         std::to_string(bytes) + " B");
     std::unique_ptr<TimedCalls> call;
@@ -305,7 +305,7 @@ std::string measured_table(SweepPlace& at, Collective c, int together) {
     table.rows.push_back(TableRow{shape.size_bytes, shape.count, "float", nccl_tests_redop(c),
                                   together ? -1 : nccl_tests_root(c), std::nullopt, std::nullopt});
   }
-  at.watchdog.arm("--collectives-table, gathering the " + collective_choices().name(c) + " figures on rank 0");
+  at.watchdog.arm(at.progress.command() + ", gathering the " + collective_choices().name(c) + " figures on rank 0");
   const std::vector<std::string> per_rank = at.all.gather_strings(figures_text(mine));
   at.progress.say(table_progress(at, c, together, table.rows.size(), at.progress.seconds() - started));
   if (at.all.rank() != 0 || table.rows.empty()) return "";
@@ -328,14 +328,14 @@ std::string header_writer(const TableSweep& s, const World& world, int group_ran
 
 SweptTables sweep_collectives(const TableSweep& s, const World& world, Watchdog& watchdog, const Progress& progress) {
   const int group_ranks = s.split ? s.split : world.size;
-  watchdog.arm("--collectives-table, forming the groups (every rank arriving)");
+  watchdog.arm(progress.command() + ", forming the groups (every rank arriving)");
   SubWorld all(world.size);
   SubWorld group(all, world.rank / group_ranks);
-  watchdog.arm(std::string("--collectives-table, connecting the ") + s.backend.name + " groups");
+  watchdog.arm(progress.command() + ", connecting the " + s.backend.name + " groups");
   inject_fault_if_asked("connect", world.rank);
   auto comm = connect(s.backend, group, s.device);
   const RunContext& context = s.context;
-  watchdog.arm("--collectives-table, gathering the ranks' lines on rank 0");
+  watchdog.arm(progress.command() + ", gathering the ranks' lines on rank 0");
   const int deeper_tables =
       static_cast<int>(std::count_if(s.depths.begin(), s.depths.end(), [&](int d) { return d != group_ranks; }));
   SweepPlace at{
@@ -374,7 +374,7 @@ SweptTables sweep_collectives(const TableSweep& s, const World& world, Watchdog&
                   std::to_string(world.size) + " ranks" +
                   (group_ranks < world.size ? " in groups of " + std::to_string(group_ranks) : std::string()) +
                   (deeper.empty() ? "" : deeper + " deep too");
-  watchdog.arm("--collectives-table, closing the " + std::string(s.backend.name) + " groups");
+  watchdog.arm(progress.command() + ", closing the " + std::string(s.backend.name) + " groups");
   comm->close();
   world_barrier();
   watchdog.disarm();
@@ -413,7 +413,7 @@ int run_collectives_table(const Config& config) {
                            config.iters};
   abort_job_on_failure("zero_bench", [&] {
     const SweptTables tables =
-        sweep_collectives(request, world, watchdog, Progress("zero_bench --collectives-table", world.rank == 0));
+        sweep_collectives(request, world, watchdog, Progress("--collectives-table", world.rank == 0));
     watchdog.arm("--collectives-table, writing the table on rank 0 (every rank arriving after it)");
     if (world.rank == 0) {
       write_file_atomically(config.collectives_table, tables.text);

@@ -6,29 +6,23 @@
 //      run's shard groups do (FILE.intra_node.txt);
 //   2. the tables across the nodes: every rank one group (FILE.inter_node.txt);
 //   3. the step model, as --calibrate on every rank (FILE.step.json);
-// with a progress line for every table and tensor size, and the hosts' load:
-// the cores other processes kept busy on each host, over each measurement and
-// over a second of quiet (every rank asleep) before and after each. A quiet
-// second or a step-model measurement in which another process used more than
-// kBusyCores of a host is said as a warning and recorded in the description
-// (its "load": high), which --predict repeats: a step model measured under
-// load prices every run as if the load were there.
+// with a progress line for every table and tensor size, and the hosts' load
+// (load_ledger.hpp) over each measurement and a second of quiet before and
+// after each: a busy one is said as a warning and recorded in the description
+// (its "load": high), which --predict repeats.
 #include <ATen/Parallel.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdlib>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
-#include <map>
 #include <nlohmann/json.hpp>
-#include <sstream>
-#include <thread>
 
 #include "collectives_sweep.hpp"
 #include "device.hpp"
-#include "host_load.hpp"
+#include "load_ledger.hpp"
 #include "host_pages.hpp"
 #include "src/comm/backend_factories.hpp"
 #include "src/common/atomic_file.hpp"
@@ -46,9 +40,6 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
-// Other processes using more than this many cores of a host make its figures suspect.
-constexpr double kBusyCores = 0.5;
-constexpr double kQuietSeconds = 1.0;
 constexpr Collective kDescribed[] = {Collective::kAllReduce, Collective::kReduceScatter, Collective::kAllGather,
                                      Collective::kBroadcast, Collective::kReduce};
 
@@ -81,163 +72,21 @@ struct Request {
   double device_memory_bytes = 0;  // what a rank could use on its device, at the checks
 };
 
-// The hosts' load, window by window: each rank's own CPU time and its host's, gathered on rank 0.
-class LoadLedger {
- public:
-  LoadLedger(const SubWorld& all, const std::string& this_host)
-      : all_(all), host_(this_host), kernel_(kernel_id(this_host)) {
-    const std::vector<std::string> starts = all_.gather_strings(host_ + " " + load_text());
-    for (const std::string& line : starts) {
-      std::istringstream in(line);
-      std::string name;
-      double load = -1;
-      in >> name >> load;
-      host(name).load_at_start = load;
-    }
-  }
-
-  // Times `measure` as the window `window_name` ("intra_node tables"): the cores others used on each host
-  // meanwhile; a `checked` window above kBusyCores makes the load high.
-  template <typename Measure>
-  void window(const std::string& window_name, bool checked, Measure&& measure) {
-    const CpuCounters before = read_cpu_counters();
-    measure();
-    const CpuWindow w = window_between(before, read_cpu_counters());
-    char text[240];
-    std::snprintf(text, sizeof text, "%s %s %.17g %.17g %.17g %d", host_.c_str(), kernel_.c_str(), w.host_busy_s,
-                  w.own_s, w.wall_s, online_cores());
-    const std::vector<std::string> lines = all_.gather_strings(text);
-    // Per host: the busy time one of its ranks read, less the own time of every rank on its kernel (the
-    // counters are the kernel's: hosts that are namespaces of one machine read one machine's), over that
-    // rank's wall time.
-    std::map<std::string, CpuWindow> hosts;
-    std::map<std::string, double> kernels_own;
-    for (const std::string& line : lines) {
-      std::istringstream in(line);
-      std::string name, kernel;
-      CpuWindow one;
-      int n = 1;
-      in >> name >> kernel >> one.host_busy_s >> one.own_s >> one.wall_s >> n;
-      hosts.emplace(name, one);
-      kernels_own[kernel] += one.own_s;
-      HostLoad& h = host(name);
-      h.cores = n;
-      h.kernel = kernel;
-    }
-    for (const auto& [name, first] : hosts) {
-      HostLoad& h = host(name);
-      h.others.push_back({window_name, others_cores(first.host_busy_s, kernels_own[h.kernel], first.wall_s), checked});
-    }
-  }
-
-  // A second with every rank asleep: what else runs there, with nothing of the job's in the way.
-  void quiet(const std::string& after) {
-    world_barrier();
-    window(after.empty() ? "quiet second at the start" : "quiet second after the " + after, true,
-           [] { std::this_thread::sleep_for(std::chrono::duration<double>(kQuietSeconds)); });
-    world_barrier();
-  }
-
-  // One per busy host: the window where others used the most of it, and how many of its checked windows were busy.
-  std::vector<std::string> warnings() const {
-    std::vector<std::string> out;
-    for (const HostLoad& h : hosts_) {
-      const Window* worst = nullptr;
-      int busy = 0, checked = 0;
-      for (const Window& w : h.others) {
-        if (!w.checked) continue;
-        ++checked;
-        if (w.cores <= kBusyCores) continue;
-        ++busy;
-        if (!worst || w.cores > worst->cores) worst = &w;
-      }
-      if (!worst) continue;
-      char text[400];
-      std::snprintf(text, sizeof text,
-                    "%s was busy: other processes used up to %.2f of its %d cores (during the %s); %d of the %d "
-                    "windows checked were above %.1f",
-                    h.name.c_str(), worst->cores, h.cores, worst->name.c_str(), busy, checked, kBusyCores);
-      out.push_back(text);
-    }
-    return out;
-  }
-
-  json record() const {
-    json hosts = json::array();
-    for (const HostLoad& h : hosts_) {
-      json others = json::object();
-      for (const Window& w : h.others) others[w.name] = round3(w.cores);
-      json one = {{"host", h.name}, {"cores", h.cores}};
-      if (h.load_at_start >= 0) one["load_average_1min_at_start"] = round3(h.load_at_start);
-      const std::vector<std::string> sharing = sharing_the_kernel_of(h);
-      if (!sharing.empty()) one["shares_its_kernel_with"] = sharing;
-      one["others_cores"] = others;
-      hosts.push_back(one);
-    }
-    json out;
-    out["measure"] =
-        "others_cores: the cores other processes kept busy on each host (the host's user + nice + system CPU time "
-        "from /proc/stat, less the own time of every one of the job's ranks on its kernel, per second of the "
-        "window; hosts that share a kernel, as namespaces or containers of one machine, read its counters and "
-        "count every rank on it), over each "
-        "measurement and over a second with every rank asleep after each; a quiet second or the step model "
-        "above warn_above_cores makes the description's load high";
-    out["warn_above_cores"] = kBusyCores;
-    const std::vector<std::string> busy = warnings();
-    out["high"] = !busy.empty();
-    if (!busy.empty()) out["warnings"] = busy;
-    out["hosts"] = hosts;
-    return out;
-  }
-
- private:
-  struct Window {
-    std::string name;
-    double cores = 0;      // the cores other processes used
-    bool checked = false;  // whether it can make the load high
-  };
-  struct HostLoad {
-    std::string name;
-    std::string kernel;  // its boot id: hosts with the same one are one machine's namespaces
-    int cores = 1;
-    double load_at_start = -1;
-    std::vector<Window> others;
-  };
-
-  static std::string load_text() {
-    const auto load = load_average_1min();
-    char text[32];
-    std::snprintf(text, sizeof text, "%.17g", load.value_or(-1));
-    return text;
-  }
-  static double round3(double x) { return std::round(x * 1000) / 1000; }
-
-  HostLoad& host(const std::string& name) {
-    for (HostLoad& h : hosts_)
-      if (h.name == name) return h;
-    hosts_.push_back(HostLoad{name, "", 1, -1, {}});
-    return hosts_.back();
-  }
-
-  std::vector<std::string> sharing_the_kernel_of(const HostLoad& h) const {
-    std::vector<std::string> names;
-    for (const HostLoad& other : hosts_)
-      if (other.name != h.name && !h.kernel.empty() && other.kernel == h.kernel) names.push_back(other.name);
-    return names;
-  }
-
-  const SubWorld& all_;
-  std::string host_;
-  std::string kernel_;
-  std::vector<HostLoad> hosts_;  // in the order their ranks first appear
-};
+// A table of a tier this launch does not measure (`shape` says why), left beside the description by an
+// earlier one: the new description would not name it, and it would read as this launch's.
+void check_stale_table(const std::string& path, const char* shape, bool force) {
+  std::error_code ec;
+  if (!std::filesystem::exists(std::filesystem::symlink_status(path, ec)) || force) return;
+  throw UsageError("'" + path + "' exists beside the description, a table of an earlier launch; this one (" + shape +
+                   ") measures none there: pass --force to remove it as the rest are replaced");
+}
 
 std::string library_of_backend(const std::string& backend) {
   if (backend == "mpi") return "open-mpi";
   return backend;  // nccl, gloo: the libraries of the same names
 }
 
-// "-n 30 -w 1 --table-bytes 1024:1073741824"
+// "30 timed calls per size after 1 warm-up, 1024 to 1073741824 B"
 std::string sweep_words(const TableSweep& s) {
   return std::to_string(s.iters) + " timed calls per size after " + std::to_string(s.warmup) + " warm-up, " +
          std::to_string(s.min_bytes) + " to " + std::to_string(s.max_bytes) + " B";
@@ -329,22 +178,17 @@ json description(const Request& r, const std::vector<std::string>& hosts, const 
 }
 
 void describe(const Request& r, const World& world, Watchdog& watchdog) {
-  const Progress progress("zero_bench --describe-cluster", world.rank == 0);
+  const Progress progress("--describe-cluster", world.rank == 0);
   const NodeLayout& layout = r.layout;
   const int rpn = layout.ranks_per_node();
   const bool intra = rpn > 1, inter = layout.nodes() > 1;
   const int stages = (intra ? 1 : 0) + (inter ? 1 : 0) + 1;
-  watchdog.arm("--describe-cluster, gathering the hosts' names and load on rank 0");
   SubWorld all(world.size);
-  const std::vector<std::string> rank_hosts = all.gather_strings(r.tables.context.host);
-  std::vector<std::string> hosts;  // rank 0's: in node order
-  for (const std::string& h : rank_hosts)
-    if (std::find(hosts.begin(), hosts.end(), h) == hosts.end()) hosts.push_back(h);
-  LoadLedger load(all, r.tables.context.host);
+  LoadLedger load(all, world.node, world.nodes, r.tables.context.host, watchdog);
+  const std::vector<std::string> hosts = load.host_of_each_node();  // rank 0's
   progress.say(std::to_string(world.size) + " ranks on " + std::to_string(layout.nodes()) +
                (layout.nodes() == 1 ? " node" : " nodes") + " (" + std::to_string(rpn) + " per node), -b " +
                r.tables.backend.name + ": " + std::to_string(stages) + " measurements, then " + r.files.description);
-  watchdog.arm("--describe-cluster, the quiet second at the start");
   load.quiet("");
   int stage = 0;
   const auto begin_stage = [&](const char* what) {
@@ -384,6 +228,9 @@ void describe(const Request& r, const World& world, Watchdog& watchdog) {
     files.emplace_back(r.files.step, step.cost_model.dump(2) + "\n");
     files.emplace_back(r.files.description, description(r, hosts, load_record, step.summary).dump(2) + "\n");
     write_files_atomically(files);
+    // A tier this launch does not measure: a table left by an earlier description (refused without --force).
+    if (!intra) std::filesystem::remove(r.files.intra_node);
+    if (!inter) std::filesystem::remove(r.files.inter_node);
     std::cout << "wrote " << r.files.description << " (" << layout.nodes() << (layout.nodes() == 1 ? " node" : " nodes")
               << " x " << rpn << " ranks, -b " << r.tables.backend.name << "; load "
               << (warnings.empty() ? "quiet" : "HIGH") << ") and beside it " << (intra ? r.files.intra_node + ", " : "")
@@ -421,6 +268,8 @@ int run_describe_cluster(const Config& config) {
       if (layout.ranks_per_node() > 1) check_output_file("intra-node table", files.intra_node, config.force);
       if (layout.nodes() > 1) check_output_file("inter-node table", files.inter_node, config.force);
       check_output_file("step model", files.step, config.force);
+      if (layout.ranks_per_node() == 1) check_stale_table(files.intra_node, "one rank per node", config.force);
+      if (layout.nodes() == 1) check_stale_table(files.inter_node, "one node", config.force);
       check_output_file("cluster description", files.description, config.force);
     }
     if (config.nccl_shared_gpu)  // before the first NCCL communicator

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 namespace zb {
@@ -55,19 +56,46 @@ std::optional<double> load_average_of_proc_loadavg(const std::string& text) {
 CpuCounters read_cpu_counters() {
   const double ticks = ticks_per_second();
   CpuCounters c;
-  c.host_busy_s = busy_seconds_of_proc_stat(file_text("/proc/stat"), ticks).value_or(0);
-  c.own_s = own_seconds_of_proc_self_stat(file_text("/proc/self/stat"), ticks).value_or(0);
+  c.host_busy_s = busy_seconds_of_proc_stat(file_text("/proc/stat"), ticks);
+  c.own_s = own_seconds_of_proc_self_stat(file_text("/proc/self/stat"), ticks);
   c.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
   return c;
 }
 
+namespace {
+std::optional<double> difference(const std::optional<double>& before, const std::optional<double>& after) {
+  if (!before || !after) return std::nullopt;
+  return *after - *before;
+}
+}  // namespace
+
 CpuWindow window_between(const CpuCounters& before, const CpuCounters& after) {
-  return {after.host_busy_s - before.host_busy_s, after.own_s - before.own_s, after.wall_s - before.wall_s};
+  return {difference(before.host_busy_s, after.host_busy_s), difference(before.own_s, after.own_s),
+          after.wall_s - before.wall_s};
 }
 
 double others_cores(double host_busy_s, double ranks_own_s, double wall_s) {
   if (wall_s <= 0) return 0;
   return std::max(0.0, (host_busy_s - ranks_own_s) / wall_s);
+}
+
+std::vector<std::optional<double>> others_on_each_node(const std::vector<RankWindow>& ranks, int nodes) {
+  std::map<std::string, std::optional<double>> own_on_kernel;
+  for (const RankWindow& r : ranks) {
+    const auto it = own_on_kernel.emplace(r.kernel, 0.0).first;
+    if (!it->second || !r.window.own_s) it->second = std::nullopt;
+    else *it->second += *r.window.own_s;
+  }
+  std::vector<std::optional<double>> out(static_cast<std::size_t>(std::max(nodes, 0)));
+  std::vector<bool> seen(out.size(), false);
+  for (const RankWindow& r : ranks) {
+    if (r.node < 0 || r.node >= nodes || seen[static_cast<std::size_t>(r.node)]) continue;
+    seen[static_cast<std::size_t>(r.node)] = true;
+    const std::optional<double>& own = own_on_kernel[r.kernel];
+    if (r.window.host_busy_s && own)
+      out[static_cast<std::size_t>(r.node)] = others_cores(*r.window.host_busy_s, *own, r.window.wall_s);
+  }
+  return out;
 }
 
 std::optional<double> load_average_1min() { return load_average_of_proc_loadavg(file_text("/proc/loadavg")); }

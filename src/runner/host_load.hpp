@@ -6,26 +6,42 @@
 #pragma once
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace zb {
 
-// One reading of the counters, on one rank.
+// One reading of the counters, on one rank; nullopt where the kernel's file could not be read.
 struct CpuCounters {
-  double host_busy_s = 0;  // /proc/stat's aggregate user + nice + system, every CPU together
-  double own_s = 0;        // this process's utime + stime (every thread of it)
-  double wall_s = 0;       // steady clock
+  std::optional<double> host_busy_s;  // /proc/stat's aggregate user + nice + system, every CPU together
+  std::optional<double> own_s;        // this process's utime + stime (every thread of it)
+  double wall_s = 0;                  // steady clock
 };
 CpuCounters read_cpu_counters();
 
 // The window between two readings on one rank: the host's busy seconds, this rank's own, the wall time.
 struct CpuWindow {
-  double host_busy_s = 0, own_s = 0, wall_s = 0;
+  std::optional<double> host_busy_s, own_s;
+  double wall_s = 0;
 };
 CpuWindow window_between(const CpuCounters& before, const CpuCounters& after);
 
 // The cores a host's other processes kept busy over a window: its busy time less every one of the job's ranks'
 // on it (`ranks_own_s`, summed), per second of the window; never below 0.
 double others_cores(double host_busy_s, double ranks_own_s, double wall_s);
+
+// One rank's window, as rank 0 gathers them: its node (the launch's index), the kernel it read (kernel_id) and
+// the CPUs online there.
+struct RankWindow {
+  int node = 0;
+  std::string kernel;
+  CpuWindow window;
+  int cores = 1;
+};
+// Each node's others' cores over a window (index: the node): the first of its ranks' busy time less the own
+// time of every rank on that rank's kernel (the counters are the kernel's, and nodes that are namespaces or
+// containers of one machine read one machine's), over that rank's wall time; nullopt where a counter of
+// that node or of a rank on its kernel could not be read, or no rank of the node reported.
+std::vector<std::optional<double>> others_on_each_node(const std::vector<RankWindow>& ranks, int nodes);
 
 // The parsers, apart for the tests: seconds from /proc/stat's first line ("cpu  user nice system idle ...") and
 // from /proc/self/stat (fields 14 and 15, after the command's closing parenthesis), at `ticks_per_s`; the first

@@ -6,8 +6,8 @@
 
 namespace zb {
 
-Progress::Progress(std::string what, bool speaks)
-    : what_(std::move(what)), speaks_(speaks), start_(std::chrono::steady_clock::now()) {}
+Progress::Progress(std::string command, bool speaks)
+    : command_(std::move(command)), speaks_(speaks), start_(std::chrono::steady_clock::now()) {}
 
 double Progress::seconds() const {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
@@ -17,7 +17,7 @@ void Progress::say(const std::string& line) const {
   if (!speaks_) return;
   char stamp[32];
   std::snprintf(stamp, sizeof stamp, " +%.1f s: ", seconds());
-  std::cerr << what_ << stamp << line << '\n' << std::flush;
+  std::cerr << "zero_bench " << command_ << stamp << line << '\n' << std::flush;
 }
 
 std::string duration_words(double seconds) {

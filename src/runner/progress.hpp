@@ -10,14 +10,17 @@ namespace zb {
 
 class Progress {
  public:
-  // `what` opens every line ("zero_bench --calibrate"); only a Progress that `speaks` (rank 0's) prints.
-  Progress(std::string what, bool speaks);
+  // `command` ("--calibrate") names the measurement: "zero_bench --calibrate" opens every line; only a
+  // Progress that `speaks` (rank 0's) prints.
+  Progress(std::string command, bool speaks);
   // "zero_bench --calibrate +12.3 s: <line>"
   void say(const std::string& line) const;
   double seconds() const;  // since construction
+  // "--calibrate": what a watchdog's deadline names, as the user launched it.
+  const std::string& command() const { return command_; }
 
  private:
-  std::string what_;
+  std::string command_;
   bool speaks_;
   std::chrono::steady_clock::time_point start_;
 };

@@ -271,6 +271,15 @@ const std::map<std::string, Example>& examples() {
       {"model-does-not-fit",
        {[](Config&, LaunchFacts& l) { l.available_bytes_per_rank = 1e6; },
         [](Config&, LaunchFacts& l) { l.available_bytes_per_rank = 1e7; }}},
+      {"step-model-with-precision",
+       {[](Config& c, LaunchFacts&) {
+          c.action = Action::kDescribeCluster, c.describe_cluster = "d.json", c.precision = kBf16;
+          c.partitioner.clear(), c.world_sizes.clear();
+        },
+        [](Config& c, LaunchFacts&) {
+          c.action = Action::kDescribeCluster, c.describe_cluster = "d.json";
+          c.partitioner.clear(), c.world_sizes.clear();
+        }}},
       {"calibrate-with-a-run",
        {[](Config& c, LaunchFacts&) { c.action = Action::kCalibrate, c.cost_model = "c.json", c.plan_only = true; },
         [](Config& c, LaunchFacts&) {

@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <vector>
@@ -156,7 +157,7 @@ TEST_CASE("zero_bench --describe-cluster under two CPU hogs says the host was bu
                                              quote(description.string()));
   INFO(predicted.out << predicted.err);
   REQUIRE(predicted.exit_code == 0);
-  CHECK_THAT(predicted.out, Catch::Contains("  warning: measured under load: ") && Catch::Contains(" was busy: "));
+  CHECK_THAT(predicted.out, Catch::Contains("  warning: the description's load: ") && Catch::Contains(" was busy: "));
 }
 
 TEST_CASE("zero_bench --describe-cluster refuses what it cannot do before measuring, exit 2 on every rank") {
@@ -174,6 +175,7 @@ TEST_CASE("zero_bench --describe-cluster refuses what it cannot do before measur
       {2, "--describe-cluster d.json --calibrate --cost-model c.json", "are 2 commands"},
       {2, "--describe-cluster d.json -b nccl --device cpu", "moves GPU tensors only"},
       {2, "--describe-cluster d.json --table-bytes 1G:1K", "MIN is above MAX"},
+      {2, "--describe-cluster d.json --precision bf16", "times its step model on fp32 parameters and gradients"},
   };
   for (const auto& bad : refused) {
     std::string args = bad.args;
@@ -186,4 +188,54 @@ TEST_CASE("zero_bench --describe-cluster refuses what it cannot do before measur
     CHECK(!fs::exists(file));
     CHECK(!fs::exists(tmp.path() / "d.step.json"));
   }
+}
+
+TEST_CASE("zero_bench --describe-cluster failing on one rank mid-measurement writes nothing, one message on all") {
+  zbtest::TempDir tmp;
+  const fs::path description = tmp.path() / "failed.json";
+  // Rank 1 fails as the step model's first sample starts (ZB_FAULT_THROW, the runner's fault injection).
+  const auto r = zbtest::mpirun_zero_bench(2, "--describe-cluster " + quote(description.string()) + kQuick,
+                                           "ZB_FAULT_THROW=calibrate:1");
+  INFO("stdout: " << r.out << "\nstderr: " << r.err);
+  CHECK(r.exit_code != 0);
+  CHECK(r.exit_code != 124);  // not the timeout: no hang
+  CHECK_THAT(r.err, Catch::Contains("error on rank 1: injected fault (ZB_FAULT_THROW) at calibrate"));
+  CHECK_THAT(r.err, Catch::Contains("[2/2] the step model"));  // the tables were measured first
+  for (const char* file : {"failed.json", "failed.intra_node.txt", "failed.step.json"})
+    CHECK(!fs::exists(tmp.path() / file));
+}
+
+TEST_CASE("zero_bench --describe-cluster on one node removes an earlier launch's inter_node table, given --force") {
+  zbtest::TempDir tmp;
+  const fs::path description = tmp.path() / "node.json", stale = tmp.path() / "node.inter_node.txt";
+  zbtest::write_text(stale, "# an earlier launch's table across nodes\n");
+  const std::string args = "--describe-cluster " + quote(description.string()) + kQuick;
+  const auto refused = zbtest::mpirun_zero_bench(2, args);
+  INFO("stderr: " << refused.err);
+  CHECK(refused.exit_code == 2);
+  CHECK_THAT(refused.err, Catch::Contains("node.inter_node.txt' exists beside the description, a table of an earlier "
+                                          "launch; this one (one node) measures none there: pass --force"));
+  CHECK(!fs::exists(description));
+  const auto forced = zbtest::mpirun_zero_bench(2, args + " --force");
+  INFO("stderr: " << forced.err);
+  REQUIRE(forced.exit_code == 0);
+  CHECK(fs::exists(description));
+  CHECK(!fs::exists(stale));
+}
+
+TEST_CASE("zero_bench --describe-cluster with a rank frozen as the load is gathered ends through --timeout") {
+  zbtest::TempDir tmp;
+  const double timeout_s = zbtest::healthy_phase_timeout_s();
+  const int hang_s = static_cast<int>(std::max(60.0, 6 * timeout_s));
+  // Rank 1 stops itself (SIGSTOP) after its first window, before rank 0 gathers the ranks' counters.
+  const auto r = zbtest::mpirun_zero_bench(2,
+                                           "--describe-cluster " + quote((tmp.path() / "frozen.json").string()) +
+                                               kQuick + " --timeout " + std::to_string(timeout_s),
+                                           "ZB_FAULT_STOP=load:1", hang_s);
+  INFO("stdout: " << r.out << "\nstderr: " << r.err);
+  CHECK(r.exit_code != 0);
+  CHECK(r.exit_code != 124);  // not the test's timeout: no hang
+  CHECK_THAT(r.err, Catch::Contains("did not finish within") &&
+                        Catch::Contains("gathering the hosts' load over the quiet second at the start"));
+  CHECK(!fs::exists(tmp.path() / "frozen.json"));
 }
