@@ -29,13 +29,11 @@ CpuWindow window_between(const CpuCounters& before, const CpuCounters& after);
 // on it (`ranks_own_s`, summed), per second of the window; never below 0.
 double others_cores(double host_busy_s, double ranks_own_s, double wall_s);
 
-// One rank's window, as rank 0 gathers them: its node (the launch's index), the kernel it read (kernel_id) and
-// the CPUs online there.
+// One rank's window, as rank 0 gathers them: its node (the launch's index) and the kernel it read (kernel_id).
 struct RankWindow {
   int node = 0;
   std::string kernel;
   CpuWindow window;
-  int cores = 1;
 };
 // Each node's others' cores over a window (index: the node): the first of its ranks' busy time less the own
 // time of every rank on that rank's kernel (the counters are the kernel's, and nodes that are namespaces or

@@ -32,17 +32,25 @@ json parsed_line(const std::string& line, const char* what) {
 }  // namespace
 
 LoadLedger::LoadLedger(const SubWorld& all, int node, int nodes, const std::string& host, Watchdog& watchdog)
-    : all_(all), node_(node), kernel_(kernel_id(host)), watchdog_(watchdog), nodes_(static_cast<std::size_t>(nodes)) {
+    : all_(all), watchdog_(watchdog), nodes_(static_cast<std::size_t>(nodes)) {
   watchdog_.arm("--describe-cluster, gathering the hosts' names and load averages on rank 0");
-  const json mine = {{"node", node_}, {"host", host}, {"load", optional_number(load_average_1min())}};
+  const json mine = {{"node", node},
+                     {"host", host},
+                     {"kernel", kernel_id(host)},
+                     {"cores", online_cores()},
+                     {"load", optional_number(load_average_1min())}};
   std::vector<bool> named(nodes_.size(), false);
   for (const std::string& line : all_.gather_strings(mine.dump())) {  // in rank order: a node's lowest first
     const json j = parsed_line(line, "host name");
     const auto i = j.at("node").get<std::size_t>();
+    ranks_.push_back(RankPlace{static_cast<int>(i), j.at("kernel").get<std::string>()});
     if (named.at(i)) continue;
     named[i] = true;
-    nodes_[i].host = j.at("host").get<std::string>();
-    nodes_[i].load_at_start = number_or_none(j.at("load"));
+    nodes_[i] = NodeLoad{j.at("host").get<std::string>(),
+                         ranks_.back().kernel,
+                         j.at("cores").get<int>(),
+                         number_or_none(j.at("load")),
+                         {}};
   }
 }
 
@@ -58,22 +66,15 @@ void LoadLedger::window(const std::string& name, bool checked, const std::functi
   const CpuWindow w = window_between(before, read_cpu_counters());
   watchdog_.arm("--describe-cluster, gathering the hosts' load over the " + name + " on rank 0");
   inject_fault_if_asked("load", all_.rank());
-  const json mine = {{"node", node_},
-                     {"kernel", kernel_},
-                     {"busy", optional_number(w.host_busy_s)},
-                     {"own", optional_number(w.own_s)},
-                     {"wall", w.wall_s},
-                     {"cores", online_cores()}};
+  const json mine = {{"busy", optional_number(w.host_busy_s)}, {"own", optional_number(w.own_s)}, {"wall", w.wall_s}};
   std::vector<RankWindow> ranks;
-  for (const std::string& line : all_.gather_strings(mine.dump())) {
-    const json j = parsed_line(line, "CPU counters");
-    RankWindow r{j.at("node").get<int>(), j.at("kernel").get<std::string>(),
-                 CpuWindow{number_or_none(j.at("busy")), number_or_none(j.at("own")), j.at("wall").get<double>()},
-                 j.at("cores").get<int>()};
-    NodeLoad& n = nodes_.at(static_cast<std::size_t>(r.node));
-    n.kernel = r.kernel;
-    n.cores = r.cores;
-    ranks.push_back(std::move(r));
+  const std::vector<std::string> lines = all_.gather_strings(mine.dump());  // in rank order
+  for (std::size_t rank = 0; rank < lines.size(); ++rank) {
+    const json j = parsed_line(lines[rank], "CPU counters");
+    const RankPlace& at = ranks_.at(rank);
+    ranks.push_back(
+        RankWindow{at.node, at.kernel,
+                   CpuWindow{number_or_none(j.at("busy")), number_or_none(j.at("own")), j.at("wall").get<double>()}});
   }
   const std::vector<std::optional<double>> others = others_on_each_node(ranks, static_cast<int>(nodes_.size()));
   for (std::size_t i = 0; i < nodes_.size(); ++i) nodes_[i].others.push_back({name, others[i], checked});

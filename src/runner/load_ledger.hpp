@@ -42,20 +42,23 @@ class LoadLedger {
     std::optional<double> cores;  // the cores other processes used; nullopt: a counter could not be read
     bool checked = false;
   };
-  struct NodeLoad {
+  struct NodeLoad {  // as its lowest rank said at the start
     std::string host;
     std::string kernel;  // its boot id: nodes with the same one are one machine's namespaces
     int cores = 1;
     std::optional<double> load_at_start;
     std::vector<Window> others;
   };
+  struct RankPlace {  // rank 0's, per rank: what a window's reading is read with
+    int node = 0;
+    std::string kernel;
+  };
   std::vector<std::string> sharing_the_kernel_of(std::size_t node) const;
 
   const SubWorld& all_;
-  int node_;
-  std::string kernel_;
   Watchdog& watchdog_;
-  std::vector<NodeLoad> nodes_;  // rank 0's, in node order
+  std::vector<NodeLoad> nodes_;   // rank 0's, in node order
+  std::vector<RankPlace> ranks_;  // rank 0's, in rank order
 };
 
 }  // namespace zb

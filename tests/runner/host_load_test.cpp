@@ -60,7 +60,7 @@ TEST_CASE("host load: the kernel's id is its boot id, the same in every process 
 namespace {
 // A rank's window of 1 s: its node, its kernel, its host's busy seconds and its own.
 zb::RankWindow rank_on(int node, const char* kernel, std::optional<double> busy, std::optional<double> own) {
-  return zb::RankWindow{node, kernel, zb::CpuWindow{busy, own, 1.0}, 2};
+  return zb::RankWindow{node, kernel, zb::CpuWindow{busy, own, 1.0}};
 }
 }  // namespace
 
@@ -81,9 +81,8 @@ TEST_CASE("host load: a node's others are its kernel's busy time less every rank
   REQUIRE(shared[1].has_value());
   CHECK(*shared[1] == Approx(0.5));
   // The node's first rank's reading is the node's (its wall time too).
-  auto first = zb::others_on_each_node({zb::RankWindow{0, "a", zb::CpuWindow{4.0, 1.0, 2.0}, 2},
-                                        zb::RankWindow{0, "a", zb::CpuWindow{9.0, 1.0, 1.0}, 2}},
-                                       1);
+  auto first = zb::others_on_each_node(
+      {zb::RankWindow{0, "a", zb::CpuWindow{4.0, 1.0, 2.0}}, zb::RankWindow{0, "a", zb::CpuWindow{9.0, 1.0, 1.0}}}, 1);
   CHECK(*first[0] == Approx(1.0));  // (4.0 - 2.0) / 2.0
 }
 
