@@ -7,11 +7,14 @@
 //   reduce-scatter   c10d's _reduce_scatter_base on gloo: the all-reduce of the
 //                    whole buffer, then this rank's chunk kept
 //   all-gather       ring in half blocks: 2(p-1) messages, (p-1)/p of the whole
-//   broadcast        binomial tree, the whole buffer each round; the root posts
-//                    its ceil(log2 p) sends at once, through its one link
+//   broadcast        binomial tree, the whole buffer each round; within a node
+//                    the root posts its ceil(log2 p) sends at once, through its
+//                    one link; across nodes each round lasts as long as its
+//                    busiest node's link (cross_node_buffers)
 //   reduce           ring reduce-scatter, then every chunk sent to the root
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <vector>
 
@@ -25,10 +28,46 @@ constexpr double kMaxSegmentBytes = 1 << 20;
 // Segments per rank's chunk of a ring over `bytes` (gloo's allreduce.cc): at least 2.
 double segments_per_chunk(double bytes, double p) { return std::max(2.0, std::ceil(bytes / (p * kMaxSegmentBytes))); }
 
+// gloo's binomial broadcast from `root` over p ranks laid out `per_node` a node (gloo/broadcast.cc): in
+// round i every rank that holds the buffer sends it on to the rank 2^i after it, counted from the root.
+// Across nodes a round lasts as long as its busiest node's link, the most of its sends that leave one node
+// or enter one (a send within a node does not use it): the rounds' sum, in whole buffers.
+double cross_node_buffers(int p, int per_node, int root) {
+  const int nodes = (p + per_node - 1) / per_node;
+  std::vector<int> out(static_cast<std::size_t>(nodes)), in(static_cast<std::size_t>(nodes));
+  const auto each_send = [&](int d, auto&& f) {
+    for (int v = 0; v < d && v + d < p; ++v) {
+      const int from = (v + root) % p / per_node, to = (v + d + root) % p / per_node;
+      if (from != to) f(static_cast<std::size_t>(from), static_cast<std::size_t>(to));
+    }
+  };
+  double total = 0;
+  for (int d = 1; d < p; d *= 2) {
+    int busiest = 0;
+    each_send(d, [&](std::size_t from, std::size_t to) { busiest = std::max({busiest, ++out[from], ++in[to]}); });
+    each_send(d, [&](std::size_t from, std::size_t to) { --out[from], --in[to]; });
+    total += busiest;
+  }
+  return total;
+}
+
+// cross_node_buffers over the roots a phase's broadcasts come from, every rank in turn: their mean. Past 64
+// ranks, over up to 8 roots spread across the first node: on nodes laid out evenly every other node's
+// roots repeat them.
+double mean_cross_node_buffers(GroupShape g) {
+  const int p = g.ranks, per_node = std::max(1, std::min(g.fullest(), p));
+  const int roots = p <= 64 ? p : std::min(per_node, 8);
+  double total = 0;
+  for (int j = 0; j < roots; ++j)
+    total += cross_node_buffers(p, per_node, p <= 64 ? j : static_cast<int>(int64_t{j} * per_node / roots));
+  return total / roots;
+}
+
 class GlooModel : public LibraryModel {
  public:
   Library library() const override { return Library::kGloo; }
-  std::vector<AlgorithmCost> candidates(Collective c, double bytes, GroupShape group, Tier, double) const override {
+  std::vector<AlgorithmCost> candidates(Collective c, double bytes, GroupShape group, Tier tier,
+                                        double) const override {
     const double p = group.ranks, share = (p - 1) / p;
     switch (c) {
       case Collective::kAllReduce:
@@ -40,7 +79,8 @@ class GlooModel : public LibraryModel {
         return {{"ring", 2 * (p - 1), share}};
       case Collective::kBroadcast: {
         const double rounds = std::ceil(std::log2(p) - 1e-9);
-        return {{"binomial tree", rounds, rounds}};
+        const bool across = tier == Tier::kInterNode && group.nodes > 1;
+        return {{"binomial tree", rounds, across ? mean_cross_node_buffers(group) : rounds}};
       }
       case Collective::kReduce:
         return {{"ring reduce-scatter + gather to the root", p * segments_per_chunk(bytes, p) - 1, 2 * share}};

@@ -51,8 +51,16 @@ LinkTerms refit(const LibraryModel& model, Collective c, GroupShape g, Tier tier
 }  // namespace
 
 std::string GroupShape::words() const {
-  return std::to_string(ranks) + (ranks == 1 ? " rank" : " ranks") + " on " + std::to_string(nodes) +
-         (nodes == 1 ? " node" : " nodes");
+  std::string text = std::to_string(ranks) + (ranks == 1 ? " rank" : " ranks") + " on " + std::to_string(nodes) +
+                     (nodes == 1 ? " node" : " nodes");
+  const int last = ranks - fullest() * (nodes - 1);
+  if (nodes > 1 && last != fullest())
+    text.append(" (")
+        .append(std::to_string(fullest()))
+        .append(" a node, the last ")
+        .append(std::to_string(last))
+        .append(")");
+  return text;
 }
 
 const LibraryModel& library_model(Library library) {

@@ -31,13 +31,23 @@ inline const Choices<Library>& library_choices() {
   return c;
 }
 
-// The ranks a call runs among and the nodes they lie on (ranks / nodes a node, evenly).
+// The ranks a call runs among and the nodes they lie on, in blocks (mpirun's and Slurm's placement):
+// `node_ranks` on every node but the last, which holds the rest (0: ranks / nodes on each, rounded up).
 struct GroupShape {
-  int ranks = 1, nodes = 1;
-  int per_node() const { return nodes > 0 ? ranks / nodes : ranks; }
-  bool operator==(const GroupShape& o) const { return ranks == o.ranks && nodes == o.nodes; }
-  bool operator<(const GroupShape& o) const { return ranks != o.ranks ? ranks < o.ranks : nodes < o.nodes; }
-  std::string words() const;  // "16 ranks on 2 nodes"
+  int ranks = 1, nodes = 1, node_ranks = 0;
+  // The ranks on its fullest node.
+  int fullest() const {
+    if (node_ranks > 0) return node_ranks;
+    return nodes > 0 ? (ranks + nodes - 1) / nodes : ranks;
+  }
+  bool operator==(const GroupShape& o) const {
+    return ranks == o.ranks && nodes == o.nodes && fullest() == o.fullest();
+  }
+  bool operator<(const GroupShape& o) const {
+    if (ranks != o.ranks) return ranks < o.ranks;
+    return nodes != o.nodes ? nodes < o.nodes : fullest() < o.fullest();
+  }
+  std::string words() const;  // "16 ranks on 2 nodes", "3 ranks on 2 nodes (2 a node, the last 1)"
 };
 
 // One way to run the call: its seconds are latency x scale + bytes x per_byte / bus bandwidth.

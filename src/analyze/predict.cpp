@@ -27,8 +27,12 @@ struct Placement {
   int replica_link_share() const { return std::min(group, ranks_per_node); }
   // Rank r's shard group: the G consecutive ranks from (r / G) * G.
   GroupShape group_shape(int rank) const {
-    const int first = rank / group * group;
-    return {group, node(first + group - 1) - node(first) + 1};
+    const int first = rank / group * group, last = first + group - 1, nodes = node(last) - node(first) + 1;
+    if (nodes == 1) return {group, 1};
+    // The fullest of its nodes: a whole one between its first and last, else the larger of those two's shares.
+    const int fullest =
+        nodes > 2 ? ranks_per_node : std::max(ranks_per_node - first % ranks_per_node, last % ranks_per_node + 1);
+    return {group, nodes, fullest};
   }
   // Rank r's replicas: r % G, r % G + G, ... (W / G ranks).
   GroupShape replica_shape(int rank) const { return strided_shape(rank, group); }
@@ -40,8 +44,9 @@ struct Placement {
   // the last without one of them.
   GroupShape strided_shape(int rank, int stride) const {
     const int count = world_size / stride, first = rank % stride, last = first + (count - 1) * stride;
-    if (stride >= ranks_per_node) return {count, count};
-    return {count, node(last) - node(first) + 1};
+    if (stride >= ranks_per_node) return {count, count, 1};
+    const int nodes = node(last) - node(first) + 1;
+    return {count, nodes, nodes == 1 ? count : std::min(count, (ranks_per_node + stride - 1) / stride)};
   }
 };
 
@@ -97,8 +102,8 @@ class PhasePricer {
   const Priced& priced(const PlannedPhase& phase, int rank) {
     const bool replicas = phase.phase == "grad_replicas" && !phase.expert_group;
     const GroupShape g = group(phase, rank);
-    const auto key =
-        std::make_tuple(phase.phase, replicas ? rank % at_.group : 0, g.ranks, g.nodes, phase.expert_group);
+    const auto key = std::make_tuple(phase.phase, replicas ? rank % at_.group : 0, g.ranks, g.nodes, g.fullest(),
+                                     phase.expert_group);
     const auto it = cache_.find(key);
     if (it != cache_.end()) return it->second;
     // Groups that cross nodes at once share a node's links: the replica groups, and the EP expert groups.
@@ -112,7 +117,7 @@ class PhasePricer {
 
   const ClusterDescription& cluster_;
   Placement at_;
-  std::map<std::tuple<std::string, int, int, int, bool>, Priced> cache_;
+  std::map<std::tuple<std::string, int, int, int, int, bool>, Priced> cache_;
 };
 
 // The sync a rank's step leaves exposed under --overlap: its calls start one

@@ -91,6 +91,33 @@ TEST_CASE("gloo's algorithms: a binomial broadcast, a segmented ring all-reduce,
         Approx(1.5));
 }
 
+TEST_CASE("gloo's broadcast across nodes: each round as long as its busiest node's link, over every root") {
+  const LibraryModel& gloo = library_model(Library::kGloo);
+  const auto per_byte = [&](GroupShape g, Tier tier = Tier::kInterNode) {
+    return gloo.candidates(Collective::kBroadcast, 1 << 20, g, tier, 1).front().per_byte;
+  };
+  CHECK(per_byte({4, 1}, Tier::kIntraNode) == 2);  // within a node: the root's 2 sends on its one link
+  // 2 nodes of 2: from rank 0, 0 -> 1 within node 0, then 0 -> 2 and 1 -> 3 leave it at once (2 buffers); every
+  // root the same.
+  CHECK(per_byte({4, 2}) == Approx(2));
+  // 3 ranks, 2 + 1: roots 0 and 1 send 1 buffer across, root 2 sends its 2 at once: 4/3, not 4 ranks' 2.
+  CHECK(per_byte({3, 2, 2}) == Approx(4.0 / 3));
+  CHECK(per_byte({8, 4}) == Approx(4));     // 2 a node: 2 rounds across, 2 sends leave a node in each
+  CHECK(per_byte({8, 2}) == Approx(4.25));  // 4 a node: from roots 3 and 7 a third round crosses
+  CHECK(per_byte({6, 2, 4}) == Approx(8.0 / 3));
+  // Past 64 ranks the first node's roots stand for all (evenly laid out, the others repeat them).
+  CHECK(per_byte({128, 32}) == Approx(20.25));
+  CHECK(gloo.candidates(Collective::kBroadcast, 1 << 20, {3, 2, 2}, Tier::kInterNode, 1).front().latency == 2);
+}
+
+TEST_CASE("a group's words and order count the ranks on its fullest node") {
+  CHECK(GroupShape{3, 2, 2}.words() == "3 ranks on 2 nodes (2 a node, the last 1)");
+  CHECK(GroupShape{4, 2}.words() == "4 ranks on 2 nodes");
+  CHECK(GroupShape{4, 2} == GroupShape{4, 2, 2});  // evenly laid out, said or not
+  CHECK_FALSE(GroupShape{6, 2, 4} == GroupShape{6, 2});
+  CHECK(GroupShape{6, 2} < GroupShape{6, 2, 4});
+}
+
 TEST_CASE("a model's terms fitted to a table its own algorithms made come back as they were") {
   const LibraryModel& mpi = library_model(Library::kOpenMpi);
   const LinkTerms truth{250e-6, 0.2e9};

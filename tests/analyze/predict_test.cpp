@@ -274,6 +274,34 @@ TEST_CASE("replica groups share a node's links: as many at once as the node hold
   }
 }
 
+TEST_CASE("W = 3 on nodes of 2 lies 2 + 1: its broadcasts priced on that group, not on 2 full nodes") {
+  zbtest::TempDir tmp;
+  const ClusterDescription c =
+      cluster_in(tmp, R"({"schema": "zero-bench-cluster/1", "name": "gloo", "ranks_per_node": 2,
+    "library": "gloo", "step": {"memory_bandwidth_gb_per_s": 1},
+    "intra_node": {"broadcast": {"latency_us": 100, "busbw_gb_per_s": 1}},
+    "inter_node": {"broadcast": {"latency_us": 1000, "busbw_gb_per_s": 0.1, "ranks": 4, "nodes": 2}}})");
+  LoadedRun run;
+  run.name = "lpt";
+  LoadedCase one{3, "m", {}};
+  for (int r = 0; r < 3; ++r) {
+    RankResult rank;
+    rank.context.world_size = 3, rank.context.rank = r, rank.context.model_numel = 3 << 20;
+    rank.context.model_tensors = 3, rank.numel = 1 << 20, rank.param_count = 1;
+    rank.phase_calls = shared_phases({{"sync", 4, false, {{Collective::kBroadcast, 1 << 20, 0}}}});
+    one.ranks.push_back(rank);
+  }
+  run.cases.push_back(one);
+  const CasePrediction p = predict_run(run, c).front();
+  const CollectivePrice& across = c.price(Collective::kBroadcast, Tier::kInterNode);
+  CHECK(p.group_tier == "across nodes");
+  CHECK(p.ranks[0].sync_calls == Approx(across.seconds(4 << 20, {3, 2, 2})));
+  // 4 MiB at 0.1 GB/s, well past the latency: gloo's tree moves 4/3 buffers across where 4 ranks move 2.
+  CHECK(p.ranks[0].sync_calls / across.seconds(4 << 20, {4, 2}) == Approx(2.0 / 3).epsilon(0.01));
+  REQUIRE_FALSE(p.priced_calls.empty());
+  CHECK_THAT(p.priced_calls.back(), Catch::Contains("sync on 3 ranks on 2 nodes (2 a node, the last 1)"));
+}
+
 TEST_CASE("a sync's broadcasts started together are priced from the table of such calls, overlapped ones alone") {
   zbtest::TempDir tmp;
   // One broadcast alone: 1000 B in 40 us; one of two started together: 1000 B in 15 us of the pair's 30.
