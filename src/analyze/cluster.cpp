@@ -394,6 +394,7 @@ PricedCall CollectivePrice::priced(double bytes, GroupShape group) const {
       rows_.empty() ? latency_s_ + bytes * bus_factor(collective_, measured_.ranks) / busbw_ : read_rows(rows_, bytes);
   call.seconds = group == measured_ ? given : moved(given, bytes, measured_, call.seconds);
   if (!rows_.empty() && !(group == measured_)) call.algorithm += " (table scaled)";
+  if (!rows_.empty() && bytes > rows_.back().first) call.past_table_bytes = rows_.back().first;
   return call;
 }
 

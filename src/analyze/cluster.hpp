@@ -34,7 +34,8 @@ class CollectivePrice {
   // that size, interpolated in log-log (below its first row: the first row's time; above its last: at the
   // last row's bus bandwidth); on another group, that time x the model's time on `group` over its time on
   // the table's, the algorithm then marked "(table scaled)". Given a latency and a bus bandwidth, the same
-  // from those. The algorithm is the model's cheapest on `group`; 0 seconds for one rank.
+  // from those. The algorithm is the model's cheapest on `group`; 0 seconds for one rank. A call larger
+  // than the table's last row says so (past_table_bytes).
   PricedCall priced(double bytes, GroupShape group) const;
   double seconds(double bytes, GroupShape group) const { return priced(bytes, group).seconds; }
   // This price, with the times of `depth` calls started together on `ranks`

@@ -80,6 +80,9 @@ const LibraryModel& library_model(Library library);
 struct PricedCall {
   std::string algorithm;
   double seconds = 0;
+  // Where the call is larger than the largest a table measured: that size (the call is priced at its bus
+  // bandwidth); 0: within the table, or no table.
+  double past_table_bytes = 0;
 };
 // The cheapest of the library's candidates for this call under `terms`.
 PricedCall cheapest(const LibraryModel& model, const LinkTerms& terms, Collective c, double bytes, GroupShape group,

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <functional>
 #include <tuple>
 #include <map>
@@ -67,8 +68,18 @@ bool started_together(const PlannedPhase& phase) {
 // What a phase's calls were priced as, for the notes: "reduce-scatter ring/LL128 x 1".
 using AlgorithmTally = std::map<std::string, int>;
 
+// The largest of a phase's calls priced past its table (0: none), by collective.
+using PastTables = std::map<Collective, CallsPastTable>;
+
+void note_past_table(PastTables& past, const PlannedPhase& phase, Collective c, double bytes, double table_bytes) {
+  if (table_bytes <= 0) return;
+  CallsPastTable& at = past[c];
+  at.phase = phase.phase, at.collective = c;
+  at.largest_call_bytes = std::max(at.largest_call_bytes, bytes), at.table_bytes = table_bytes;
+}
+
 double phase_seconds(const PlannedPhase& phase, GroupShape group, int link_share, const ClusterDescription& cluster,
-                     AlgorithmTally& algorithms) {
+                     AlgorithmTally& algorithms, PastTables& past) {
   const bool together = started_together(phase);
   const Tier tier = tier_of(group);
   double seconds = 0;
@@ -78,6 +89,7 @@ double phase_seconds(const PlannedPhase& phase, GroupShape group, int link_share
     const PricedCall priced = price.priced(bytes, group);
     seconds += together ? price.seconds_started_together(bytes, group, phase.calls.size()) : priced.seconds;
     ++algorithms[collective_choices().name(call.collective) + " " + priced.algorithm];
+    note_past_table(past, phase, call.collective, bytes, priced.past_table_bytes);
   }
   return seconds;
 }
@@ -89,6 +101,7 @@ class PhasePricer {
   double seconds(const PlannedPhase& phase, int rank) { return priced(phase, rank).seconds; }
   // The algorithms the phase's calls were priced as on rank `rank`, and the group they ran on.
   const AlgorithmTally& algorithms(const PlannedPhase& phase, int rank) { return priced(phase, rank).algorithms; }
+  const PastTables& past_tables(const PlannedPhase& phase, int rank) { return priced(phase, rank).past; }
   GroupShape group(const PlannedPhase& phase, int rank) const {
     if (phase.expert_group) return at_.expert_shape(rank);
     return phase.phase == "grad_replicas" ? at_.replica_shape(rank) : at_.group_shape(rank);
@@ -98,6 +111,7 @@ class PhasePricer {
   struct Priced {
     double seconds = 0;
     AlgorithmTally algorithms;
+    PastTables past;
   };
   const Priced& priced(const PlannedPhase& phase, int rank) {
     const bool replicas = phase.phase == "grad_replicas" && !phase.expert_group;
@@ -111,7 +125,7 @@ class PhasePricer {
     if (tier_of(g) == Tier::kInterNode && phase.expert_group) share = at_.expert_link_share();
     if (tier_of(g) == Tier::kInterNode && replicas) share = at_.replica_link_share();
     Priced& out = cache_[key];
-    out.seconds = phase_seconds(phase, g, share, cluster_, out.algorithms);
+    out.seconds = phase_seconds(phase, g, share, cluster_, out.algorithms, out.past);
     return out;
   }
 
@@ -252,6 +266,7 @@ CasePrediction predict_case(const LoadedRun& run, const LoadedCase& c, const Clu
   std::vector<double> sync_calls(c.ranks.size());
   std::vector<std::size_t> sync_count(c.ranks.size());
   bool overlapped = false;
+  std::map<std::string, PastTables> past_by_phase;
   std::vector<int64_t> slowest_stepped;  // the tensors of the first rank with the slowest step
   p.ranks.resize(c.ranks.size());
   for (std::size_t r = 0; r < c.ranks.size(); ++r) {
@@ -267,6 +282,8 @@ CasePrediction predict_case(const LoadedRun& run, const LoadedCase& c, const Clu
       p.slowest_step_rank = static_cast<int>(r), slowest_stepped = std::move(stepped);
     for (const PlannedPhase& phase : *rank.phase_calls) {  // under --expert-parallel: dense, then expert calls
       const double s = pricer.seconds(phase, static_cast<int>(r));
+      for (const auto& [collective, past] : pricer.past_tables(phase, static_cast<int>(r)))
+        note_past_table(past_by_phase[phase.phase], phase, collective, past.largest_call_bytes, past.table_bytes);
       if (r == 0)
         p.priced_calls.push_back(priced_calls_words(phase, pricer.group(phase, 0), pricer.algorithms(phase, 0)));
       if (phase.phase == "grad_sync") out.grad_sync += s;
@@ -291,6 +308,8 @@ CasePrediction predict_case(const LoadedRun& run, const LoadedCase& c, const Clu
     p.ranks[r].total = total;
     p.ranks[r].sync = total - before_sync[r];  // its own calls and its wait for the slowest rank
   }
+  for (const auto& [phase, by_collective] : past_by_phase)
+    for (const auto& [collective, past] : by_collective) p.past_tables.push_back(past);
   p.started_together_at_once = cluster.library == Library::kOpenMpi && p.sync_started_together > 1;
   p.grad_sync_planned = p.shard_group == 1 || has_phase(*c.ranks.front().phase_calls, "grad_sync");
   p.balanced_step = balanced_step(c, p, step_model);
@@ -358,6 +377,41 @@ Table prediction_table(const std::vector<CasePrediction>& cases, bool csv) {
   return t;
 }
 
+namespace {
+
+nlohmann::ordered_json past_tables_json(const std::vector<CallsPastTable>& past) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  for (const CallsPastTable& p : past)
+    out.push_back({{"phase", p.phase},
+                   {"collective", collective_choices().name(p.collective)},
+                   {"largest_call_bytes", p.largest_call_bytes},
+                   {"table_largest_bytes", p.table_bytes}});
+  return out;
+}
+
+// "241.0 MiB", "7.8 KiB", "512 B".
+std::string size_words(double bytes) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.0f B", bytes);
+  for (const auto& [unit, scale] : {std::pair<const char*, double>{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}})
+    if (bytes >= scale) {
+      std::snprintf(text, sizeof text, "%.1f %s", bytes / scale, unit);
+      break;
+    }
+  return text;
+}
+
+// The smallest power of two of at least `bytes`, as --table-bytes reads it: "256M", "2G".
+std::string table_bytes_to(double bytes) {
+  double size = 1;
+  while (size < bytes) size *= 2;
+  for (const auto& [unit, scale] : {std::pair<const char*, double>{"G", 1 << 30}, {"M", 1 << 20}, {"K", 1 << 10}})
+    if (size >= scale) return std::to_string(static_cast<int64_t>(size / scale)) + unit;
+  return "1K";
+}
+
+}  // namespace
+
 std::string prediction_notes(const std::vector<CasePrediction>& cases) {
   std::string out;
   std::set<std::string> unplanned;
@@ -384,6 +438,14 @@ std::string prediction_notes(const std::vector<CasePrediction>& cases) {
     for (const std::string& phase : c.priced_calls) out += (&phase == &c.priced_calls.front() ? " " : "; ") + phase;
     out += "\n";
   }
+  for (const CasePrediction& c : cases)
+    for (const CallsPastTable& p : c.past_tables)
+      out += p.phase + " of " + c.run + " " + c.model + " W = " + std::to_string(c.world_size) +
+             " G = " + std::to_string(c.shard_group) + ": " + collective_choices().name(p.collective) +
+             " calls up to " + size_words(p.largest_call_bytes) + ", past the " + size_words(p.table_bytes) +
+             " its table measured at most: priced at that row's bus bandwidth, which larger calls may not reach "
+             "(docs/predict.md, What still misses); measure the table up to them (--table-bytes 1K:" +
+             table_bytes_to(p.largest_call_bytes) + ")\n";
   std::set<std::string> at_once;
   for (const CasePrediction& c : cases)
     if (c.started_together_at_once && at_once.insert(c.run).second)
@@ -440,6 +502,7 @@ nlohmann::ordered_json prediction_json(const std::vector<CasePrediction>& cases,
                                 {"over_lower_bound_seconds", c.over_bound},
                                 {"step_priced_as", c.step_priced_as},
                                 {"priced_calls", c.priced_calls},
+                                {"past_tables", past_tables_json(c.past_tables)},
                                 {"grad_sync_planned", c.grad_sync_planned},
                                 {"expert_parallel", c.expert_parallel},
                                 {"expert_group_tier", c.expert_parallel > 1 ? nlohmann::ordered_json(c.expert_tier)

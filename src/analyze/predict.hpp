@@ -47,6 +47,14 @@ struct RankPrediction {
   double expert_grad_sync = 0, expert_sync_calls = 0;
 };
 
+// A phase's calls larger than the largest its table measured: priced at that row's bus bandwidth, which a
+// larger call need not reach (docs/predict.md, What still misses).
+struct CallsPastTable {
+  std::string phase;
+  Collective collective = Collective::kAllReduce;
+  double largest_call_bytes = 0, table_bytes = 0;  // nccl-tests' sizes, as the table is read
+};
+
 struct CasePrediction {
   std::string run, partitioner, model;
   int world_size = 0, shard_group = 0;
@@ -69,6 +77,7 @@ struct CasePrediction {
   std::size_t sync_started_together = 0;
   bool started_together_at_once = false;  // those calls run at once by the library (Open MPI's): the notes say so
   bool grad_sync_planned = true;          // false: the plan has no gradient reduction (zero_bench without --grad-sync)
+  std::vector<CallsPastTable> past_tables;  // per phase and collective, over every rank
   double total() const { return ranks.empty() ? 0 : ranks.front().total; }
   const RankPrediction& slowest() const { return ranks[static_cast<std::size_t>(slowest_step_rank)]; }
   // What the total holds beyond the slowest rank's reductions and step: the sync it ends with.

@@ -274,6 +274,38 @@ TEST_CASE("replica groups share a node's links: as many at once as the node hold
   }
 }
 
+TEST_CASE("a call larger than its table's last row is priced at that row's bandwidth, and the notes say so") {
+  zbtest::TempDir tmp;
+  const ClusterDescription c = cluster_in(tmp);  // within a node: an all-reduce table of 1000 and 4000 B
+  LoadedRun run;
+  run.name = "r";
+  LoadedCase one{2, "m", {}};
+  for (int r = 0; r < 2; ++r) {
+    RankResult rank;
+    rank.context.world_size = 2, rank.context.rank = r, rank.context.model_numel = 3000;
+    rank.context.model_tensors = 2, rank.numel = 1500, rank.param_count = 1;
+    rank.phase_calls = shared_phases(
+        {{"grad_sync", 4, false, {{Collective::kAllReduce, 1000, -1}, {Collective::kAllReduce, 3000, -1}}}});
+    one.ranks.push_back(rank);
+  }
+  run.cases.push_back(one);
+  const CasePrediction p = predict_run(run, c).front();
+  REQUIRE(p.past_tables.size() == 1);
+  CHECK(p.past_tables[0].phase == "grad_sync");
+  CHECK(p.past_tables[0].collective == Collective::kAllReduce);
+  CHECK(p.past_tables[0].largest_call_bytes == 12000);
+  CHECK(p.past_tables[0].table_bytes == 4000);
+  CHECK(p.ranks[0].grad_sync == Approx(20e-6 + 20e-6 * 3));  // 4000 B in 20 us, and 3x that at its bandwidth
+  CHECK_THAT(prediction_notes({p}), Catch::Contains("grad_sync of r m W = 2 G = 2: all-reduce calls up to 11.7 KiB, "
+                                                    "past the 3.9 KiB its table measured at most") &&
+                                        Catch::Contains("--table-bytes 1K:16K"));
+  CHECK(prediction_json({p}, c)["cases"][0]["past_tables"][0]["largest_call_bytes"] == 12000);
+  one.ranks[0].phase_calls = one.ranks[1].phase_calls =
+      shared_phases({{"grad_sync", 4, false, {{Collective::kAllReduce, 1000, -1}}}});
+  run.cases = {one};
+  CHECK(predict_run(run, c).front().past_tables.empty());  // 4000 B: the table's own last row
+}
+
 TEST_CASE("W = 3 on nodes of 2 lies 2 + 1: its broadcasts priced on that group, not on 2 full nodes") {
   zbtest::TempDir tmp;
   const ClusterDescription c =
