@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The tables of experiments/describe_cluster/record.md (README.md states its findings) from run.sh's work.
 
-    python3 experiments/describe_cluster/describe_table.py WORK DESCRIPTION...
+    python3 experiments/describe_cluster/describe_table.py [--cases-only] WORK DESCRIPTION...
 
 WORK/<description>/cluster.json is a description zero_bench --describe-cluster wrote;
 WORK/predicted/<description>/<backend>/<model>/<partitioner>_W<w> is a timed run (a link to
@@ -9,7 +9,7 @@ WORK/runs/...) with <that>.predict.json beside it, its prediction on that descri
 Each rank's phases are compared as experiments/predict_validation/validation_table.py
 compares them (its functions, imported): the error is (predicted - measured) / measured,
 the sync against the rank's own calls, the whole step the sum of each phase's slowest rank.
-Standard library only.
+--cases-only prints the table of every case alone (large_calls.sh's record). Standard library only.
 """
 import json
 import statistics
@@ -94,12 +94,16 @@ def warnings(work, names):
 
 def main():
     if len(sys.argv) < 3:
-        sys.exit("usage: describe_table.py WORK DESCRIPTION...")
-    work, names = sys.argv[1], sys.argv[2:]
+        sys.exit("usage: describe_table.py [--cases-only] WORK DESCRIPTION...")
+    cases_only = sys.argv[1] == "--cases-only"
+    work, names = sys.argv[1 + cases_only], sys.argv[2 + cases_only:]
     by_name = {name: cases_of(work, name) for name in names}
     for name, cases in by_name.items():
         if not cases:
             sys.exit(f"describe_table.py: no run predicted on the {name} description under {work}")
+    if cases_only:
+        every_case([c for name in names for c in by_name[name]])
+        return
     summary(work, names, by_name)
     warnings(work, names)
     print("The runs are the same in both; the rate column names the description they were predicted on.")
