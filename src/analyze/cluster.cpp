@@ -420,7 +420,8 @@ std::string CollectivePrice::source() const {
   return text;
 }
 
-double CollectivePrice::seconds_started_together(double bytes, GroupShape group, std::size_t calls) const {
+double CollectivePrice::seconds_started_together(double bytes, GroupShape group, std::size_t calls,
+                                                 double* past_table_bytes) const {
   if (together_.empty()) return seconds(bytes, group);
   if (group.ranks <= 1 || bytes <= 0) return 0;
   // The tables that measured calls this large (a deeper table stops at MAX / D bytes a call); where none
@@ -428,10 +429,13 @@ double CollectivePrice::seconds_started_together(double bytes, GroupShape group,
   std::vector<const StartedTogether*> measured;
   for (const StartedTogether& t : together_)
     if (t.rows.back().first >= bytes) measured.push_back(&t);
-  if (measured.empty())
+  if (past_table_bytes) *past_table_bytes = 0;
+  if (measured.empty()) {
     measured.push_back(&*std::max_element(together_.begin(), together_.end(), [](const auto& a, const auto& b) {
       return a.rows.back().first < b.rows.back().first;
     }));
+    if (past_table_bytes) *past_table_bytes = measured.front()->rows.back().first;
+  }
   const double depth = static_cast<double>(std::max<std::size_t>(calls, 1));
   const auto above =
       std::find_if(measured.begin(), measured.end(), [depth](const StartedTogether* t) { return t->depth >= depth; });

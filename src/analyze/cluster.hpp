@@ -48,8 +48,11 @@ class CollectivePrice {
   // (where none did, the one that reached the largest) as seconds() reads its
   // own; from the table of the depth nearest `calls` where no two depths
   // bracket it, else between the two that do, in log-log (time against
-  // depth); seconds() where the price has none (a call alone).
-  double seconds_started_together(double bytes, GroupShape group, std::size_t calls) const;
+  // depth); seconds() where the price has none (a call alone). Where no such
+  // table reached calls of this size, `past_table_bytes` (if given) gets the
+  // largest they measured, else 0 (left as it was where there are none).
+  double seconds_started_together(double bytes, GroupShape group, std::size_t calls,
+                                  double* past_table_bytes = nullptr) const;
   // Where the prices come from: the calls alone and the model's fitted terms, then each started-together
   // table by depth.
   std::string source() const;

@@ -28,16 +28,18 @@ constexpr double kMaxSegmentBytes = 1 << 20;
 // Segments per rank's chunk of a ring over `bytes` (gloo's allreduce.cc): at least 2.
 double segments_per_chunk(double bytes, double p) { return std::max(2.0, std::ceil(bytes / (p * kMaxSegmentBytes))); }
 
-// gloo's binomial broadcast from `root` over p ranks laid out `per_node` a node (gloo/broadcast.cc): in
-// round i every rank that holds the buffer sends it on to the rank 2^i after it, counted from the root.
-// Across nodes a round lasts as long as its busiest node's link, the most of its sends that leave one node
-// or enter one (a send within a node does not use it): the rounds' sum, in whole buffers.
-double cross_node_buffers(int p, int per_node, int root) {
-  const int nodes = (p + per_node - 1) / per_node;
+// gloo's binomial broadcast from `root` over the group's ranks, each on its node (`node`, GroupShape's
+// layout; gloo/broadcast.cc): in round i every rank that holds the buffer sends it on to the rank 2^i
+// after it, counted from the root. Across nodes a round lasts as long as its busiest node's link, the
+// most of its sends that leave one node or enter one (a send within a node does not use it): the
+// rounds' sum, in whole buffers.
+double cross_node_buffers(const std::vector<int>& node, int nodes, int root) {
+  const int p = static_cast<int>(node.size());
   std::vector<int> out(static_cast<std::size_t>(nodes)), in(static_cast<std::size_t>(nodes));
   const auto each_send = [&](int d, auto&& f) {
     for (int v = 0; v < d && v + d < p; ++v) {
-      const int from = (v + root) % p / per_node, to = (v + d + root) % p / per_node;
+      const int from = node[static_cast<std::size_t>((v + root) % p)];
+      const int to = node[static_cast<std::size_t>((v + d + root) % p)];
       if (from != to) f(static_cast<std::size_t>(from), static_cast<std::size_t>(to));
     }
   };
@@ -52,14 +54,18 @@ double cross_node_buffers(int p, int per_node, int root) {
 }
 
 // cross_node_buffers over the roots a phase's broadcasts come from, every rank in turn: their mean. Past 64
-// ranks, over up to 8 roots spread across the first node: on nodes laid out evenly every other node's
-// roots repeat them.
+// ranks, over a sample: on nodes laid out evenly, the first node's roots (up to 8, spread across it; every
+// other node's repeat them, so exact up to 8 ranks a node, within 1 % past that); otherwise 16 roots spread
+// across the group.
 double mean_cross_node_buffers(GroupShape g) {
-  const int p = g.ranks, per_node = std::max(1, std::min(g.fullest(), p));
-  const int roots = p <= 64 ? p : std::min(per_node, 8);
+  const int p = g.ranks;
+  std::vector<int> node(static_cast<std::size_t>(p));
+  for (int i = 0; i < p; ++i) node[static_cast<std::size_t>(i)] = g.node_of(i);
+  const int span = p <= 64 ? p : g.even() ? g.fullest() : p;
+  const int roots = p <= 64 ? p : std::min(span, g.even() ? 8 : 16);
   double total = 0;
   for (int j = 0; j < roots; ++j)
-    total += cross_node_buffers(p, per_node, p <= 64 ? j : static_cast<int>(int64_t{j} * per_node / roots));
+    total += cross_node_buffers(node, g.nodes, static_cast<int>(int64_t{j} * span / roots));
   return total / roots;
 }
 

@@ -53,14 +53,16 @@ LinkTerms refit(const LibraryModel& model, Collective c, GroupShape g, Tier tier
 std::string GroupShape::words() const {
   std::string text = std::to_string(ranks) + (ranks == 1 ? " rank" : " ranks") + " on " + std::to_string(nodes) +
                      (nodes == 1 ? " node" : " nodes");
-  const int last = ranks - fullest() * (nodes - 1);
-  if (nodes > 1 && last != fullest())
-    text.append(" (")
-        .append(std::to_string(fullest()))
-        .append(" a node, the last ")
-        .append(std::to_string(last))
-        .append(")");
+  if (nodes > 1 && !even()) text.append(" (up to ").append(std::to_string(fullest())).append(" a node)");
   return text;
+}
+
+int GroupShape::node_of(int i) const {
+  const int full = fullest();
+  if (nodes <= 1 || i < full) return 0;
+  const int others = nodes - 1, rest = ranks - full, base = rest / others, extra = rest % others;
+  const int j = i - full, in_larger = extra * (base + 1);  // the first `extra` others hold base + 1
+  return 1 + (j < in_larger ? j / (base + 1) : extra + (j - in_larger) / std::max(1, base));
 }
 
 const LibraryModel& library_model(Library library) {

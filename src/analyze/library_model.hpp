@@ -31,8 +31,10 @@ inline const Choices<Library>& library_choices() {
   return c;
 }
 
-// The ranks a call runs among and the nodes they lie on, in blocks (mpirun's and Slurm's placement):
-// `node_ranks` on every node but the last, which holds the rest (0: ranks / nodes on each, rounded up).
+// The ranks a call runs among and the nodes they lie on: `node_ranks` on its fullest node (0: evenly,
+// ranks / nodes rounded up). Where the nodes hold unequal shares, the models lay the group out as its
+// fullest node, then the rest as evenly as they go over the others (node_of): exact for even groups and
+// for a group on 2 nodes; for 3 consecutive ranks' nodes (1 + 4 + 2) the same up to a rotation.
 struct GroupShape {
   int ranks = 1, nodes = 1, node_ranks = 0;
   // The ranks on its fullest node.
@@ -40,6 +42,9 @@ struct GroupShape {
     if (node_ranks > 0) return node_ranks;
     return nodes > 0 ? (ranks + nodes - 1) / nodes : ranks;
   }
+  bool even() const { return fullest() * nodes == ranks; }
+  // The node (0 to nodes - 1) of the group's rank i, laid out as above.
+  int node_of(int i) const;
   bool operator==(const GroupShape& o) const {
     return ranks == o.ranks && nodes == o.nodes && fullest() == o.fullest();
   }
@@ -47,7 +52,7 @@ struct GroupShape {
     if (ranks != o.ranks) return ranks < o.ranks;
     return nodes != o.nodes ? nodes < o.nodes : fullest() < o.fullest();
   }
-  std::string words() const;  // "16 ranks on 2 nodes", "3 ranks on 2 nodes (2 a node, the last 1)"
+  std::string words() const;  // "16 ranks on 2 nodes", "3 ranks on 2 nodes (up to 2 a node)"
 };
 
 // One way to run the call: its seconds are latency x scale + bytes x per_byte / bus bandwidth.

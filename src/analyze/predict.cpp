@@ -46,8 +46,13 @@ struct Placement {
   GroupShape strided_shape(int rank, int stride) const {
     const int count = world_size / stride, first = rank % stride, last = first + (count - 1) * stride;
     if (stride >= ranks_per_node) return {count, count, 1};
-    const int nodes = node(last) - node(first) + 1;
-    return {count, nodes, nodes == 1 ? count : std::min(count, (ranks_per_node + stride - 1) / stride)};
+    // Its ranks on node n: those of first + k stride (k from 0) from n's first rank to its last.
+    int fullest = 0;
+    for (int n = node(first); n <= node(last); ++n) {
+      const int lo = std::max(n * ranks_per_node, first), hi = std::min(n * ranks_per_node + ranks_per_node - 1, last);
+      fullest = std::max(fullest, (hi - first) / stride - (lo - first + stride - 1) / stride + 1);
+    }
+    return {count, node(last) - node(first) + 1, fullest};
   }
 };
 
@@ -68,14 +73,16 @@ bool started_together(const PlannedPhase& phase) {
 // What a phase's calls were priced as, for the notes: "reduce-scatter ring/LL128 x 1".
 using AlgorithmTally = std::map<std::string, int>;
 
-// The largest of a phase's calls priced past its table (0: none), by collective.
-using PastTables = std::map<Collective, CallsPastTable>;
+// The largest of a phase's calls priced past its table, by tier and collective, with that table's largest.
+using PastTables = std::map<std::pair<Tier, Collective>, CallsPastTable>;
 
-void note_past_table(PastTables& past, const PlannedPhase& phase, Collective c, double bytes, double table_bytes) {
+void note_past_table(PastTables& past, const PlannedPhase& phase, Tier tier, Collective c, double bytes,
+                     double table_bytes) {
   if (table_bytes <= 0) return;
-  CallsPastTable& at = past[c];
-  at.phase = phase.phase, at.collective = c;
-  at.largest_call_bytes = std::max(at.largest_call_bytes, bytes), at.table_bytes = table_bytes;
+  CallsPastTable& at = past[{tier, c}];
+  if (bytes <= at.largest_call_bytes) return;
+  at.phase = phase.phase + (phase.expert_group ? " (experts)" : "");
+  at.tier = tier_words(tier), at.collective = c, at.largest_call_bytes = bytes, at.table_bytes = table_bytes;
 }
 
 double phase_seconds(const PlannedPhase& phase, GroupShape group, int link_share, const ClusterDescription& cluster,
@@ -87,9 +94,11 @@ double phase_seconds(const PlannedPhase& phase, GroupShape group, int link_share
     const CollectivePrice& price = cluster.price(call.collective, tier);
     const double bytes = static_cast<double>(call.elements) * phase.element_bytes * link_share;
     const PricedCall priced = price.priced(bytes, group);
-    seconds += together ? price.seconds_started_together(bytes, group, phase.calls.size()) : priced.seconds;
+    double past_table_bytes = priced.past_table_bytes;
+    seconds +=
+        together ? price.seconds_started_together(bytes, group, phase.calls.size(), &past_table_bytes) : priced.seconds;
     ++algorithms[collective_choices().name(call.collective) + " " + priced.algorithm];
-    note_past_table(past, phase, call.collective, bytes, priced.past_table_bytes);
+    note_past_table(past, phase, tier, call.collective, bytes, past_table_bytes);
   }
   return seconds;
 }
@@ -282,8 +291,9 @@ CasePrediction predict_case(const LoadedRun& run, const LoadedCase& c, const Clu
       p.slowest_step_rank = static_cast<int>(r), slowest_stepped = std::move(stepped);
     for (const PlannedPhase& phase : *rank.phase_calls) {  // under --expert-parallel: dense, then expert calls
       const double s = pricer.seconds(phase, static_cast<int>(r));
-      for (const auto& [collective, past] : pricer.past_tables(phase, static_cast<int>(r)))
-        note_past_table(past_by_phase[phase.phase], phase, collective, past.largest_call_bytes, past.table_bytes);
+      for (const auto& [key, past] : pricer.past_tables(phase, static_cast<int>(r)))
+        note_past_table(past_by_phase[past.phase], phase, key.first, key.second, past.largest_call_bytes,
+                        past.table_bytes);
       if (r == 0)
         p.priced_calls.push_back(priced_calls_words(phase, pricer.group(phase, 0), pricer.algorithms(phase, 0)));
       if (phase.phase == "grad_sync") out.grad_sync += s;
@@ -308,8 +318,8 @@ CasePrediction predict_case(const LoadedRun& run, const LoadedCase& c, const Clu
     p.ranks[r].total = total;
     p.ranks[r].sync = total - before_sync[r];  // its own calls and its wait for the slowest rank
   }
-  for (const auto& [phase, by_collective] : past_by_phase)
-    for (const auto& [collective, past] : by_collective) p.past_tables.push_back(past);
+  for (const auto& [phase, by_tier] : past_by_phase)
+    for (const auto& [key, past] : by_tier) p.past_tables.push_back(past);
   p.started_together_at_once = cluster.library == Library::kOpenMpi && p.sync_started_together > 1;
   p.grad_sync_planned = p.shard_group == 1 || has_phase(*c.ranks.front().phase_calls, "grad_sync");
   p.balanced_step = balanced_step(c, p, step_model);
@@ -384,6 +394,7 @@ nlohmann::ordered_json past_tables_json(const std::vector<CallsPastTable>& past)
   for (const CallsPastTable& p : past)
     out.push_back({{"phase", p.phase},
                    {"collective", collective_choices().name(p.collective)},
+                   {"tier", p.tier},
                    {"largest_call_bytes", p.largest_call_bytes},
                    {"table_largest_bytes", p.table_bytes}});
   return out;
@@ -401,10 +412,11 @@ std::string size_words(double bytes) {
   return text;
 }
 
-// The smallest power of two of at least `bytes`, as --table-bytes reads it: "256M", "2G".
+// The smallest power of two of at least `bytes`, as --table-bytes reads it ("256M", "2G"), 16G at most
+// (--table-bytes' limit).
 std::string table_bytes_to(double bytes) {
   double size = 1;
-  while (size < bytes) size *= 2;
+  while (size < bytes && size < 16.0 * (1 << 30)) size *= 2;
   for (const auto& [unit, scale] : {std::pair<const char*, double>{"G", 1 << 30}, {"M", 1 << 20}, {"K", 1 << 10}})
     if (size >= scale) return std::to_string(static_cast<int64_t>(size / scale)) + unit;
   return "1K";
@@ -441,8 +453,8 @@ std::string prediction_notes(const std::vector<CasePrediction>& cases) {
   for (const CasePrediction& c : cases)
     for (const CallsPastTable& p : c.past_tables)
       out += p.phase + " of " + c.run + " " + c.model + " W = " + std::to_string(c.world_size) +
-             " G = " + std::to_string(c.shard_group) + ": " + collective_choices().name(p.collective) +
-             " calls up to " + size_words(p.largest_call_bytes) + ", past the " + size_words(p.table_bytes) +
+             " G = " + std::to_string(c.shard_group) + ": " + collective_choices().name(p.collective) + " " + p.tier +
+             " read at up to " + size_words(p.largest_call_bytes) + ", past the " + size_words(p.table_bytes) +
              " its table measured at most: priced at that row's bus bandwidth, which larger calls may not reach "
              "(docs/predict.md, What still misses); measure the table up to them (--table-bytes 1K:" +
              table_bytes_to(p.largest_call_bytes) + ")\n";

@@ -50,9 +50,13 @@ struct RankPrediction {
 // A phase's calls larger than the largest its table measured: priced at that row's bus bandwidth, which a
 // larger call need not reach (docs/predict.md, What still misses).
 struct CallsPastTable {
-  std::string phase;
+  std::string phase;  // "sync", "sync (experts)"
+  std::string tier;   // "within a node", "across nodes"
   Collective collective = Collective::kAllReduce;
-  double largest_call_bytes = 0, table_bytes = 0;  // nccl-tests' sizes, as the table is read
+  // nccl-tests' sizes as the table is read: a call's bytes, times the groups sharing a node's links where
+  // they do (replicas, expert groups), and the largest the table (or its tables of calls started together,
+  // for those) measured.
+  double largest_call_bytes = 0, table_bytes = 0;
 };
 
 struct CasePrediction {

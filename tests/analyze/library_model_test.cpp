@@ -107,11 +107,24 @@ TEST_CASE("gloo's broadcast across nodes: each round as long as its busiest node
   CHECK(per_byte({6, 2, 4}) == Approx(8.0 / 3));
   // Past 64 ranks the first node's roots stand for all (evenly laid out, the others repeat them).
   CHECK(per_byte({128, 32}) == Approx(20.25));
+  CHECK(per_byte({4, 3, 2}) == Approx(2.25));  // 2 + 1 + 1: every root, counted by hand
+  CHECK(per_byte({2, 2, 1}) == Approx(1));     // one rank a node: one buffer across, never none
   CHECK(gloo.candidates(Collective::kBroadcast, 1 << 20, {3, 2, 2}, Tier::kInterNode, 1).front().latency == 2);
 }
 
-TEST_CASE("a group's words and order count the ranks on its fullest node") {
-  CHECK(GroupShape{3, 2, 2}.words() == "3 ranks on 2 nodes (2 a node, the last 1)");
+TEST_CASE("a group's words, order and layout count the ranks on its fullest node") {
+  CHECK(GroupShape{3, 2, 2}.words() == "3 ranks on 2 nodes (up to 2 a node)");
+  CHECK(GroupShape{7, 3, 4}.words() == "7 ranks on 3 nodes (up to 4 a node)");
+  CHECK(GroupShape{2, 2, 1}.words() == "2 ranks on 2 nodes");
+  const auto layout = [](GroupShape g) {
+    std::vector<int> nodes;
+    for (int i = 0; i < g.ranks; ++i) nodes.push_back(g.node_of(i));
+    return nodes;
+  };
+  CHECK(layout({6, 3}) == std::vector<int>{0, 0, 1, 1, 2, 2});
+  CHECK(layout({3, 2, 2}) == std::vector<int>{0, 0, 1});
+  CHECK(layout({4, 3, 2}) == std::vector<int>{0, 0, 1, 2});           // 2 + 1 + 1, not 2 + 2
+  CHECK(layout({7, 3, 4}) == std::vector<int>{0, 0, 0, 0, 1, 1, 2});  // 1 + 4 + 2, rotated: 4 + 2 + 1
   CHECK(GroupShape{4, 2}.words() == "4 ranks on 2 nodes");
   CHECK(GroupShape{4, 2} == GroupShape{4, 2, 2});  // evenly laid out, said or not
   CHECK_FALSE(GroupShape{6, 2, 4} == GroupShape{6, 2});

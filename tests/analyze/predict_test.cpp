@@ -296,8 +296,8 @@ TEST_CASE("a call larger than its table's last row is priced at that row's bandw
   CHECK(p.past_tables[0].largest_call_bytes == 12000);
   CHECK(p.past_tables[0].table_bytes == 4000);
   CHECK(p.ranks[0].grad_sync == Approx(20e-6 + 20e-6 * 3));  // 4000 B in 20 us, and 3x that at its bandwidth
-  CHECK_THAT(prediction_notes({p}), Catch::Contains("grad_sync of r m W = 2 G = 2: all-reduce calls up to 11.7 KiB, "
-                                                    "past the 3.9 KiB its table measured at most") &&
+  CHECK_THAT(prediction_notes({p}), Catch::Contains("grad_sync of r m W = 2 G = 2: all-reduce within a node read at "
+                                                    "up to 11.7 KiB, past the 3.9 KiB its table measured at most") &&
                                         Catch::Contains("--table-bytes 1K:16K"));
   CHECK(prediction_json({p}, c)["cases"][0]["past_tables"][0]["largest_call_bytes"] == 12000);
   one.ranks[0].phase_calls = one.ranks[1].phase_calls =
@@ -331,7 +331,66 @@ TEST_CASE("W = 3 on nodes of 2 lies 2 + 1: its broadcasts priced on that group, 
   // 4 MiB at 0.1 GB/s, well past the latency: gloo's tree moves 4/3 buffers across where 4 ranks move 2.
   CHECK(p.ranks[0].sync_calls / across.seconds(4 << 20, {4, 2}) == Approx(2.0 / 3).epsilon(0.01));
   REQUIRE_FALSE(p.priced_calls.empty());
-  CHECK_THAT(p.priced_calls.back(), Catch::Contains("sync on 3 ranks on 2 nodes (2 a node, the last 1)"));
+  CHECK_THAT(p.priced_calls.back(), Catch::Contains("sync on 3 ranks on 2 nodes (up to 2 a node)"));
+}
+
+TEST_CASE("a strided group holds on each node what lands there: EP 3 on nodes of 4 puts 1 and 4 a node apart") {
+  zbtest::TempDir tmp;
+  const ClusterDescription c = cluster_in(tmp, R"({"schema": "zero-bench-cluster/1", "name": "fours", "ranks_per_node": 4,
+    "library": "gloo", "step": {"memory_bandwidth_gb_per_s": 1},
+    "intra_node": {"broadcast": {"latency_us": 10, "busbw_gb_per_s": 1}},
+    "inter_node": {"broadcast": {"latency_us": 1000, "busbw_gb_per_s": 0.1, "ranks": 2, "nodes": 2}}})");
+  // W = 6, EP 3: rank 1's expert group is ranks 1 and 4, one on each node: the figures' own group, where a
+  // group laid out 2 on one node would send nothing across.
+  LoadedRun run;
+  run.name = "r";
+  LoadedCase one{6, "m", {}};
+  for (int r = 0; r < 6; ++r) {
+    RankResult rank;
+    rank.context.world_size = 6, rank.context.rank = r, rank.context.model_numel = 6 << 20;
+    rank.context.model_tensors = 6, rank.numel = 1 << 20, rank.param_count = 1;
+    rank.plan.expert_parallel = ExpertParallelRecord{};
+    rank.plan.expert_parallel->size = 3;
+    rank.phase_calls = shared_phases({{"sync", 4, false, {{Collective::kBroadcast, 1 << 20, 0}}, false, true}});
+    one.ranks.push_back(rank);
+  }
+  run.cases.push_back(one);
+  const CasePrediction p = predict_run(run, c).front();
+  // The node's ranks of the 3 expert groups share its link: 3 times the call's bytes.
+  CHECK(p.ranks[1].expert_sync_calls == Approx(1e-3 + 3.0 * (4 << 20) / 0.1e9));
+  CHECK(p.ranks[0].expert_sync_calls < p.ranks[1].expert_sync_calls / 10);  // ranks 0 and 3: within node 0
+}
+
+TEST_CASE("broadcasts started together past the largest such table are named, though a call alone is within") {
+  zbtest::TempDir tmp;
+  CollectiveTable alone{"broadcast_perf", Collective::kBroadcast, {"#  Rank  0 Group 0", "#  Rank  1 Group 0"}, {}};
+  alone.rows.push_back({1000, 250, "float", "none", 0, std::nullopt, TableTiming{40, 0.0, 0.0, 0}});
+  alone.rows.push_back({4000, 1000, "float", "none", 0, std::nullopt, TableTiming{80, 0.0, 0.0, 0}});
+  CollectiveTable together = alone;
+  together.agg_iters = 2;
+  together.rows = {{1000, 250, "float", "none", -1, std::nullopt, TableTiming{15, 0.0, 0.0, 0}}};
+  zbtest::write_text(tmp.path() / "b.txt",
+                     format_nccl_tests_table(alone, TableHeader{"test", 1000, 4000, 1, 5, {}}) +
+                         format_nccl_tests_table(together, TableHeader{"test", 1000, 1000, 1, 5, {}}));
+  const ClusterDescription c = cluster_in(tmp, with_broadcast_table("b.txt"));
+  LoadedRun run;
+  run.name = "lpt";
+  LoadedCase one{2, "m", {}};
+  for (int r = 0; r < 2; ++r) {
+    RankResult rank;
+    rank.context.world_size = 2, rank.context.rank = r, rank.context.model_numel = 1000, rank.context.model_tensors = 2;
+    rank.numel = 500, rank.param_count = 1;
+    rank.phase_calls =
+        shared_phases({{"sync", 4, false, {{Collective::kBroadcast, 500, 0}, {Collective::kBroadcast, 500, 1}}}});
+    one.ranks.push_back(rank);
+  }
+  run.cases.push_back(one);
+  const CasePrediction p = predict_run(run, c).front();
+  REQUIRE(p.past_tables.size() == 1);
+  CHECK(p.past_tables[0].phase == "sync");
+  CHECK(p.past_tables[0].tier == "within a node");
+  CHECK(p.past_tables[0].largest_call_bytes == 2000);
+  CHECK(p.past_tables[0].table_bytes == 1000);  // the started-together table's, not the calls-alone 4000
 }
 
 TEST_CASE("a sync's broadcasts started together are priced from the table of such calls, overlapped ones alone") {
