@@ -336,7 +336,8 @@ TEST_CASE("W = 3 on nodes of 2 lies 2 + 1: its broadcasts priced on that group, 
 
 TEST_CASE("a strided group holds on each node what lands there: EP 3 on nodes of 4 puts 1 and 4 a node apart") {
   zbtest::TempDir tmp;
-  const ClusterDescription c = cluster_in(tmp, R"({"schema": "zero-bench-cluster/1", "name": "fours", "ranks_per_node": 4,
+  const ClusterDescription c =
+      cluster_in(tmp, R"({"schema": "zero-bench-cluster/1", "name": "fours", "ranks_per_node": 4,
     "library": "gloo", "step": {"memory_bandwidth_gb_per_s": 1},
     "intra_node": {"broadcast": {"latency_us": 10, "busbw_gb_per_s": 1}},
     "inter_node": {"broadcast": {"latency_us": 1000, "busbw_gb_per_s": 0.1, "ranks": 2, "nodes": 2}}})");
