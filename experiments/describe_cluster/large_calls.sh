@@ -7,7 +7,7 @@
 # ZB_LARGE_TABLE_BYTES, default 32M:256M; 5 calls per size after 1 warm-up), then predicts the 4
 # flat runs of inputs/runs.tar.xz twice: on inputs/quiet as committed (`to 64M`), and on a copy
 # whose inter-node all-gather and reduce-scatter are read from the new table (`to 256M`), and
-# writes large_calls.md (ZB_RECORD_OUT: elsewhere). The table is kept in
+# writes large_calls.md (ZB_RECORD_OUT: elsewhere), with each rank's sync and raw replay by iteration. The table is kept in
 # inputs/large_calls.inter_node.txt; ZB_BENCH_RECORD_ONLY=1 predicts from it again, launching
 # nothing. Root only when it measures (the rehearsal cluster, scripts/cluster/local_cluster.sh).
 set -euo pipefail
@@ -69,5 +69,24 @@ done
   sed 's/^/- /' "$inputs/large_calls.provenance"
   echo
   python3 "$here/describe_table.py" --cases-only "$work" to_64M to_256M
+  echo "## The sync's timed iterations, in order (ms), and its calls' raw replay"
+  echo
+  echo "Each rank's sync in its 3 timed iterations, after 1 warm-up, and the probe's 3 raw replays of the"
+  echo 'same call, as the rank records hold them (`timing.sync.samples`, `comm_roofline`).'
+  echo
+  python3 - "$work/runs" <<'PY'
+import json, sys
+from pathlib import Path
+print("| model | W | rank | sync, iterations 1-3 | raw replay, 1-3 |")
+print("|---|---:|---:|---|---|")
+for run in sorted(Path(sys.argv[1]).glob("*/flat_W*")):
+    model, w = run.parent.name, int(run.name.split("_W")[1])
+    for rank in range(w):
+        result = json.loads((run / f"{model}_{w}_{rank}.json").read_text())["result"]
+        sync = ", ".join(f"{1e3 * s:.0f}" for s in result["timing"]["sync"]["samples"])
+        raw = ", ".join(f"{1e3 * s:.0f}" for c in result["comm_roofline"] if c["phase"] == "sync"
+                        for s in c["raw"]["samples"])
+        print(f"| {model} | {w} | {rank} | {sync} | {raw} |")
+PY
 } >"$out.part"
 mv "$out.part" "$out"
