@@ -14,6 +14,7 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 source "$here/../common/bench_env.sh"
 source "$here/../common/heap_policy.sh"
+source "$here/predict_runs.sh"
 A="${ZB_ANALYZE:-$A}"
 out="${ZB_RECORD_OUT:-$here/large_calls.md}" inputs="$here/inputs"
 table="$inputs/large_calls.inter_node.txt" bytes="${ZB_LARGE_TABLE_BYTES:-32M:256M}"
@@ -48,14 +49,7 @@ for c in ("all-gather", "reduce-scatter"):
     d["inter_node"][c] = {"table": "large_calls.inter_node.txt"}
 json.dump(d, open(sys.argv[1], "w"), indent=2)
 PY
-for name in to_64M to_256M; do
-  for dir in "$work"/runs/*/flat_W*; do
-    model=$(basename "$(dirname "$dir")") at="$work/predicted/$name/gloo/$model"
-    mkdir -p "$at"
-    ln -sfn "$dir" "$at/$(basename "$dir")"
-    "$A" "$dir" --predict "$work/$name/cluster.json" --format json >"$at/$(basename "$dir").predict.json"
-  done
-done
+predict_runs "$work" gloo 'flat_W*/' to_64M to_256M
 {
   echo "# The flat plans' large calls, priced from tables that reach them"
   echo

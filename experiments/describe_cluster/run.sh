@@ -25,6 +25,7 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 source "$here/../common/bench_env.sh"
 source "$here/../common/heap_policy.sh"
+source "$here/predict_runs.sh"
 A="${ZB_ANALYZE:-$A}"
 out="${ZB_RECORD_OUT:-$here/record.md}" inputs="$here/inputs"
 record_only="${ZB_BENCH_RECORD_ONLY:-0}"
@@ -102,15 +103,8 @@ fi
 
 # Every run predicted on each description, laid out as validation_table.py reads a work directory.
 log "predicting"
-for name in $descriptions; do
-  for dir in "$work"/runs/*/*_W*/; do
-    dir=${dir%/} model=$(basename "$(dirname "$dir")")
-    at="$work/predicted/$name/$backend/$model"
-    mkdir -p "$at"
-    ln -sfn "$dir" "$at/$(basename "$dir")"
-    "$A" "$dir" --predict "$work/$name/cluster.json" --format json >"$at/$(basename "$dir").predict.json"
-  done
-done
+# shellcheck disable=SC2086  # a list of descriptions
+predict_runs "$work" "$backend" '*_W*/' $descriptions
 {
   echo "# Predictions from a description written by zero_bench --describe-cluster"
   echo
