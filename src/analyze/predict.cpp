@@ -73,16 +73,13 @@ bool started_together(const PlannedPhase& phase) {
 // What a phase's calls were priced as, for the notes: "reduce-scatter ring/LL128 x 1".
 using AlgorithmTally = std::map<std::string, int>;
 
-// The largest of a phase's calls priced past its table, by tier and collective, with that table's largest.
-using PastTables = std::map<std::pair<Tier, Collective>, CallsPastTable>;
+// The largest of the calls priced past their table, by phase, tier and collective, with that table's largest.
+using PastTables = std::map<std::tuple<std::string, Tier, Collective>, CallsPastTable>;
 
-void note_past_table(PastTables& past, const PlannedPhase& phase, Tier tier, Collective c, double bytes,
-                     double table_bytes) {
-  if (table_bytes <= 0) return;
-  CallsPastTable& at = past[{tier, c}];
-  if (bytes <= at.largest_call_bytes) return;
-  at.phase = phase.phase + (phase.expert_group ? " (experts)" : "");
-  at.tier = tier_words(tier), at.collective = c, at.largest_call_bytes = bytes, at.table_bytes = table_bytes;
+void keep_largest(PastTables& past, Tier tier, const CallsPastTable& call) {
+  if (call.table_bytes <= 0) return;
+  CallsPastTable& at = past[{call.phase, tier, call.collective}];
+  if (call.largest_call_bytes > at.largest_call_bytes) at = call;
 }
 
 double phase_seconds(const PlannedPhase& phase, GroupShape group, int link_share, const ClusterDescription& cluster,
@@ -98,7 +95,9 @@ double phase_seconds(const PlannedPhase& phase, GroupShape group, int link_share
     seconds +=
         together ? price.seconds_started_together(bytes, group, phase.calls.size(), &past_table_bytes) : priced.seconds;
     ++algorithms[collective_choices().name(call.collective) + " " + priced.algorithm];
-    note_past_table(past, phase, tier, call.collective, bytes, past_table_bytes);
+    keep_largest(past, tier,
+                 {phase.phase + (phase.expert_group ? " (experts)" : ""), tier_words(tier), call.collective, bytes,
+                  past_table_bytes});
   }
   return seconds;
 }
@@ -275,7 +274,7 @@ CasePrediction predict_case(const LoadedRun& run, const LoadedCase& c, const Clu
   std::vector<double> sync_calls(c.ranks.size());
   std::vector<std::size_t> sync_count(c.ranks.size());
   bool overlapped = false;
-  std::map<std::string, PastTables> past_by_phase;
+  PastTables past_tables;                // over every rank
   std::vector<int64_t> slowest_stepped;  // the tensors of the first rank with the slowest step
   p.ranks.resize(c.ranks.size());
   for (std::size_t r = 0; r < c.ranks.size(); ++r) {
@@ -292,8 +291,7 @@ CasePrediction predict_case(const LoadedRun& run, const LoadedCase& c, const Clu
     for (const PlannedPhase& phase : *rank.phase_calls) {  // under --expert-parallel: dense, then expert calls
       const double s = pricer.seconds(phase, static_cast<int>(r));
       for (const auto& [key, past] : pricer.past_tables(phase, static_cast<int>(r)))
-        note_past_table(past_by_phase[past.phase], phase, key.first, key.second, past.largest_call_bytes,
-                        past.table_bytes);
+        keep_largest(past_tables, std::get<Tier>(key), past);
       if (r == 0)
         p.priced_calls.push_back(priced_calls_words(phase, pricer.group(phase, 0), pricer.algorithms(phase, 0)));
       if (phase.phase == "grad_sync") out.grad_sync += s;
@@ -318,8 +316,7 @@ CasePrediction predict_case(const LoadedRun& run, const LoadedCase& c, const Clu
     p.ranks[r].total = total;
     p.ranks[r].sync = total - before_sync[r];  // its own calls and its wait for the slowest rank
   }
-  for (const auto& [phase, by_tier] : past_by_phase)
-    for (const auto& [key, past] : by_tier) p.past_tables.push_back(past);
+  for (const auto& [key, past] : past_tables) p.past_tables.push_back(past);
   p.started_together_at_once = cluster.library == Library::kOpenMpi && p.sync_started_together > 1;
   p.grad_sync_planned = p.shard_group == 1 || has_phase(*c.ranks.front().phase_calls, "grad_sync");
   p.balanced_step = balanced_step(c, p, step_model);
