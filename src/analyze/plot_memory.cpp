@@ -5,20 +5,10 @@
 
 #include "accounting.hpp"
 #include "figure.hpp"
+#include "table.hpp"
 
 namespace zb {
 namespace {
-
-struct Unit {
-  const char* name;
-  double bytes;
-};
-// The largest binary unit the case's largest figure (DP) reaches at least once.
-Unit unit_for(double top_bytes) {
-  for (Unit u : {Unit{"GiB", 1024.0 * 1024 * 1024}, Unit{"MiB", 1024.0 * 1024}, Unit{"KiB", 1024.0}})
-    if (top_bytes >= u.bytes) return u;
-  return {"bytes", 1};
-}
 
 struct Stage {
   const char* name;
@@ -48,7 +38,7 @@ void key_of_stages(std::string& out, const svg::Box& b) {  // above the plot are
   }
 }
 
-void draw_run(std::string& out, const svg::Box& b, const svg::Scale& ys, const Unit& unit, const std::string& run,
+void draw_run(std::string& out, const svg::Box& b, const svg::Scale& ys, const BinaryUnit& unit, const std::string& run,
               const std::string& colour, const std::vector<RankMemory>& mem, const std::string& width) {
   const double step = b.w / static_cast<double>(mem.size());
   const auto at = [&](std::size_t r, int64_t bytes) {
@@ -93,7 +83,7 @@ Figure memory_figure(const std::vector<RunReport>& runs, const RunColours& colou
                     for (const RankMemory& m : all.back().second)
                       top = std::max<double>(top, static_cast<double>(m.dp));
                   }
-                const Unit unit = unit_for(top);
+                const BinaryUnit unit = binary_unit_for(top);  // the largest figure's (DP's)
                 const svg::Scale ys = svg::nice_linear(0, top > 0 ? top / unit.bytes * 1.05 : 1),
                                  xs{0, static_cast<double>(w), false};
                 f.body += open_panel(panel, "memory", w, model, model + ", W = " + std::to_string(w));

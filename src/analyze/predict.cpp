@@ -399,13 +399,10 @@ nlohmann::ordered_json past_tables_json(const std::vector<CallsPastTable>& past)
 
 // "241.0 MiB", "7.8 KiB", "512 B".
 std::string size_words(double bytes) {
+  const BinaryUnit unit = binary_unit_for(bytes);
   char text[32];
-  std::snprintf(text, sizeof text, "%.0f B", bytes);
-  for (const auto& [unit, scale] : {std::pair<const char*, double>{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}})
-    if (bytes >= scale) {
-      std::snprintf(text, sizeof text, "%.1f %s", bytes / scale, unit);
-      break;
-    }
+  if (unit.bytes > 1) std::snprintf(text, sizeof text, "%.1f %s", bytes / unit.bytes, unit.name);
+  else std::snprintf(text, sizeof text, "%.0f B", bytes);
   return text;
 }
 

@@ -133,4 +133,11 @@ std::string gbps_or_na(const std::optional<double>& bytes_per_s) {
   return bytes_per_s ? fixed(*bytes_per_s / 1e9, 3) : "n/a";
 }
 
+BinaryUnit binary_unit_for(double bytes) {
+  for (BinaryUnit u :
+       {BinaryUnit{"GiB", 1024.0 * 1024 * 1024}, BinaryUnit{"MiB", 1024.0 * 1024}, BinaryUnit{"KiB", 1024.0}})
+    if (bytes >= u.bytes) return u;
+  return {"bytes", 1};
+}
+
 }  // namespace zb

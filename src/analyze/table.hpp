@@ -38,5 +38,11 @@ int seconds_decimals(double seconds);
 // where three would not show three digits of the time ("0.000313 (0.00000121)").
 std::string seconds_with_spread(double seconds, double spread, const char* open = " (", const char* close = ")");
 std::string gbps_or_na(const std::optional<double>& bytes_per_s);  // "1.234" (GB/s, 1e9), or "n/a"
+// The largest binary unit `bytes` reaches (GiB, MiB, KiB), else {"bytes", 1}.
+struct BinaryUnit {
+  const char* name;
+  double bytes;
+};
+BinaryUnit binary_unit_for(double bytes);
 
 }  // namespace zb
