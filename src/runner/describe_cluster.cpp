@@ -216,8 +216,8 @@ void describe(const Request& r, const World& world, Watchdog& watchdog) {
   watchdog.arm("--describe-cluster, writing the description on rank 0 (every rank arriving after it)");
   if (world.rank == 0) {
     inject_fault_if_asked("final-write", world.rank);
-    const json load_record = load.record();
     const std::vector<std::string> warnings = load.warnings();
+    const json load_record = load.record(warnings);
     for (const std::string& w : warnings)
       std::cerr << "zero_bench --describe-cluster: warning: " << w
                 << "; a description measured under load prices every run as if the load were there: measure again "

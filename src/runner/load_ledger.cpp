@@ -130,7 +130,7 @@ std::vector<std::string> LoadLedger::sharing_the_kernel_of(std::size_t node) con
   return hosts;
 }
 
-json LoadLedger::record() const {
+json LoadLedger::record(const std::vector<std::string>& said) const {
   json hosts = json::array();
   for (std::size_t i = 0; i < nodes_.size(); ++i) {
     const NodeLoad& n = nodes_[i];
@@ -151,7 +151,6 @@ json LoadLedger::record() const {
       "it; null where a counter could not be read), over each measurement and over a second with every rank "
       "asleep after each; a quiet second or the step model above warn_above_cores makes the load high";
   out["warn_above_cores"] = kBusyCores;
-  const std::vector<std::string> said = warnings();
   out["high"] = !said.empty();
   if (!said.empty()) out["warnings"] = said;
   out["hosts"] = hosts;

@@ -33,8 +33,8 @@ class LoadLedger {
   std::vector<std::string> host_of_each_node() const;
   // Rank 0: one line per node that was busy, or whose counters could not be read.
   std::vector<std::string> warnings() const;
-  // Rank 0: the description's "load".
-  nlohmann::ordered_json record() const;
+  // Rank 0: the description's "load", with `said`, what warnings() said (high where it said anything).
+  nlohmann::ordered_json record(const std::vector<std::string>& said) const;
 
  private:
   struct Window {
