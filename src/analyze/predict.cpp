@@ -319,6 +319,7 @@ CasePrediction predict_case(const LoadedRun& run, const LoadedCase& c, const Clu
   for (const auto& [key, past] : past_tables) p.past_tables.push_back(past);
   p.started_together_at_once = cluster.library == Library::kOpenMpi && p.sync_started_together > 1;
   p.grad_sync_planned = p.shard_group == 1 || has_phase(*c.ranks.front().phase_calls, "grad_sync");
+  p.measured_step_faults = measured_step_faults(c.ranks);
   p.balanced_step = balanced_step(c, p, step_model);
   p.imbalance = std::max(0.0, slowest_step.step - p.balanced_step);
   // What no plan of this granularity can avoid: its largest rank holds at least the lower bound's elements
@@ -416,6 +417,54 @@ std::string table_bytes_to(double bytes) {
   return "1K";
 }
 
+// "1, 2 and 5", the first `most` of them, then "and N more".
+std::string listed(const std::vector<std::string>& items, std::size_t most = 6) {
+  std::string out;
+  const std::size_t shown = std::min(items.size(), most);
+  for (std::size_t i = 0; i < shown; ++i)
+    out += (i == 0 ? "" : i + 1 == shown && shown == items.size() ? " and " : ", ") + items[i];
+  if (items.size() > shown) out += " and " + std::to_string(items.size() - shown) + " more";
+  return out;
+}
+
+// Where a timed case's measured median steps took page faults, which the prediction does not price.
+std::string step_faults_note(const CasePrediction& c) {
+  if (!c.measured_step_faults || c.measured_step_faults->faulted_medians.empty()) return "";
+  const MeasuredStepFaults& f = *c.measured_step_faults;
+  std::vector<std::string> ranks, medians, without;
+  int64_t pages = 0;
+  for (const FaultedMedian& m : f.faulted_medians) {
+    ranks.push_back(std::to_string(m.rank));
+    medians.push_back(ms(m.median_seconds));
+    without.push_back(m.median_without_faults_seconds ? ms(*m.median_without_faults_seconds) : "none");
+    pages = std::max(pages, m.pages);
+  }
+  return "step of " + c.run + " " + c.model + " W = " + std::to_string(c.world_size) +
+         " G = " + std::to_string(c.shard_group) + " as measured: the median step of rank" +
+         (ranks.size() > 1 ? "s " : " ") + listed(ranks) + " took page faults (up to " + std::to_string(pages) +
+         " pages: the heap grew, its fresh pages faulted in; " + std::to_string(f.faulted_steps) + " of the case's " +
+         std::to_string(f.timed_steps) + " timed steps took some): " + listed(medians) + " ms, without those steps " +
+         listed(without) +
+         "; the prediction prices a step that takes none, so warm up longer (-w) or time more steps (-n) before "
+         "setting the two side by side (docs/predict.md, What still misses)\n";
+}
+
+nlohmann::ordered_json step_faults_json(const std::optional<MeasuredStepFaults>& f) {
+  if (!f) return nullptr;
+  nlohmann::ordered_json medians = nlohmann::ordered_json::array();
+  for (const FaultedMedian& m : f->faulted_medians)
+    medians.push_back({{"rank", m.rank},
+                       {"median_seconds", m.median_seconds},
+                       {"median_without_faults_seconds", m.median_without_faults_seconds
+                                                             ? nlohmann::ordered_json(*m.median_without_faults_seconds)
+                                                             : nlohmann::ordered_json(nullptr)},
+                       {"pages", m.pages}});
+  return {{"timed_steps", f->timed_steps},
+          {"faulted_steps", f->faulted_steps},
+          {"most_pages", f->most_pages},
+          {"faulted_medians", std::move(medians)}};
+}
+
 }  // namespace
 
 std::string prediction_notes(const std::vector<CasePrediction>& cases) {
@@ -459,6 +508,7 @@ std::string prediction_notes(const std::vector<CasePrediction>& cases) {
              " broadcasts started together, each rank priced as waiting for all of them; Open MPI runs them at once "
              "and its ranks' syncs end apart, so a rank that finishes first is over-priced (the slowest within 15 % "
              "on the rehearsal cluster at 4 Gbit/s; docs/predict.md, What still misses)\n";
+  for (const CasePrediction& c : cases) out += step_faults_note(c);
   for (const std::string& run : unplanned)
     out += "grad_sync of " + run +
            " not planned: its plan has no gradient reduction, so the totals leave it out; plan it with zero_bench "
@@ -509,6 +559,7 @@ nlohmann::ordered_json prediction_json(const std::vector<CasePrediction>& cases,
                                 {"step_priced_as", c.step_priced_as},
                                 {"priced_calls", c.priced_calls},
                                 {"past_tables", past_tables_json(c.past_tables)},
+                                {"measured_step_faults", step_faults_json(c.measured_step_faults)},
                                 {"grad_sync_planned", c.grad_sync_planned},
                                 {"expert_parallel", c.expert_parallel},
                                 {"expert_group_tier", c.expert_parallel > 1 ? nlohmann::ordered_json(c.expert_tier)

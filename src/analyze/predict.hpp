@@ -27,6 +27,7 @@
 // collectives (a node's cores, its memory), the tables' algorithms at every
 // rank count (the same bus bandwidth at a size), no stragglers or jitter.
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,7 @@
 #include "cluster.hpp"
 #include "html_report.hpp"
 #include "run_loader.hpp"
+#include "step_faults.hpp"
 #include "table.hpp"
 
 namespace zb {
@@ -82,6 +84,8 @@ struct CasePrediction {
   bool started_together_at_once = false;  // those calls run at once by the library (Open MPI's): the notes say so
   bool grad_sync_planned = true;          // false: the plan has no gradient reduction (zero_bench without --grad-sync)
   std::vector<CallsPastTable> past_tables;  // per phase and collective, over every rank
+  // A timed run's steps that took page faults, which the prediction does not price (absent: no timed steps).
+  std::optional<MeasuredStepFaults> measured_step_faults;
   double total() const { return ranks.empty() ? 0 : ranks.front().total; }
   const RankPrediction& slowest() const { return ranks[static_cast<std::size_t>(slowest_step_rank)]; }
   // What the total holds beyond the slowest rank's reductions and step: the sync it ends with.

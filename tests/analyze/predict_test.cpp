@@ -549,4 +549,42 @@ TEST_CASE("without bytes_per_element a step is priced at its plan's own precisio
         "bf16 params, bf16 grads, adam: the description's 4 bytes per element (this step moves 46)");
 }
 
+TEST_CASE("a timed run whose median steps took page faults: the notes and the JSON name the ranks, plan-only none") {
+  zbtest::TempDir tmp;
+  const ClusterDescription c = cluster_in(tmp);
+  LoadedRun run;
+  run.name = "timed";
+  run.info.partitioner = "lpt";
+  LoadedCase one{2, "m", {}};
+  const std::vector<std::vector<double>> samples = {{0.22, 0.25, 0.05}, {0.06, 0.05, 0.05}};
+  const std::vector<std::vector<int64_t>> faults = {{12479, 12478, 0}, {12479, 0, 0}};
+  for (int r = 0; r < 2; ++r) {
+    RankResult rank;
+    rank.context.world_size = 2, rank.context.rank = r, rank.context.model_numel = 2000;
+    rank.numel = 1000, rank.param_count = 1;
+    rank.phase_calls = shared_phases({{"sync", 4, false, {{Collective::kBroadcast, 1000, 0}}}});
+    Timings t;
+    t.step = make_series(samples[static_cast<std::size_t>(r)]);
+    t.step_page_faults = faults[static_cast<std::size_t>(r)];
+    rank.timing = std::move(t);
+    one.ranks.push_back(rank);
+  }
+  run.cases.push_back(one);
+  const CasePrediction timed = predict_run(run, c).at(0);
+  const std::string notes = prediction_notes({timed});
+  CHECK_THAT(notes, Catch::Contains("step of timed m W = 2 G = 2 as measured: the median step of rank 0 took page "
+                                    "faults (up to 12479 pages"));
+  CHECK_THAT(notes, Catch::Contains("3 of the case's 6 timed steps took some): 220.000 ms, without those steps "
+                                    "50.000; the prediction prices a step that takes none"));
+  const auto json = prediction_json({timed}, c)["cases"][0]["measured_step_faults"];
+  CHECK(json["faulted_steps"] == 3);
+  CHECK(json["faulted_medians"].size() == 1);
+  CHECK(json["faulted_medians"][0]["rank"] == 0);
+  CHECK(json["faulted_medians"][0]["median_without_faults_seconds"].get<double>() == Approx(0.05));
+  for (RankResult& rank : run.cases[0].ranks) rank.timing.reset();  // the same plan, plan-only
+  const CasePrediction planned = predict_run(run, c).at(0);
+  CHECK_THAT(prediction_notes({planned}), !Catch::Contains("as measured"));
+  CHECK(prediction_json({planned}, c)["cases"][0]["measured_step_faults"].is_null());
+}
+
 }  // namespace zb

@@ -1,0 +1,56 @@
+#include "step_faults.hpp"
+
+#include <algorithm>
+#include <numeric>
+
+#include "src/common/stats.hpp"
+
+namespace zb {
+namespace {
+
+// The indices of the samples the median is taken from: the middle one, or the two middle ones of an even count.
+std::vector<std::size_t> median_indices(const std::vector<double>& samples) {
+  std::vector<std::size_t> order(samples.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return samples[a] < samples[b]; });
+  const std::size_t n = order.size();
+  if (n == 0) return {};
+  if (n % 2) return {order[n / 2]};
+  return {order[n / 2 - 1], order[n / 2]};
+}
+
+std::optional<FaultedMedian> faulted_median(int rank, const std::vector<double>& samples,
+                                            const std::vector<int64_t>& faults) {
+  int64_t pages = 0;
+  for (std::size_t i : median_indices(samples)) pages = std::max(pages, faults[i]);
+  if (pages == 0) return std::nullopt;
+  FaultedMedian out{rank, percentile_of(samples, 50), std::nullopt, pages};
+  std::vector<double> without;
+  for (std::size_t i = 0; i < samples.size(); ++i)
+    if (faults[i] == 0) without.push_back(samples[i]);
+  if (!without.empty()) out.median_without_faults_seconds = percentile_of(without, 50);
+  return out;
+}
+
+}  // namespace
+
+std::optional<MeasuredStepFaults> measured_step_faults(const std::vector<RankResult>& ranks) {
+  std::optional<MeasuredStepFaults> out;
+  for (std::size_t r = 0; r < ranks.size(); ++r) {
+    const Boxed<Timings>& timing = ranks[r].timing;
+    if (!timing || !timing->step_page_faults) continue;
+    const std::vector<double>& samples = timing->step.samples;
+    const std::vector<int64_t>& faults = *timing->step_page_faults;
+    if (faults.size() != samples.size()) continue;  // the schema's checks refuse such a record; never read apart
+    if (!out) out.emplace();
+    out->timed_steps += static_cast<int>(faults.size());
+    for (int64_t pages : faults) {
+      if (pages > 0) ++out->faulted_steps;
+      out->most_pages = std::max(out->most_pages, pages);
+    }
+    if (auto median = faulted_median(static_cast<int>(r), samples, faults)) out->faulted_medians.push_back(*median);
+  }
+  return out;
+}
+
+}  // namespace zb

@@ -1,0 +1,34 @@
+// What a timed run measured of its step that --predict does not price: steps in which the process took minor
+// page faults. A step's temporaries come from the allocator; where it has no free block that large, the heap
+// grows and every fresh page faults as the step first touches it, which can cost more than the step's
+// arithmetic. The step model prices a step from reused memory, so a rank whose measured median is such a step is
+// measured slower than it is priced, and the gap is the heap's growth, not the cost model (docs/predict.md,
+// What still misses).
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "src/common/result.hpp"
+
+namespace zb {
+
+// A rank whose median step took page faults.
+struct FaultedMedian {
+  int rank = 0;
+  double median_seconds = 0;                            // over every timed step
+  std::optional<double> median_without_faults_seconds;  // over those that took none; absent where every step did
+  int64_t pages = 0;                                    // the most a step at the median took
+};
+
+struct MeasuredStepFaults {
+  int timed_steps = 0, faulted_steps = 0;      // over every rank
+  int64_t most_pages = 0;                      // the most one step took
+  std::vector<FaultedMedian> faulted_medians;  // by rank
+};
+
+// Over the ranks' timed steps; absent where no rank recorded its steps' faults (plan-only runs, --overlap, older
+// records). A median of an even count is the mean of the two middle steps: it counts as faulted where either did.
+std::optional<MeasuredStepFaults> measured_step_faults(const std::vector<RankResult>& ranks);
+
+}  // namespace zb
