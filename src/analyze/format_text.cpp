@@ -117,6 +117,40 @@ std::optional<std::string> param_storage_text(const CaseReport& c) {
   return std::string(layout) + ", --param-storage " + s;
 }
 
+// "9 of 24 timed steps took page faults (up to 24958 pages in one), the heap growing in them: without them the
+// slowest rank's mean step is 0.051 s (rank 1), with them 0.176 (rank 7); ..."; ranks that took them in every
+// step are their allocator's steady state, named apart. Nothing where no step took any.
+std::optional<std::string> step_faults_text(const CaseReport& c) {
+  if (!c.step_faults || c.step_faults->faulted_steps == 0 || !c.max_time || !c.slowest_rank) return std::nullopt;
+  const MeasuredStepFaults& f = *c.step_faults;
+  std::optional<std::size_t> slowest_clean;
+  for (std::size_t r = 0; r < f.mean_without_faults_seconds.size(); ++r)
+    if (const std::optional<double>& mean = f.mean_without_faults_seconds[r])
+      if (!slowest_clean || *mean > *f.mean_without_faults_seconds[*slowest_clean]) slowest_clean = r;
+  const bool grew = !f.faulted_some_steps.empty();
+  const int d = std::max(3, seconds_decimals(*c.max_time));
+  char buf[200];
+  std::snprintf(buf, sizeof buf, "%d of %d timed steps took page faults (up to %lld pages in one)", f.faulted_steps,
+                f.timed_steps, static_cast<long long>(f.most_pages));
+  std::string out = buf;
+  if (grew && slowest_clean) {
+    std::snprintf(buf, sizeof buf,
+                  ", the heap growing in them: without them the slowest rank's mean step is %.*f s (rank %zu), with "
+                  "them %.*f (rank %d); more warm-up (-w) or timed steps (-n) keep them out of the means",
+                  d, *f.mean_without_faults_seconds[*slowest_clean], *slowest_clean, d, *c.max_time, *c.slowest_rank);
+    out += buf;
+  }
+  if (!f.faulted_every_step.empty()) {
+    std::string ranks;
+    for (int r : f.faulted_every_step) ranks += (ranks.empty() ? "" : ", ") + std::to_string(r);
+    const bool every_rank = f.faulted_every_step.size() == f.mean_without_faults_seconds.size();
+    out += std::string(grew && slowest_clean ? "; " : ": ") +
+           (every_rank ? std::string("every rank") : (f.faulted_every_step.size() > 1 ? "ranks " : "rank ") + ranks) +
+           " took them in every step (the allocator maps fresh memory each step, or the heap still grew)";
+  }
+  return out;
+}
+
 // Where and how the case ran, after its numbers.
 const std::vector<FactLine>& context_lines() {
   static const std::vector<FactLine> lines = {
@@ -126,6 +160,7 @@ const std::vector<FactLine>& context_lines() {
       // "socket over lo, NCCL_HOSTID per rank (4 ranks on this node share 1 GPU)" (--nccl-shared-gpu).
       {"nccl transport", as_recorded(&RunContext::nccl_transport)},
       {"host pages", host_pages_text},
+      {"step faults", step_faults_text},
       {"parameters", param_storage_text}};
   return lines;
 }

@@ -427,42 +427,41 @@ std::string listed(const std::vector<std::string>& items, std::size_t most = 6) 
   return out;
 }
 
-// Where a timed case's measured median steps took page faults, which the prediction does not price.
+// Where a timed case's measured median steps took page faults, which the prediction need not price: a rank with
+// steps that took none grew its heap in the others; one that took them in every step maps fresh memory each
+// step (or its heap still grew), which its step model holds only where --calibrate's steps did the same.
 std::string step_faults_note(const CasePrediction& c) {
   if (!c.measured_step_faults || c.measured_step_faults->faulted_medians.empty()) return "";
   const MeasuredStepFaults& f = *c.measured_step_faults;
-  std::vector<std::string> ranks, medians, without;
-  int64_t pages = 0;
+  std::vector<std::string> grew, medians, without, every_step;
+  int64_t grew_pages = 0, every_step_pages = 0;
   for (const FaultedMedian& m : f.faulted_medians) {
-    ranks.push_back(std::to_string(m.rank));
-    medians.push_back(ms(m.median_seconds));
-    without.push_back(m.median_without_faults_seconds ? ms(*m.median_without_faults_seconds) : "none");
-    pages = std::max(pages, m.pages);
+    if (!m.median_without_faults_seconds) {
+      every_step.push_back(std::to_string(m.rank)), every_step_pages = std::max(every_step_pages, m.pages);
+      continue;
+    }
+    grew.push_back(std::to_string(m.rank)), grew_pages = std::max(grew_pages, m.pages);
+    medians.push_back(ms(m.median_seconds)), without.push_back(ms(*m.median_without_faults_seconds));
   }
-  return "step of " + c.run + " " + c.model + " W = " + std::to_string(c.world_size) +
-         " G = " + std::to_string(c.shard_group) + " as measured: the median step of rank" +
-         (ranks.size() > 1 ? "s " : " ") + listed(ranks) + " took page faults (up to " + std::to_string(pages) +
-         " pages: the heap grew, its fresh pages faulted in; " + std::to_string(f.faulted_steps) + " of the case's " +
-         std::to_string(f.timed_steps) + " timed steps took some): " + listed(medians) + " ms, without those steps " +
-         listed(without) +
-         "; the prediction prices a step that takes none, so warm up longer (-w) or time more steps (-n) before "
-         "setting the two side by side (docs/predict.md, What still misses)\n";
-}
-
-nlohmann::ordered_json step_faults_json(const std::optional<MeasuredStepFaults>& f) {
-  if (!f) return nullptr;
-  nlohmann::ordered_json medians = nlohmann::ordered_json::array();
-  for (const FaultedMedian& m : f->faulted_medians)
-    medians.push_back({{"rank", m.rank},
-                       {"median_seconds", m.median_seconds},
-                       {"median_without_faults_seconds", m.median_without_faults_seconds
-                                                             ? nlohmann::ordered_json(*m.median_without_faults_seconds)
-                                                             : nlohmann::ordered_json(nullptr)},
-                       {"pages", m.pages}});
-  return {{"timed_steps", f->timed_steps},
-          {"faulted_steps", f->faulted_steps},
-          {"most_pages", f->most_pages},
-          {"faulted_medians", std::move(medians)}};
+  const std::string which = "step of " + c.run + " " + c.model + " W = " + std::to_string(c.world_size) +
+                            " G = " + std::to_string(c.shard_group) + " as measured: ";
+  const auto ranks_words = [](const std::vector<std::string>& ranks) {
+    return std::string(ranks.size() > 1 ? "ranks " : "rank ") + listed(ranks);
+  };
+  std::string out;
+  if (!grew.empty())
+    out += which + "the median step of " + ranks_words(grew) + " took page faults (up to " +
+           std::to_string(grew_pages) + " pages: the heap grew, its fresh pages faulted in; " +
+           std::to_string(f.faulted_steps) + " of the case's " + std::to_string(f.timed_steps) +
+           " timed steps took some): " + listed(medians) + " ms, without those steps " + listed(without) +
+           "; the prediction prices a step that takes none, so warm up longer (-w) or time more steps (-n) before "
+           "setting the two side by side (docs/predict.md, What still misses)\n";
+  if (!every_step.empty())
+    out += which + ranks_words(every_step) + " took page faults in every timed step (its median step " +
+           std::to_string(every_step_pages) +
+           " pages: the allocator maps fresh memory each step, or the heap still grew); the step model holds "
+           "them only where --calibrate's steps took them too (docs/predict.md, What still misses)\n";
+  return out;
 }
 
 }  // namespace

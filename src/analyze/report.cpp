@@ -36,6 +36,7 @@ void add_timings(CaseReport& c, const LoadedCase& loaded) {
   c.sync_mean_per_rank = syncs;
   c.step_std_per_rank = stds;
   c.total_std_per_rank = total_stds;
+  c.step_faults = measured_step_faults(loaded.ranks);
 }
 
 void add_phases(CaseReport& c, const LoadedCase& loaded) {

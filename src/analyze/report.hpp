@@ -11,6 +11,7 @@
 #include "src/common/precision.hpp"
 #include "src/common/stats.hpp"
 #include "run_loader.hpp"
+#include "step_faults.hpp"
 
 namespace zb {
 
@@ -86,6 +87,8 @@ struct CaseReport {
   std::optional<double> slowest_sync, slowest_sync_std, straggler_ratio;
   std::optional<std::vector<double>> sync_mean_per_rank, step_std_per_rank;
   std::optional<std::vector<double>> total_std_per_rank;  // std of each rank's whole iteration
+  // Timed runs that recorded each step's page faults: the steps that grew the heap, which the means hold.
+  std::optional<MeasuredStepFaults> step_faults;
   int64_t model_numel = 0;
   // The plan's facts as the records hold them (Schema<PlanRecord>: a fact added there is reported here,
   // formats included); lower_bound 0: not recorded (records written before it existed).

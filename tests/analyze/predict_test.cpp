@@ -581,6 +581,12 @@ TEST_CASE("a timed run whose median steps took page faults: the notes and the JS
   CHECK(json["faulted_medians"].size() == 1);
   CHECK(json["faulted_medians"][0]["rank"] == 0);
   CHECK(json["faulted_medians"][0]["median_without_faults_seconds"].get<double>() == Approx(0.05));
+  run.cases[0].ranks[1].timing->step_page_faults = std::vector<int64_t>{7, 9, 8};  // every step: its steady state
+  const std::string steady = prediction_notes({predict_run(run, c).at(0)});
+  CHECK_THAT(steady, Catch::Contains("as measured: the median step of rank 0 took page faults"));
+  CHECK_THAT(steady, Catch::Contains("as measured: rank 1 took page faults in every timed step (its median step 8 "
+                                     "pages: the allocator maps fresh memory each step, or the heap still grew); the "
+                                     "step model holds them only where --calibrate's steps took them too"));
   for (RankResult& rank : run.cases[0].ranks) rank.timing.reset();  // the same plan, plan-only
   const CasePrediction planned = predict_run(run, c).at(0);
   CHECK_THAT(prediction_notes({planned}), !Catch::Contains("as measured"));

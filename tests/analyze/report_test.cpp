@@ -313,3 +313,30 @@ TEST_CASE("a case keeps every rank's context: a recorded fact reaches text and j
   CHECK(doc["anon_huge_page_bytes_per_rank"] == nlohmann::json::array({3 << 20, 5 << 20}));
   CHECK(doc["cpu_affinity_per_rank"] == nlohmann::json::array({"1"}));
 }
+
+TEST_CASE("steps that took page faults: the text names how many and the slowest mean without them, json each rank") {
+  LoadedRun run = load_run(std::string(ZB_FIXTURES_DIR) + "/timed_tiny", "");
+  Timings& rank0 = *run.cases.at(0).ranks.at(0).timing;  // steps 0.040, 0.042, 0.044
+  Timings& rank1 = *run.cases.at(0).ranks.at(1).timing;  // steps 0.050, 0.046, 0.048: the slowest by its mean
+  const auto text_of = [&] { return format_text({report_run(run)}); };
+  CHECK_THAT(text_of(), !Catch::Contains("step faults"));  // records without the counts
+  rank0.step_page_faults = std::vector<int64_t>{0, 0, 0};
+  rank1.step_page_faults = std::vector<int64_t>{0, 0, 0};
+  CHECK_THAT(text_of(), !Catch::Contains("step faults"));  // none taken
+  rank1.step_page_faults = std::vector<int64_t>{12479, 0, 0};
+  CHECK_THAT(text_of(), Catch::Contains("step faults    = 1 of 6 timed steps took page faults (up to 12479 pages in "
+                                        "one), the heap growing in them: without them the slowest rank's mean step is "
+                                        "0.047 s (rank 1), with them 0.048 (rank 1); more warm-up (-w)"));
+  rank0.step_page_faults = std::vector<int64_t>{7, 9, 8};
+  const std::string both = text_of();
+  CHECK_THAT(both, Catch::Contains("without them the slowest rank's mean step is 0.047 s (rank 1)"));
+  CHECK_THAT(both, Catch::Contains("keep them out of the means; rank 0 took them in every step (the allocator maps "
+                                   "fresh memory each step, or the heap still grew)\n"));
+  const nlohmann::json doc = format_json({report_run(run)})["runs"][0]["cases"][0]["step_page_faults"];
+  CHECK(doc["faulted_steps"] == 4);
+  CHECK(doc["most_pages"] == 12479);
+  CHECK(doc["faulted_every_step"] == nlohmann::json::array({0}));
+  CHECK(doc["faulted_some_steps"] == nlohmann::json::array({1}));
+  CHECK(doc["mean_without_faults_seconds_per_rank"][0].is_null());
+  CHECK(doc["mean_without_faults_seconds_per_rank"][1].get<double>() == Catch::Detail::Approx(0.047));
+}

@@ -42,6 +42,12 @@ TEST_CASE("a rank whose median step took page faults is named with its median an
   CHECK(f->faulted_medians[2].rank == 3);
   CHECK(f->faulted_medians[2].pages == 9);
   CHECK_FALSE(f->faulted_medians[2].median_without_faults_seconds);
+  CHECK(f->faulted_some_steps == std::vector<int>{0, 1, 2});
+  CHECK(f->faulted_every_step == std::vector<int>{3});
+  REQUIRE(f->mean_without_faults_seconds.size() == 4);
+  CHECK(*f->mean_without_faults_seconds[1] == Approx(0.05));
+  CHECK(*f->mean_without_faults_seconds[2] == Approx((0.3 + 0.1 + 0.4) / 3));
+  CHECK_FALSE(f->mean_without_faults_seconds[3]);
 }
 
 TEST_CASE("no timed steps, or none with their faults recorded, is no measurement at all") {
