@@ -147,7 +147,7 @@ struct Schema<CaseReport> {
          member("params_per_rank", &C::numel_per_rank), member("max_time", &C::max_time),
          member("max_time_std", &C::max_time_std), member("slowest_rank", &C::slowest_rank),
          member("step_mean_per_rank", &C::step_mean_per_rank),
-         derived<C>("step_page_faults", [](const C& c) { return step_faults_json(c.step_faults); }),
+         derived<C>("measured_step_faults", [](const C& c) { return step_faults_json(c.step_faults); }),
          recorded_plan("granularity"),
          derived<C>("lower_bound", [](const C& c) { return to_json_value(c.lower_bound()); }),
          member("gap_percent", &C::gap_percent), recorded_plan("padding_elements", "padding"),

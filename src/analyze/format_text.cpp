@@ -117,35 +117,43 @@ std::optional<std::string> param_storage_text(const CaseReport& c) {
   return std::string(layout) + ", --param-storage " + s;
 }
 
-// "9 of 24 timed steps took page faults (up to 24958 pages in one), the heap growing in them: without them the
-// slowest rank's mean step is 0.051 s (rank 1), with them 0.176 (rank 7); ..."; ranks that took them in every
-// step are their allocator's steady state, named apart. Nothing where no step took any.
+// "N of M timed steps took page faults (up to P pages in one); ranks 1 and 2 took them in some steps only, where
+// the heap grew: without those steps the slowest rank's mean step is X s (rank 1), with them Y (rank 7); ...";
+// a rank that took them in every step is its allocator's steady state, named apart and counted at its mean.
+// Nothing where no step took any.
 std::optional<std::string> step_faults_text(const CaseReport& c) {
-  if (!c.step_faults || c.step_faults->faulted_steps == 0 || !c.max_time || !c.slowest_rank) return std::nullopt;
+  if (!c.step_faults || c.step_faults->faulted_steps == 0 || !c.max_time || !c.slowest_rank || !c.step_mean_per_rank)
+    return std::nullopt;
   const MeasuredStepFaults& f = *c.step_faults;
-  std::optional<std::size_t> slowest_clean;
-  for (std::size_t r = 0; r < f.mean_without_faults_seconds.size(); ++r)
-    if (const std::optional<double>& mean = f.mean_without_faults_seconds[r])
-      if (!slowest_clean || *mean > *f.mean_without_faults_seconds[*slowest_clean]) slowest_clean = r;
-  const bool grew = !f.faulted_some_steps.empty();
-  const int d = std::max(3, seconds_decimals(*c.max_time));
+  const auto ranks_words = [](const std::vector<int>& ranks) {
+    std::vector<std::string> words;
+    for (int r : ranks) words.push_back(std::to_string(r));
+    return std::string(ranks.size() > 1 ? "ranks " : "rank ") + listed_words(words);
+  };
   char buf[200];
   std::snprintf(buf, sizeof buf, "%d of %d timed steps took page faults (up to %lld pages in one)", f.faulted_steps,
                 f.timed_steps, static_cast<long long>(f.most_pages));
   std::string out = buf;
-  if (grew && slowest_clean) {
+  if (!f.faulted_some_steps.empty()) {
+    // Each rank's mean without the steps in which its heap grew (its whole mean where it has none such).
+    std::size_t slowest = 0;
+    std::vector<double> steady = *c.step_mean_per_rank;
+    for (std::size_t r = 0; r < steady.size(); ++r) {
+      if (r < f.mean_without_faults_seconds.size() && f.mean_without_faults_seconds[r])
+        steady[r] = *f.mean_without_faults_seconds[r];
+      if (steady[r] > steady[slowest]) slowest = r;
+    }
+    const int d = std::max(3, seconds_decimals(*c.max_time));
     std::snprintf(buf, sizeof buf,
-                  ", the heap growing in them: without them the slowest rank's mean step is %.*f s (rank %zu), with "
-                  "them %.*f (rank %d); more warm-up (-w) or timed steps (-n) keep them out of the means",
-                  d, *f.mean_without_faults_seconds[*slowest_clean], *slowest_clean, d, *c.max_time, *c.slowest_rank);
-    out += buf;
+                  " took them in some steps only, where the heap grew: without those steps the slowest rank's mean "
+                  "step is %.*f s (rank %zu), with them %.*f (rank %d)",
+                  d, steady[slowest], slowest, d, *c.max_time, *c.slowest_rank);
+    out += "; " + ranks_words(f.faulted_some_steps) + buf +
+           "; more warm-up (-w) makes them rarer, more timed steps (-n) dilute them in the means";
   }
   if (!f.faulted_every_step.empty()) {
-    std::string ranks;
-    for (int r : f.faulted_every_step) ranks += (ranks.empty() ? "" : ", ") + std::to_string(r);
-    const bool every_rank = f.faulted_every_step.size() == f.mean_without_faults_seconds.size();
-    out += std::string(grew && slowest_clean ? "; " : ": ") +
-           (every_rank ? std::string("every rank") : (f.faulted_every_step.size() > 1 ? "ranks " : "rank ") + ranks) +
+    const bool every_rank = f.faulted_every_step.size() == c.step_mean_per_rank->size();
+    out += "; " + (every_rank ? std::string("every rank") : ranks_words(f.faulted_every_step)) +
            " took them in every step (the allocator maps fresh memory each step, or the heap still grew)";
   }
   return out;

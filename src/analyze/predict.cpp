@@ -417,16 +417,6 @@ std::string table_bytes_to(double bytes) {
   return "1K";
 }
 
-// "1, 2 and 5", the first `most` of them, then "and N more".
-std::string listed(const std::vector<std::string>& items, std::size_t most = 6) {
-  std::string out;
-  const std::size_t shown = std::min(items.size(), most);
-  for (std::size_t i = 0; i < shown; ++i)
-    out += (i == 0 ? "" : i + 1 == shown && shown == items.size() ? " and " : ", ") + items[i];
-  if (items.size() > shown) out += " and " + std::to_string(items.size() - shown) + " more";
-  return out;
-}
-
 // Where a timed case's measured median steps took page faults, which the prediction need not price: a rank with
 // steps that took none grew its heap in the others; one that took them in every step maps fresh memory each
 // step (or its heap still grew), which its step model holds only where --calibrate's steps did the same.
@@ -446,19 +436,19 @@ std::string step_faults_note(const CasePrediction& c) {
   const std::string which = "step of " + c.run + " " + c.model + " W = " + std::to_string(c.world_size) +
                             " G = " + std::to_string(c.shard_group) + " as measured: ";
   const auto ranks_words = [](const std::vector<std::string>& ranks) {
-    return std::string(ranks.size() > 1 ? "ranks " : "rank ") + listed(ranks);
+    return std::string(ranks.size() > 1 ? "ranks " : "rank ") + listed_words(ranks);
   };
   std::string out;
   if (!grew.empty())
     out += which + "the median step of " + ranks_words(grew) + " took page faults (up to " +
            std::to_string(grew_pages) + " pages: the heap grew, its fresh pages faulted in; " +
            std::to_string(f.faulted_steps) + " of the case's " + std::to_string(f.timed_steps) +
-           " timed steps took some): " + listed(medians) + " ms, without those steps " + listed(without) +
+           " timed steps took some): " + listed_words(medians) + " ms, without those steps " + listed_words(without) +
            "; the prediction prices a step that takes none, so warm up longer (-w) or time more steps (-n) before "
            "setting the two side by side (docs/predict.md, What still misses)\n";
   if (!every_step.empty())
-    out += which + ranks_words(every_step) + " took page faults in every timed step (its median step " +
-           std::to_string(every_step_pages) +
+    out += which + ranks_words(every_step) + " took page faults in every timed step (" +
+           (every_step.size() > 1 ? "median steps up to " : "its median step ") + std::to_string(every_step_pages) +
            " pages: the allocator maps fresh memory each step, or the heap still grew); the step model holds "
            "them only where --calibrate's steps took them too (docs/predict.md, What still misses)\n";
   return out;

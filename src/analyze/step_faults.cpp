@@ -1,22 +1,28 @@
 #include "step_faults.hpp"
 
 #include <algorithm>
-#include <numeric>
+#include <cstddef>
 
 #include "src/common/stats.hpp"
 
 namespace zb {
 namespace {
 
-// The indices of the samples the median is taken from: the middle one, or the two middle ones of an even count.
-std::vector<std::size_t> median_indices(const std::vector<double>& samples) {
-  std::vector<std::size_t> order(samples.size());
-  std::iota(order.begin(), order.end(), std::size_t{0});
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return samples[a] < samples[b]; });
-  const std::size_t n = order.size();
-  if (n == 0) return {};
-  if (n % 2) return {order[n / 2]};
-  return {order[n / 2 - 1], order[n / 2]};
+// The pages the step that sets the rank's median took, 0 where that step took none: the middle step, or of an
+// even count the upper of the two middle ones (a faulted lower one made the median no slower). A step that took
+// none and lasted as long speaks for the median: the faults did not set it.
+int64_t median_step_pages(const std::vector<double>& samples, const std::vector<int64_t>& faults) {
+  if (samples.empty()) return 0;
+  std::vector<double> sorted = samples;
+  std::nth_element(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(sorted.size() / 2), sorted.end());
+  const double median_step = sorted[sorted.size() / 2];
+  int64_t pages = 0;
+  for (std::size_t i = 0; i < samples.size(); ++i) {
+    if (samples[i] != median_step) continue;
+    if (faults[i] == 0) return 0;
+    pages = std::max(pages, faults[i]);
+  }
+  return pages;
 }
 
 // The samples of the steps that took no page faults.
@@ -29,8 +35,7 @@ std::vector<double> without_faults(const std::vector<double>& samples, const std
 
 std::optional<FaultedMedian> faulted_median(int rank, const std::vector<double>& samples,
                                             const std::vector<int64_t>& faults) {
-  int64_t pages = 0;
-  for (std::size_t i : median_indices(samples)) pages = std::max(pages, faults[i]);
+  const int64_t pages = median_step_pages(samples, faults);
   if (pages == 0) return std::nullopt;
   FaultedMedian out{rank, percentile_of(samples, 50), std::nullopt, pages};
   const std::vector<double> clean = without_faults(samples, faults);

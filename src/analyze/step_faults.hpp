@@ -19,7 +19,7 @@ struct FaultedMedian {
   int rank = 0;
   double median_seconds = 0;                            // over every timed step
   std::optional<double> median_without_faults_seconds;  // over those that took none; absent where every step did
-  int64_t pages = 0;                                    // the most a step at the median took
+  int64_t pages = 0;                                    // what the step at the median took
 };
 
 struct MeasuredStepFaults {
@@ -34,7 +34,8 @@ struct MeasuredStepFaults {
 };
 
 // Over the ranks' timed steps; absent where no rank recorded its steps' faults (plan-only runs, --overlap, older
-// records). A median of an even count is the mean of the two middle steps: it counts as faulted where either did.
+// records). A median counts as faulted where the step that sets it took faults: the middle one, or of an even
+// count the upper middle one, and no step as long took none.
 std::optional<MeasuredStepFaults> measured_step_faults(const std::vector<RankResult>& ranks);
 
 // The JSON of both reports (zero_analyze's step_page_faults, --predict's measured_step_faults); null where absent.

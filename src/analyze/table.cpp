@@ -133,6 +133,15 @@ std::string gbps_or_na(const std::optional<double>& bytes_per_s) {
   return bytes_per_s ? fixed(*bytes_per_s / 1e9, 3) : "n/a";
 }
 
+std::string listed_words(const std::vector<std::string>& items, std::size_t most) {
+  std::string out;
+  const std::size_t shown = std::min(items.size(), most);
+  for (std::size_t i = 0; i < shown; ++i)
+    out += (i == 0 ? "" : i + 1 == shown && shown == items.size() ? " and " : ", ") + items[i];
+  if (items.size() > shown) out += " and " + std::to_string(items.size() - shown) + " more";
+  return out;
+}
+
 BinaryUnit binary_unit_for(double bytes) {
   for (BinaryUnit u :
        {BinaryUnit{"GiB", 1024.0 * 1024 * 1024}, BinaryUnit{"MiB", 1024.0 * 1024}, BinaryUnit{"KiB", 1024.0}})

@@ -584,7 +584,7 @@ TEST_CASE("a timed run whose median steps took page faults: the notes and the JS
   run.cases[0].ranks[1].timing->step_page_faults = std::vector<int64_t>{7, 9, 8};  // every step: its steady state
   const std::string steady = prediction_notes({predict_run(run, c).at(0)});
   CHECK_THAT(steady, Catch::Contains("as measured: the median step of rank 0 took page faults"));
-  CHECK_THAT(steady, Catch::Contains("as measured: rank 1 took page faults in every timed step (its median step 8 "
+  CHECK_THAT(steady, Catch::Contains("as measured: rank 1 took page faults in every timed step (its median step 9 "
                                      "pages: the allocator maps fresh memory each step, or the heap still grew); the "
                                      "step model holds them only where --calibrate's steps took them too"));
   for (RankResult& rank : run.cases[0].ranks) rank.timing.reset();  // the same plan, plan-only
