@@ -198,11 +198,10 @@ def every_case(cases):
 
 
 def median_faulted(samples, faults):
-    """Whether the median step took page faults: the middle step, or either middle one of an even count."""
-    order = sorted(range(len(samples)), key=lambda i: samples[i])
-    n = len(order)
-    middle = [order[n // 2]] if n % 2 else [order[n // 2 - 1], order[n // 2]]
-    return any(faults[i] for i in middle)
+    """Whether the step that sets the median took page faults, as zero_analyze --predict reads it: the middle step,
+    or of an even count the upper middle one, where no step as long took none."""
+    median_step = sorted(samples)[len(samples) // 2]
+    return all(f for s, f in zip(samples, faults) if s == median_step)
 
 
 def step_faults(cases):
@@ -231,10 +230,11 @@ def step_faults(cases):
             after.append((c, "step", rank, e))
     print("## The step against the steps that took no page faults")
     print()
-    print(f"Of {timed} rank-steps, {faulted_any} took minor page faults in some of their timed steps (the heap grew, its "
-          f"fresh pages faulted in as the step first touched them), and {faulted_median} have such a step as their "
-          f"median: `zero_analyze --predict` names those under its table. Against the median of each such rank's "
-          f"steps that took none (where it has one), the step's error over every rank:")
+    print(f"Of {timed} rank-steps, {faulted_any} took minor page faults in at least one of their timed steps "
+          f"(where a rank has steps without them, its heap grew in the others, its fresh pages faulted in as the step "
+          f"first touched them), and {faulted_median} have such a step as their median: `zero_analyze --predict` "
+          f"names those under its table. Against the median of each such rank's steps that took none (where it has "
+          f"one; a rank that took them in every step keeps its median), the step's error over every rank:")
     print()
     print("| measured step | rank-steps | median abs error | within 15 % | worst (where) |")
     print("|---|---:|---:|---:|---|")

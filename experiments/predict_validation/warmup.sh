@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # How many warm-up iterations a CPU run needs before its timed steps stop growing the heap: the
-# validation's worst step (-78 %, 4gbit gloo ResNet50 flat W = 8 G = 2, rank 1) was a median of steps
-# that took page faults, under the heap policy, after zero_bench's default single warm-up. On this
+# validation's worst step was a median of steps that took page faults, under the heap policy, after
+# zero_bench's default single warm-up (record.md, "The step against the steps that took no page
+# faults"). On this
 # machine alone (no cluster), under experiments/common/heap_policy.sh: flat ResNet50 and BERT at
 # W = 2 (each rank steps half the model as one slot), gloo, --grad-sync reduce-scatter, --step-timing
 # serial, one thread per rank, --bind-to none, -n 8 timed iterations after -w K warm-up ones, K in
@@ -34,7 +35,7 @@ for r in range(2):
     t = json.load(open(f"{run}/{model}_2_{r}.json"))["result"]["timing"]
     steps, faults, syncs = t["step"]["samples"], t["step_page_faults"], t["sync"]["samples"]
     clean = [s for s, f in zip(steps, faults) if f == 0]
-    faulted = ", ".join(f"{i + 1}: {f}" for i, f in enumerate(faults) if f) or "none"
+    faulted = ", ".join(f"{i + 1}: {f} ({1e3 * steps[i]:.1f} ms)" for i, f in enumerate(faults) if f) or "none"
     without = f"{1e3 * statistics.median(clean):.1f}" if clean else "-"
     print(f"| {model} | {k} | {round_} | {r} | {faulted} | {1e3 * statistics.median(steps):.1f} | {without} | "
           f"{1e3 * max(steps):.1f} | {syncs[0] / statistics.median(syncs[1:]):.2f}x |")
@@ -52,11 +53,11 @@ done
   echo "alone (no cluster), --bind-to none; allocator: $(zb_allocator_env | sed "s/ *$//"). flat ResNet50 and BERT at W = 2"
   echo "(each rank steps half the model as one fp32 slot: 12.8 M and 54.7 M elements), gloo, --grad-sync"
   echo "reduce-scatter, --step-timing serial, one thread per rank, -n $iters after -w K; rounds: $rounds, each K in turn"
-  echo "within a round. Faulted steps: the timed iterations (1-$iters) whose step took minor page faults, and how many."
+  echo "within a round. Faulted steps: the timed iterations (1-$iters) whose step took minor page faults, how many, and the step's time."
   echo "Median: over the $iters timed steps; without: over those that took none; first sync: the first timed sync over"
   echo "the median of the other $((iters - 1))."
   echo
-  echo "| model | -w | round | rank | faulted steps (iteration: pages) | median step (ms) | without them (ms) | slowest step (ms) | first sync |"
+  echo "| model | -w | round | rank | faulted steps (iteration: pages (step)) | median step (ms) | without them (ms) | slowest step (ms) | first sync |"
   echo "|---|---:|---:|---:|---|---:|---:|---:|---:|"
   sort -t'|' -k2,2 -k3,3n -k4,4n -k5,5n "$rows"
 } >"$out.tmp"
