@@ -117,10 +117,10 @@ std::optional<std::string> param_storage_text(const CaseReport& c) {
   return std::string(layout) + ", --param-storage " + s;
 }
 
-// "N of M timed steps took page faults (up to P pages in one); ranks 1 and 2 took them in some steps only, where
-// the heap grew: without those steps the slowest rank's mean step is X s (rank 1), with them Y (rank 7); ...";
-// a rank that took them in every step is its allocator's steady state, named apart and counted at its mean.
-// Nothing where no step took any.
+// "N of M timed steps took page faults (up to P pages in one); ranks 1 and 2 took them in some steps only: without
+// those steps the slowest rank's mean step is X s (rank 1), with them Y (rank 7); ..." (the heap grew in those
+// steps, or the allocator mapped a temporary afresh); a rank that took them in every step is its allocator's
+// steady state, named apart and counted at its mean. Nothing where no step took any.
 std::optional<std::string> step_faults_text(const CaseReport& c) {
   if (!c.step_faults || c.step_faults->faulted_steps == 0 || !c.max_time || !c.slowest_rank || !c.step_mean_per_rank)
     return std::nullopt;
@@ -145,7 +145,7 @@ std::optional<std::string> step_faults_text(const CaseReport& c) {
     }
     const int d = std::max(3, seconds_decimals(*c.max_time));
     std::snprintf(buf, sizeof buf,
-                  " took them in some steps only, where the heap grew: without those steps the slowest rank's mean "
+                  " took them in some steps only: without those steps the slowest rank's mean "
                   "step is %.*f s (rank %zu), with them %.*f (rank %d)",
                   d, steady[slowest], slowest, d, *c.max_time, *c.slowest_rank);
     out += "; " + ranks_words(f.faulted_some_steps) + buf +

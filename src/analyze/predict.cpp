@@ -441,9 +441,9 @@ std::string step_faults_note(const CasePrediction& c) {
   std::string out;
   if (!grew.empty())
     out += which + "the median step of " + ranks_words(grew) + " took page faults (up to " +
-           std::to_string(grew_pages) + " pages: the heap grew, its fresh pages faulted in; " +
-           std::to_string(f.faulted_steps) + " of the case's " + std::to_string(f.timed_steps) +
-           " timed steps took some): " + listed_words(medians) + " ms, without those steps " + listed_words(without) +
+           std::to_string(grew_pages) + " pages of memory new to the process; " + std::to_string(f.faulted_steps) +
+           " of the case's " + std::to_string(f.timed_steps) + " timed steps took some): " + listed_words(medians) +
+           " ms, without those steps " + listed_words(without) +
            "; the prediction prices a step that takes none, so warm up longer (-w) or time more steps (-n) before "
            "setting the two side by side (docs/predict.md, What still misses)\n";
   if (!every_step.empty())

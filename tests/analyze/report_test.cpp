@@ -325,7 +325,7 @@ TEST_CASE("steps that took page faults: the text names how many and the slowest 
   CHECK_THAT(text_of(), !Catch::Contains("step faults"));  // none taken
   rank1.step_page_faults = std::vector<int64_t>{12479, 0, 0};
   CHECK_THAT(text_of(), Catch::Contains("step faults    = 1 of 6 timed steps took page faults (up to 12479 pages in "
-                                        "one); rank 1 took them in some steps only, where the heap grew: without "
+                                        "one); rank 1 took them in some steps only: without "
                                         "those steps the slowest rank's mean step is 0.047 s (rank 1), with them "
                                         "0.048 (rank 1); more warm-up (-w) makes them rarer, more timed steps (-n) "
                                         "dilute them in the means\n"));
