@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstddef>
 
+#include "src/common/json_schema.hpp"
 #include "src/common/stats.hpp"
 
 namespace zb {
@@ -33,12 +34,12 @@ std::vector<double> without_faults(const std::vector<double>& samples, const std
   return out;
 }
 
+// `clean`: the samples of the steps that took none.
 std::optional<FaultedMedian> faulted_median(int rank, const std::vector<double>& samples,
-                                            const std::vector<int64_t>& faults) {
+                                            const std::vector<int64_t>& faults, const std::vector<double>& clean) {
   const int64_t pages = median_step_pages(samples, faults);
   if (pages == 0) return std::nullopt;
   FaultedMedian out{rank, percentile_of(samples, 50), std::nullopt, pages};
-  const std::vector<double> clean = without_faults(samples, faults);
   if (!clean.empty()) out.median_without_faults_seconds = percentile_of(clean, 50);
   return out;
 }
@@ -59,8 +60,9 @@ std::optional<MeasuredStepFaults> measured_step_faults(const std::vector<RankRes
       if (pages > 0) ++out->faulted_steps;
       out->most_pages = std::max(out->most_pages, pages);
     }
-    if (auto median = faulted_median(static_cast<int>(r), samples, faults)) out->faulted_medians.push_back(*median);
     const std::vector<double> clean = without_faults(samples, faults);
+    if (auto median = faulted_median(static_cast<int>(r), samples, faults, clean))
+      out->faulted_medians.push_back(*median);
     if (!clean.empty()) out->mean_without_faults_seconds[r] = mean_of(clean);
     if (clean.empty() && !samples.empty()) out->faulted_every_step.push_back(static_cast<int>(r));
     if (!clean.empty() && clean.size() < samples.size()) out->faulted_some_steps.push_back(static_cast<int>(r));
@@ -70,16 +72,13 @@ std::optional<MeasuredStepFaults> measured_step_faults(const std::vector<RankRes
 
 nlohmann::ordered_json step_faults_json(const std::optional<MeasuredStepFaults>& faults) {
   if (!faults) return nullptr;
-  const auto number_or_null = [](const std::optional<double>& x) {
-    return x ? nlohmann::ordered_json(*x) : nlohmann::ordered_json(nullptr);
-  };
   nlohmann::ordered_json medians = nlohmann::ordered_json::array(), means = nlohmann::ordered_json::array();
   for (const FaultedMedian& m : faults->faulted_medians)
     medians.push_back({{"rank", m.rank},
                        {"median_seconds", m.median_seconds},
-                       {"median_without_faults_seconds", number_or_null(m.median_without_faults_seconds)},
+                       {"median_without_faults_seconds", to_json_value(m.median_without_faults_seconds)},
                        {"pages", m.pages}});
-  for (const std::optional<double>& mean : faults->mean_without_faults_seconds) means.push_back(number_or_null(mean));
+  for (const std::optional<double>& mean : faults->mean_without_faults_seconds) means.push_back(to_json_value(mean));
   return {{"timed_steps", faults->timed_steps},
           {"faulted_steps", faults->faulted_steps},
           {"most_pages", faults->most_pages},

@@ -38,7 +38,7 @@ struct MeasuredStepFaults {
 // count the upper middle one, and no step as long took none.
 std::optional<MeasuredStepFaults> measured_step_faults(const std::vector<RankResult>& ranks);
 
-// The JSON of both reports (zero_analyze's step_page_faults, --predict's measured_step_faults); null where absent.
+// The JSON of both reports (zero_analyze's and --predict's measured_step_faults); null where absent.
 nlohmann::ordered_json step_faults_json(const std::optional<MeasuredStepFaults>& faults);
 
 }  // namespace zb
