@@ -125,11 +125,6 @@ std::optional<std::string> step_faults_text(const CaseReport& c) {
   if (!c.step_faults || c.step_faults->faulted_steps == 0 || !c.max_time || !c.slowest_rank || !c.step_mean_per_rank)
     return std::nullopt;
   const MeasuredStepFaults& f = *c.step_faults;
-  const auto ranks_words = [](const std::vector<int>& ranks) {
-    std::vector<std::string> words;
-    for (int r : ranks) words.push_back(std::to_string(r));
-    return std::string(ranks.size() > 1 ? "ranks " : "rank ") + listed_words(words);
-  };
   char buf[200];
   std::snprintf(buf, sizeof buf, "%d of %d timed steps took page faults (up to %lld pages in one)", f.faulted_steps,
                 f.timed_steps, static_cast<long long>(f.most_pages));

@@ -423,21 +423,19 @@ std::string table_bytes_to(double bytes) {
 std::string step_faults_note(const CasePrediction& c) {
   if (!c.measured_step_faults || c.measured_step_faults->faulted_medians.empty()) return "";
   const MeasuredStepFaults& f = *c.measured_step_faults;
-  std::vector<std::string> grew, medians, without, every_step;
+  std::vector<int> grew, every_step;
+  std::vector<std::string> medians, without;
   int64_t grew_pages = 0, every_step_pages = 0;
   for (const FaultedMedian& m : f.faulted_medians) {
     if (!m.median_without_faults_seconds) {
-      every_step.push_back(std::to_string(m.rank)), every_step_pages = std::max(every_step_pages, m.pages);
+      every_step.push_back(m.rank), every_step_pages = std::max(every_step_pages, m.pages);
       continue;
     }
-    grew.push_back(std::to_string(m.rank)), grew_pages = std::max(grew_pages, m.pages);
+    grew.push_back(m.rank), grew_pages = std::max(grew_pages, m.pages);
     medians.push_back(ms(m.median_seconds)), without.push_back(ms(*m.median_without_faults_seconds));
   }
   const std::string which = "step of " + c.run + " " + c.model + " W = " + std::to_string(c.world_size) +
                             " G = " + std::to_string(c.shard_group) + " as measured: ";
-  const auto ranks_words = [](const std::vector<std::string>& ranks) {
-    return std::string(ranks.size() > 1 ? "ranks " : "rank ") + listed_words(ranks);
-  };
   std::string out;
   if (!grew.empty())
     out += which + "the median step of " + ranks_words(grew) + " took page faults (up to " +

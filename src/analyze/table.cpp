@@ -142,6 +142,12 @@ std::string listed_words(const std::vector<std::string>& items, std::size_t most
   return out;
 }
 
+std::string ranks_words(const std::vector<int>& ranks) {
+  std::vector<std::string> words;
+  for (int r : ranks) words.push_back(std::to_string(r));
+  return std::string(ranks.size() > 1 ? "ranks " : "rank ") + listed_words(words);
+}
+
 BinaryUnit binary_unit_for(double bytes) {
   for (BinaryUnit u :
        {BinaryUnit{"GiB", 1024.0 * 1024 * 1024}, BinaryUnit{"MiB", 1024.0 * 1024}, BinaryUnit{"KiB", 1024.0}})

@@ -40,6 +40,8 @@ std::string seconds_with_spread(double seconds, double spread, const char* open 
 std::string gbps_or_na(const std::optional<double>& bytes_per_s);  // "1.234" (GB/s, 1e9), or "n/a"
 // "1, 2 and 5": the first `most` of `items`, then "and N more".
 std::string listed_words(const std::vector<std::string>& items, std::size_t most = 6);
+// "rank 3", "ranks 1, 2 and 5": listed_words of the ranks.
+std::string ranks_words(const std::vector<int>& ranks);
 // The largest binary unit `bytes` reaches (GiB, MiB, KiB), else {"bytes", 1}.
 struct BinaryUnit {
   const char* name;
