@@ -2,14 +2,13 @@
 # How many warm-up iterations a CPU run needs before its timed steps stop growing the heap: the
 # validation's worst step was a median of steps that took page faults, under the heap policy, after
 # zero_bench's default single warm-up (record.md, "The step against the steps that took no page
-# faults"). On this
-# machine alone (no cluster), under experiments/common/heap_policy.sh: flat ResNet50 and BERT at
-# W = 2 (each rank steps half the model as one slot), gloo, --grad-sync reduce-scatter, --step-timing
-# serial, one thread per rank, --bind-to none, -n 8 timed iterations after -w K warm-up ones, K in
-# ZB_WARMUPS (default 1 2 3 5), ZB_ROUNDS rounds (default 2) with the K interleaved in each. Per run
-# and rank: the minor page faults of each timed step, the median step with and without the steps
-# that took any, and the first timed sync against the median of the others. Records warmup.md
-# beside it (ZB_BENCH_OUT elsewhere).
+# faults"). On this machine alone (no cluster), under experiments/common/heap_policy.sh: flat
+# ResNet50 and BERT at W = 2 (each rank steps half the model as one slot), gloo, --grad-sync
+# reduce-scatter, --step-timing serial, one thread per rank, --bind-to none, -n 8 timed iterations
+# after -w K warm-up ones, K in ZB_WARMUPS (default 1 2 3 5), ZB_ROUNDS rounds (default 2) with the
+# K interleaved in each. Per run and rank: the minor page faults and time of each faulted timed
+# step, the median step with and without them, and the first timed sync against the median of the
+# others. Records warmup.md beside it (ZB_BENCH_OUT elsewhere).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 source "$here/../common/bench_env.sh"  # works from the checkout's root
