@@ -76,7 +76,9 @@ AlgorithmCost ring(const Call& c, Protocol p) {
   const double intra = kNvlinkRing[p];
   double latency = kRingBase[p];
   if (c.collective == Collective::kBroadcast || c.collective == Collective::kReduce) {
-    const double hop = c.nodes == 1 ? intra : (p == kSimple ? kNetTree[p] : kNetRing[p]);
+    // Simple's hop is the tree's (NCCL's stand-in for a chunk's latency), on NVLink as across nodes.
+    const double hop =
+        p == kSimple ? (c.nodes == 1 ? kNvlinkTree[p] : kNetTree[p]) : (c.nodes == 1 ? intra : kNetRing[p]);
     latency += c.nsteps() * hop;
   } else {
     const double overhead = c.nodes > 1 ? kNetOverheadUs * (p == kSimple ? 3 : 1) : 0;
@@ -92,8 +94,8 @@ AlgorithmCost ring(const Call& c, Protocol p) {
 }
 
 AlgorithmCost tree(const Call& c, Protocol p) {
-  double bw = c.bus;
-  if (p == kSimple) bw = std::min(bw * .92, kChannels * kTreePerChannel[c.nodes_index]);
+  // Every protocol's tree bandwidth starts from the all-reduce tree's cap; LL and LL128 cut it further.
+  double bw = std::min(c.bus * .92, kChannels * kTreePerChannel[c.nodes_index]);
   if (p == kLL) bw = std::min(bw / 3.8, c.nodes == 1 ? kLLMaxOneNode : kLLMaxHosts[c.nodes_index]);
   if (p == kLL128)
     bw = std::min(bw * (c.nodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0), kChannels * kTreeLL128PerChannel[c.nodes_index]);

@@ -47,6 +47,20 @@ TEST_CASE("NCCL's model: a ring's latency per step within and across nodes, a tr
   CHECK(nccl.candidates(Collective::kAllGather, 1024, {16, 16}, Tier::kInterNode, bus).size() == 4);
 }
 
+TEST_CASE("NCCL's model: every tree protocol starts from the tree's 0.92 cap, Simple broadcasts hop as trees") {
+  const LibraryModel& nccl = library_model(Library::kNccl);
+  const double bus = 400e9;
+  // 1 GB: past the tree's correction table. LL's tree: min(400 x 0.92, 16 x 38.7) / 3.8, halved as a tree's.
+  const auto one_node = nccl.candidates(Collective::kAllReduce, 1e9, {8, 1}, Tier::kIntraNode, bus);
+  CHECK(named(one_node, "tree/LL").per_byte == Approx(400 / (400 * 0.92 / 3.8 * 0.5)));
+  // LL128's on one node: that cap x 7/9, under 16 x 36.7.
+  CHECK(named(one_node, "tree/LL128").per_byte == Approx(400 / (400 * 0.92 * 7 / 9 * 0.5)));
+  // A Simple broadcast over 8 ranks of one node: 8 hops of NVLink's tree Simple latency (4.0 us), not the ring's 3.4.
+  const auto broadcast = nccl.candidates(Collective::kBroadcast, 1024, {8, 1}, Tier::kIntraNode, bus);
+  CHECK(named(broadcast, "ring/Simple").latency == Approx(8.4e-6 + 8 * 4.0e-6));
+  CHECK(named(broadcast, "ring/LL").latency == Approx(6.6e-6 + 8 * 0.6e-6));
+}
+
 TEST_CASE("NCCL's model picks LL for small calls, Simple for large, and trees for small all-reduces at scale") {
   CHECK(picked(Library::kNccl, Collective::kAllReduce, 1024, {8, 1}) == "ring/LL");
   CHECK(picked(Library::kNccl, Collective::kAllReduce, 1e9, {8, 1}) == "ring/Simple");
