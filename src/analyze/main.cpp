@@ -16,6 +16,7 @@
 #include "compare.hpp"
 #include "output_path.hpp"
 #include "html_report.hpp"
+#include "nccl_tuning_check.hpp"
 #include "phase_comm.hpp"
 #include "predict.hpp"
 #include "report.hpp"
@@ -26,7 +27,7 @@ namespace {
 struct Options {
   std::vector<std::string> runs;
   zb::Format format = zb::Format::kText;
-  std::string results_root = "results", plot, html, write_baseline, gate_baseline, gate_reference, predict;
+  std::string results_root = "results", plot, html, write_baseline, gate_baseline, gate_reference, predict, nccl_tuning;
   double tolerance_percent = 0;
   bool compare = false, memory = false, comm = false, fp32_grads = false, force = false;
 };
@@ -122,6 +123,21 @@ int print_gate(const Options& o, const std::vector<zb::RunReport>& reports, zb::
   return gate.failures.empty() ? zb::kExitOk : zb::kExitFailure;
 }
 
+// --nccl-tuning LOG: NCCL's tuning table and calls against the prediction's NCCL model (alone: it reads no runs).
+int print_nccl_tuning(const Options& o, zb::Format format) {
+  if (!o.runs.empty() || !o.predict.empty() || o.compare || o.memory || o.comm || !o.plot.empty() || !o.html.empty() ||
+      !o.gate_baseline.empty() || !o.gate_reference.empty() || !o.write_baseline.empty())
+    throw zb::UsageError("--nccl-tuning reads one NCCL log and no runs; give it alone (with --format text or json)");
+  if (format != zb::Format::kText && format != zb::Format::kJson)
+    throw zb::UsageError("--nccl-tuning prints text or json; valid --format: text, json");
+  std::vector<zb::NcclCommCheck> checks;
+  for (const auto& comm : zb::read_nccl_tuning_log(zb::read_file(o.nccl_tuning), o.nccl_tuning))
+    checks.push_back(zb::check_against_model(comm));
+  if (format == zb::Format::kJson) std::cout << zb::nccl_check_json(checks, o.nccl_tuning).dump(2) << "\n";
+  else std::cout << zb::nccl_check_text(checks, o.nccl_tuning);
+  return zb::kExitOk;
+}
+
 void check_outputs(const Options& o) {
   zb::refuse_same_file(o.plot, o.html);
   if (!o.write_baseline.empty()) zb::check_output_path("--write-baseline", o.write_baseline, o.force);
@@ -132,8 +148,7 @@ void check_outputs(const Options& o) {
 int run(int argc, char** argv) {
   CLI::App app{"zero_analyze: tables of zero_bench runs (max / mean / diff / slowest-rank step time)", "zero_analyze"};
   Options o;
-  zb::add_text(app, "runs", o.runs, "a run directory or a run name", "run directories, or run names under --results")
-      ->required();
+  zb::add_text(app, "runs", o.runs, "a run directory or a run name", "run directories, or run names under --results");
   zb::add_choice(app, "--format", o.format, zb::format_choices(),
                  "text (the seed's layout plus lower bound, gap, padding, tensors split, roofline), seed (exactly "
                  "the seed analyze.py's five lines), json, markdown or csv");
@@ -169,9 +184,15 @@ int run(int argc, char** argv) {
                "each rank's grad_sync, grad_replicas, step, sync and total predicted on the described cluster from "
                "the calls the runs' records carry (plan-only runs suffice), the step from its step model, and what "
                "the plan's imbalance costs per step (text, markdown, csv or json)");
+  zb::add_text(app, "--nccl-tuning", o.nccl_tuning, "a log of NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,TUNING",
+               "NCCL's own tuning table and per-call choices in this log against the prediction's NCCL model: each "
+               "algorithm's latency and bandwidth, and the algorithm each picks at every size called (alone)");
   app.add_flag("--force", o.force, "replace an existing --write-baseline, --plot or --html file");
   if (!zb::parse_or_help(app, argc, argv)) return zb::kExitOk;
   const zb::Format format = o.format;
+  if (!o.nccl_tuning.empty()) return print_nccl_tuning(o, format);
+  if (o.runs.empty())
+    throw zb::UsageError("runs is required: give run directories or run names under --results (or --nccl-tuning LOG)");
   if (!o.gate_baseline.empty() && !o.gate_reference.empty())
     throw zb::UsageError("--gate and --gate-against together: give one (a baseline file, or a reference run)");
   if (o.tolerance_percent > 0 && o.gate_baseline.empty() && o.gate_reference.empty())

@@ -301,6 +301,28 @@ TEST_CASE(
   CHECK(rows(csv.out, "ResNet50") == 9);  // every rank and the ideal
 }
 
+TEST_CASE("zero_analyze --nccl-tuning sets NCCL's log against its model, alone, in text or json") {
+  const std::string log = quote(std::string(ZB_FIXTURES_DIR) + "/nccl_tuning/shared_gpu_4ranks.log");
+  const auto text = analyze("--nccl-tuning " + log);
+  INFO(text.err);
+  REQUIRE(text.exit_code == 0);
+  CHECK_THAT(text.out, Catch::Contains("1 communicator, each rank 0's tuning table") &&
+                           Catch::Contains("communicator 1 of 1 (process gpu-vm:4021): 4 ranks on 4 nodes") &&
+                           Catch::Contains("latency differs") && Catch::Contains("differs\n"));
+  const auto json = analyze("--nccl-tuning " + log + " --format json");
+  REQUIRE(json.exit_code == 0);
+  const auto doc = nlohmann::json::parse(json.out);
+  REQUIRE(doc["communicators"].size() == 1);
+  CHECK(doc["communicators"][0]["ranks"] == 4);
+  CHECK(doc["communicators"][0]["calls"].size() == 8);
+  expect_error("--nccl-tuning " + log + " " + quote(std::string(ZB_FIXTURES_DIR) + "/plan_tiny"),
+               "--nccl-tuning reads one NCCL log and no runs");
+  expect_error("--nccl-tuning " + log + " --format markdown", "valid --format: text, json");
+  expect_error("--nccl-tuning " + quote(std::string(ZB_FIXTURES_DIR) + "/plan_tiny/exp_info.json"),
+               "no NCCL tuning table in it");
+  expect_error("--format text", "runs is required");
+}
+
 TEST_CASE("the gate against a reference run fails a worse candidate by how much, in text and json") {
   zbtest::TempDir tmp;
   for (const char* p : {"greedy", "round_robin"})

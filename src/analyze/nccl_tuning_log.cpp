@@ -1,0 +1,212 @@
+// Reads NCCL's tuning tables, graphs and per-call choices out of its INFO log
+// (formats of NCCL 2.28's tuning.cc, search.cc, init.cc and enqueue.cc).
+#include "nccl_tuning_log.hpp"
+
+#include <cstdio>
+#include <map>
+#include <sstream>
+
+#include "src/common/errors.hpp"
+
+namespace zb {
+namespace {
+
+const char* const kProtocols[] = {"LL", "LL128", "Simple"};
+
+const std::map<std::string, Collective>& nccl_functions() {
+  static const std::map<std::string, Collective> f{{"Broadcast", Collective::kBroadcast},
+                                                   {"Reduce", Collective::kReduce},
+                                                   {"AllGather", Collective::kAllGather},
+                                                   {"ReduceScatter", Collective::kReduceScatter},
+                                                   {"AllReduce", Collective::kAllReduce}};
+  return f;
+}
+
+// The table's and the call lines' names, as the prediction names them.
+std::string algorithm_name(const std::string& nccl) {
+  static const std::map<std::string, std::string> names{{"Tree", "tree"},
+                                                        {"Ring", "ring"},
+                                                        {"TREE", "tree"},
+                                                        {"RING", "ring"},
+                                                        {"NVLS_TREE", "NVLSTree"},
+                                                        {"COLLNET_DIRECT", "CollNetDirect"},
+                                                        {"COLLNET_CHAIN", "CollNetChain"}};
+  const auto it = names.find(nccl);
+  return it == names.end() ? nccl : it->second;
+}
+
+std::string protocol_name(const std::string& nccl) { return nccl == "SIMPLE" ? "Simple" : nccl; }
+
+std::vector<std::string> words(const std::string& text) {
+  std::istringstream in(text);
+  std::vector<std::string> out;
+  for (std::string w; in >> w;)
+    if (w != "|") out.push_back(w);
+  return out;
+}
+
+// The integer after `key` among a line's words; -1 where there is none.
+int value_after(const std::vector<std::string>& w, const std::string& key) {
+  for (std::size_t i = 0; i + 1 < w.size(); ++i)
+    if (w[i] == key) return std::atoi(w[i + 1].c_str());
+  return -1;
+}
+
+struct Line {
+  std::string process, message;
+};
+
+// "host:pid:tid [dev] NCCL INFO message" (anything before the host, a launcher's tag, ignored).
+bool info_line(const std::string& text, Line& out) {
+  const std::string mark = " NCCL INFO ";
+  const auto at = text.find(mark);
+  if (at == std::string::npos) return false;
+  std::vector<std::string> before = words(text.substr(0, at));
+  if (before.size() < 2) return false;
+  const std::string& who = before[before.size() - 2];  // host:pid:tid, then [dev]
+  const auto last_colon = who.rfind(':');
+  if (last_colon == std::string::npos) return false;
+  out.process = who.substr(0, last_colon);  // host:pid: a process's threads print alike
+  out.message = text.substr(at + mark.size());
+  return true;
+}
+
+struct ProcessState {
+  int ranks = 0, nodes = 0;  // its latest rank-0 communicator's
+  std::vector<NcclGraph> graphs;
+  std::vector<std::string> block;  // the algorithms of the table block being read
+  int table = -1;                  // its latest table's index in the output
+};
+
+class LogReader {
+ public:
+  explicit LogReader(std::string source) : source_(std::move(source)) {}
+
+  void read(const std::string& text) {
+    std::istringstream in(text);
+    std::string raw;
+    for (line_number_ = 1; std::getline(in, raw); ++line_number_) {
+      Line line;
+      if (info_line(raw, line)) take(line);
+    }
+  }
+
+  std::vector<NcclCommTuning> done() {
+    if (tables_.empty())
+      throw UsageError(source_ +
+                       ": no NCCL tuning table in it; run with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,TUNING (rank 0 "
+                       "of each communicator prints one at init)");
+    return std::move(tables_);
+  }
+
+ private:
+  [[noreturn]] void bad(const std::string& what) const {
+    throw UsageError(source_ + ":" + std::to_string(line_number_) + ": " + what);
+  }
+
+  void take(const Line& line) {
+    ProcessState& p = processes_[line.process];
+    const std::string& m = line.message;
+    const std::vector<std::string> w = words(m);
+    if (w.empty()) return;
+    if (m.rfind("  Algorithm   |", 0) == 0) return start_block(line.process, p, w);
+    if (w[0] == "comm" && value_after(w, "rank") == 0 && value_after(w, "nRanks") > 0) {
+      p.ranks = value_after(w, "nRanks");
+      p.nodes = value_after(w, "nNodes");
+      return;
+    }
+    if (w.size() > 2 && w[1] == "coll" && w[2] == "channels,") {
+      if (p.table >= 0 && tables_[p.table].channels == 0) tables_[p.table].channels = std::atoi(w[0].c_str());
+      return;
+    }
+    if (w[0] == "Pattern") return graph(m, p);
+    if (!p.block.empty() && w.size() > 1 && nccl_functions().count(w[0]) && m.find('/') != std::string::npos)
+      return table_row(m, w[0], p);
+    if (w.size() > 2 && w[2] == "Bytes" && w[0].back() == ':') return call(m, p);
+  }
+
+  void start_block(const std::string& process, ProcessState& p, std::vector<std::string> w) {
+    p.block.assign(w.begin() + 1, w.end());
+    if (p.block.empty() || p.block.front() != "Tree") return;
+    if (p.ranks <= 0 || p.nodes <= 0)
+      bad("a tuning table without its communicator's line before it (\"comm ... rank 0 nRanks N nNodes M\"); "
+          "NCCL_DEBUG_SUBSYS must include INIT");
+    NcclCommTuning t;
+    t.process = process;
+    t.ranks = p.ranks;
+    t.nodes = p.nodes;
+    t.graphs = std::move(p.graphs);
+    p.graphs.clear();
+    p.table = static_cast<int>(tables_.size());
+    tables_.push_back(std::move(t));
+  }
+
+  void graph(const std::string& m, ProcessState& p) {
+    NcclGraph g;
+    int cross_nic = 0;
+    char intra[64] = {0}, inter[64] = {0};
+    if (std::sscanf(m.c_str(),
+                    "Pattern %d, crossNic %d, nChannels %d, bw %lf/%lf, type %63[^/]/%63[^,], sameChannels %d",
+                    &g.pattern, &cross_nic, &g.channels, &g.bw_intra, &g.bw_inter, intra, inter, &g.same_channels) != 8)
+      return;  // another line that starts so (a graph's XML dump, say)
+    g.type_intra = intra;
+    g.type_inter = inter;
+    p.graphs.push_back(g);
+  }
+
+  void table_row(const std::string& m, const std::string& function, ProcessState& p) {
+    if (p.table < 0) bad("a tuning table row before its table's \"Algorithm\" line");
+    std::vector<std::string> cells;
+    std::istringstream in(m.substr(m.find('|') + 1));
+    for (std::string cell; std::getline(in, cell, '|');)
+      if (cell.find('/') != std::string::npos) cells.push_back(cell);
+    if (cells.size() != 3 * p.block.size())
+      bad("the " + function + " row holds " + std::to_string(cells.size()) + " cells under " +
+          std::to_string(p.block.size()) + " algorithms (3 protocols each)");
+    for (std::size_t i = 0; i < cells.size(); ++i) {
+      NcclTuningEntry e;
+      e.collective = nccl_functions().at(function);
+      e.algorithm = algorithm_name(p.block[i / 3]);
+      e.protocol = kProtocols[i % 3];
+      if (std::sscanf(cells[i].c_str(), " %lf/%lf", &e.latency_us, &e.bandwidth_gbs) != 2)
+        bad("cannot read '" + cells[i] + "' as latency/bandwidth in the " + function + " row");
+      if (e.latency_us == 0 && e.bandwidth_gbs == 0) continue;  // an algorithm NCCL does not price for it
+      tables_[p.table].entries.push_back(e);
+    }
+  }
+
+  void call(const std::string& m, ProcessState& p) {
+    char function[64] = {0}, algorithm[64] = {0}, protocol[64] = {0};
+    long long bytes = 0;
+    if (std::sscanf(m.c_str(), "%63[^:]: %lld Bytes -> Algo %63s proto %63s", function, &bytes, algorithm, protocol) !=
+        4)
+      return;
+    const auto f = nccl_functions().find(function);
+    if (f == nccl_functions().end() || p.table < 0) return;  // send/recv, or a call before any table
+    NcclCommTuning& t = tables_[p.table];
+    NcclCallChoice c{f->second, static_cast<double>(bytes), algorithm_name(algorithm), protocol_name(protocol), 1};
+    if (c.collective == Collective::kAllGather || c.collective == Collective::kReduceScatter) c.bytes *= t.ranks;
+    for (auto& seen : t.calls)
+      if (seen.collective == c.collective && seen.bytes == c.bytes && seen.algorithm == c.algorithm &&
+          seen.protocol == c.protocol) {
+        ++seen.calls;
+        return;
+      }
+    t.calls.push_back(c);
+  }
+
+  std::string source_;
+  std::size_t line_number_ = 0;
+  std::map<std::string, ProcessState> processes_;
+  std::vector<NcclCommTuning> tables_;
+};
+
+}  // namespace
+
+std::vector<NcclCommTuning> read_nccl_tuning_log(const std::string& text, const std::string& source) {
+  LogReader reader(source);
+  reader.read(text);
+  return reader.done();
+}
+
+}  // namespace zb
