@@ -26,10 +26,11 @@
 #           greedy_sorted at W = 2 and 4, and zero_analyze's tables; lpt and flat
 #           with reduce-scatter, bf16, --shard-group 2 and --overlap; all --check
 #   tables  NCCL's collective tables on the one GPU (--nccl-shared-gpu) at W = 2
-#           and 4, each under NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,TUNING (its
-#           tuning table, per algorithm and protocol, kept in the logs), for
-#           --predict's extrapolation across rank counts and its NCCL model
-#           against NCCL's own choices; then --describe-cluster on the 4 ranks
+#           and 4, each under NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,TUNING,GRAPH
+#           (its tuning table, graphs and every call's algorithm, kept in the
+#           logs), set against the prediction's NCCL model by zero_analyze
+#           --nccl-tuning (tuning_ranksW.txt and .json), for --predict's
+#           extrapolation across rank counts; then --describe-cluster on 4 ranks
 #   roofline  fused Adam at W = 1 (nccl) over whole tensors, each in its own
 #           allocation and as --param-storage shard (one flat tensor per rank),
 #           greedy and lpt, beside flat's own buffer; --check
@@ -264,10 +265,15 @@ stage_tables() {
   mkdir -p "$RES/nccl_tables"
   for w in 2 4; do
     enough 90 || { log "tables: stopped before W = $w, $(left) s left"; return 0; }
-    NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,TUNING timeout "$(left)" mpirun --bind-to none -np "$w" \
+    NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,TUNING,GRAPH timeout "$(left)" mpirun --bind-to none -np "$w" \
       "$BUILD/zero_bench" -b nccl --nccl-shared-gpu --collectives-table "$RES/nccl_tables/ranks$w.txt" \
       --table-bytes 1K:256M -n 10 -w 2 --timeout 150 --force >"$WORK/logs/nccl_table_ranks$w.log" 2>&1
-    log "tables, NCCL on $w ranks sharing the GPU: exit $? $(grep -c 'Tuning\|tuning' "$WORK/logs/nccl_table_ranks$w.log") tuning lines"
+    log "tables, NCCL on $w ranks sharing the GPU: exit $? $(grep -c ' Bytes -> Algo ' "$WORK/logs/nccl_table_ranks$w.log") call lines"
+    # NCCL's own table and choices against the prediction's NCCL model (zero_analyze --nccl-tuning).
+    "$BUILD/zero_analyze" --nccl-tuning "$WORK/logs/nccl_table_ranks$w.log" >"$RES/nccl_tables/tuning_ranks$w.txt" 2>&1
+    "$BUILD/zero_analyze" --nccl-tuning "$WORK/logs/nccl_table_ranks$w.log" --format json \
+      >"$RES/nccl_tables/tuning_ranks$w.json" 2>&1
+    log "tables: --nccl-tuning on $w ranks: $(grep -m1 'latency agrees' "$RES/nccl_tables/tuning_ranks$w.txt")"
   done
   enough 150 || { log "tables: --describe-cluster skipped, $(left) s left"; return 0; }
   timeout "$(left)" mpirun --bind-to none -np 4 "$BUILD/zero_bench" -b nccl --nccl-shared-gpu \
