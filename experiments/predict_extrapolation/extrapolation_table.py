@@ -50,14 +50,15 @@ def err(pred, meas):
     return (pred - meas) / meas
 
 
-def line(label, rows):
-    if not rows:
+def line(label, triples):
+    """A record row over (measured, own-table price, extrapolated price) triples; None where there are none."""
+    if not triples:
         return None
-    own = [err(r[9], r[8]) for r in rows]
-    extra = [err(r[10], r[8]) for r in rows]
-    change = statistics.median(r[10] / r[9] for r in rows if r[9] > 0)
+    own = [err(o, m) for m, o, _ in triples]
+    extra = [err(x, m) for m, _, x in triples]
+    change = statistics.median(x / o for _, o, x in triples if o > 0)
     worst_own, worst_extra = max(own, key=abs), max(extra, key=abs)
-    return (f"| {label} | {len(rows)} | {100 * statistics.median(map(abs, own)):.1f} % | "
+    return (f"| {label} | {len(triples)} | {100 * statistics.median(map(abs, own)):.1f} % | "
             f"{100 * statistics.median(map(abs, extra)):.1f} % | {100 * worst_own:+.0f} % | {100 * worst_extra:+.0f} % | "
             f"{change:.3f} |")
 
@@ -85,7 +86,7 @@ def main():
         groups.append((f"across nodes, {phase}", [r for r in across if r[5] == phase]))
     groups.append(("within a node (not extrapolated), all", within))
     for label, rs in groups:
-        text = line(label, rs)
+        text = line(label, [(r[8], r[9], r[10]) for r in rs])
         if text:
             out.append(text)
     out += ["", "What the extrapolated description priced each phase's calls as, on rank 0 (`priced_calls`):", ""]

@@ -30,7 +30,12 @@
 #           (its tuning table, graphs and every call's algorithm, kept in the
 #           logs), set against the prediction's NCCL model by zero_analyze
 #           --nccl-tuning (tuning_ranksW.txt and .json), for --predict's
-#           extrapolation across rank counts; then --describe-cluster on 4 ranks
+#           extrapolation across rank counts
+#   extrapolate  after tables: lpt and flat at W = 4 over NCCL (--nccl-shared-gpu,
+#           --grad-sync reduce-scatter, --step-timing serial; ResNet50, BERT),
+#           then experiments/predict_extrapolation/shared_gpu.sh: each rank's
+#           phases predicted from W = 2's tables beside W = 4's own
+#   describe  --describe-cluster on the 4 ranks sharing the GPU over NCCL
 #   roofline  fused Adam at W = 1 (nccl) over whole tensors, each in its own
 #           allocation and as --param-storage shard (one flat tensor per rank),
 #           greedy and lpt, beside flat's own buffer; --check
@@ -56,7 +61,7 @@
 # ZB_GPU_BUDGET_S: seconds this call may use (default 560, under the 600 s limit).
 set -uo pipefail
 ZB_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-OUTDIR="${1:?usage: run.sh OUTDIR [build] [test] [gputests] [w1] [shared] [gradsync] [mixed] [layout] [fidelity] [calibrate] [predict] [nccl] [tables] [roofline] [shard]}"
+OUTDIR="${1:?usage: run.sh OUTDIR [build] [test] [gputests] [w1] [shared] [gradsync] [mixed] [layout] [fidelity] [calibrate] [predict] [nccl] [tables] [extrapolate] [describe] [roofline] [shard]}"
 shift
 STAGES=("$@")
 [ ${#STAGES[@]} -eq 0 ] && STAGES=(build test w1 shared)
@@ -275,7 +280,26 @@ stage_tables() {
       >"$RES/nccl_tables/tuning_ranks$w.json" 2>&1
     log "tables: --nccl-tuning on $w ranks: $(grep -m1 'latency agrees' "$RES/nccl_tables/tuning_ranks$w.txt")"
   done
-  enough 150 || { log "tables: --describe-cluster skipped, $(left) s left"; return 0; }
+}
+
+stage_extrapolate() {
+  local t="$RES/nccl_tables" out="$RES/nccl_extrapolate"
+  [ -f "$t/ranks2.txt" ] && [ -f "$t/ranks4.txt" ] || { log "extrapolate: no tables of W = 2 and 4 (stage tables)"; return 0; }
+  for part in lpt flat; do
+    enough 60 || { log "extrapolate: stopped before $part, $(left) s left"; return 0; }
+    timeout "$(left)" mpirun --bind-to none -np 4 "$BUILD/zero_bench" -b nccl --nccl-shared-gpu "$part" 4 \
+      --models ResNet50,BERT --grad-sync reduce-scatter --step-timing serial --timeout 150 -w 2 -n 10 \
+      -o "$out/runs/$part" --force >"$WORK/logs/extrapolate_$part.log" 2>&1
+    log "extrapolate: $part at W = 4 over NCCL: exit $?"
+  done
+  ZB_ANALYZE="$BUILD/zero_analyze" bash experiments/predict_extrapolation/shared_gpu.sh "$t" "$out/runs" \
+    "$out/record.md" >"$WORK/logs/extrapolate_record.log" 2>&1
+  log "extrapolate: W = 4 from W = 2's tables: exit $? $(grep -m1 '^| all ' "$out/record.md")"
+}
+
+stage_describe() {
+  enough 150 || { log "describe: --describe-cluster skipped, $(left) s left"; return 0; }
+  mkdir -p "$RES/nccl_tables"
   timeout "$(left)" mpirun --bind-to none -np 4 "$BUILD/zero_bench" -b nccl --nccl-shared-gpu \
     --describe-cluster "$RES/nccl_tables/shared_gpu.json" --table-bytes 1K:256M -n 10 -w 2 --timeout 150 --force \
     >"$WORK/logs/describe_shared_gpu.log" 2>&1
@@ -356,11 +380,11 @@ stage_predict() {
 for stage in "${STAGES[@]}"; do
   case "$stage" in
     build) stage_build || { STAGES=(); break; } ;;
-    test | gputests | w1 | shared | gradsync | mixed | layout | fidelity | calibrate | predict | nccl | tables | roofline | shard)
+    test | gputests | w1 | shared | gradsync | mixed | layout | fidelity | calibrate | predict | nccl | tables | extrapolate | describe | roofline | shard)
       setup_env
       "stage_$stage"
       ;;
-    *) log "unknown stage '$stage'; valid: build test gputests w1 shared gradsync mixed layout fidelity calibrate predict nccl tables roofline shard" ;;
+    *) log "unknown stage '$stage'; valid: build test gputests w1 shared gradsync mixed layout fidelity calibrate predict nccl tables extrapolate describe roofline shard" ;;
   esac
 done
 
