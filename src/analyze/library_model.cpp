@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 
 #include "library_models.hpp"
 #include "src/common/errors.hpp"
@@ -14,16 +13,23 @@ double seconds_of(const AlgorithmCost& a, const LinkTerms& t, double bytes) {
   return a.latency * t.latency_scale + bytes * a.per_byte / t.bus_bandwidth;
 }
 
+// What the library's tuner thinks the call costs: its pick is the least of these.
+double tuner_seconds(const AlgorithmCost& a, const LinkTerms& t, double bytes) {
+  return a.picked_by() * t.latency_scale + bytes * a.per_byte / t.bus_bandwidth;
+}
+
 const AlgorithmCost& cheapest_of(const std::vector<AlgorithmCost>& all, const LinkTerms& t, double bytes) {
   return *std::min_element(all.begin(), all.end(), [&](const AlgorithmCost& a, const AlgorithmCost& b) {
-    return seconds_of(a, t, bytes) < seconds_of(b, t, bytes);
+    return tuner_seconds(a, t, bytes) < tuner_seconds(b, t, bytes);
   });
 }
 
+// The latency of what the library picks for the smallest calls (where latency alone decides).
 double least_latency(const LibraryModel& model, Collective c, double bytes, GroupShape g, Tier tier, double busbw) {
-  double least = std::numeric_limits<double>::infinity();
-  for (const AlgorithmCost& a : model.candidates(c, bytes, g, tier, busbw)) least = std::min(least, a.latency);
-  return least;
+  const std::vector<AlgorithmCost> all = model.candidates(c, bytes, g, tier, busbw);
+  return std::min_element(all.begin(), all.end(),
+                          [](const AlgorithmCost& a, const AlgorithmCost& b) { return a.picked_by() < b.picked_by(); })
+      ->latency;
 }
 
 // One pass of the fit: each row priced as the algorithm `guess` picks for it, then the scale and the inverse

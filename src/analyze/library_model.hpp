@@ -60,6 +60,10 @@ struct AlgorithmCost {
   std::string algorithm;  // "ring/LL128", "recursive doubling"
   double latency = 0;     // in the library's latency unit (LinkTerms::latency_scale says what one is)
   double per_byte = 0;    // bytes on the slowest link per byte of the call, at the tier's bus bandwidth
+  // The latency the library's own tuner picks by, where it is not what the call pays (NCCL's ring
+  // broadcast: one hop where its rings share channels, a pipeline through n ranks paying n); < 0: latency.
+  double choice_latency = -1;
+  double picked_by() const { return choice_latency < 0 ? latency : choice_latency; }
 };
 
 // A tier's terms: what one latency unit costs (NCCL: 1 = NCCL's own latencies; the rule-based
@@ -89,7 +93,7 @@ struct PricedCall {
   // bandwidth); 0: within the table, or no table.
   double past_table_bytes = 0;
 };
-// The cheapest of the library's candidates for this call under `terms`.
+// The library's pick for this call under `terms` (the cheapest by what its tuner prices), at what it costs.
 PricedCall cheapest(const LibraryModel& model, const LinkTerms& terms, Collective c, double bytes, GroupShape group,
                     Tier tier);
 

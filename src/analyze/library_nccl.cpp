@@ -12,10 +12,17 @@
 //   tree      all-reduce only; latency grows with the ranks in a node and the
 //             log of the nodes
 //   PAT       all-gather and reduce-scatter with one rank per node (Simple only)
+// A group with one rank a node gets NCCL's pattern-3 tree (all of a node's
+// network traffic through its one GPU), at 0.85 of the tree's bandwidth.
+// A ring broadcast or reduce is picked as NCCL's tuner prices it where its
+// rings share channels (the search's first and usual result): base latency
+// plus one hop; it is priced as what it pays, a pipeline through n ranks, n
+// hops (Simple's the tree's, as the tuner counts them where rings do not share
+// channels).
 // Left out: NVLS and CollNet (they need switch hardware a description does not
-// state). One change from NCCL's tuner: a ring broadcast or reduce is priced
-// n hops of latency, as NCCL's tuner does when its rings do not share
-// channels, where with shared channels it adds one hop at any n.
+// state); PCIe within a node; LL128 where NCCL turns it off (on Hopper, a
+// path to the network farther than PXN); calls of one group within 4x of each
+// other's size, which NCCL plans on their sum.
 #include <cmath>
 #include <cstdio>
 #include <vector>
@@ -76,20 +83,22 @@ AlgorithmCost ring(const Call& c, Protocol p) {
   const double intra = kNvlinkRing[p];
   double latency = kRingBase[p];
   if (c.collective == Collective::kBroadcast || c.collective == Collective::kReduce) {
+    const double ring_hop = c.nodes == 1 ? intra : kNetRing[p];
     // Simple's hop is the tree's (NCCL's stand-in for a chunk's latency), on NVLink as across nodes.
-    const double hop =
-        p == kSimple ? (c.nodes == 1 ? kNvlinkTree[p] : kNetTree[p]) : (c.nodes == 1 ? intra : kNetRing[p]);
-    latency += c.nsteps() * hop;
-  } else {
-    const double overhead = c.nodes > 1 ? kNetOverheadUs * (p == kSimple ? 3 : 1) : 0;
-    const double inter = c.per_node == 1 ? kNetTree[p] : kNetRing[p];
-    const double inter_steps =
-        c.nodes == 1 ? 0 : (c.collective == Collective::kAllReduce ? 2.0 * (c.nodes - 1) : c.nodes - 1.0);
-    latency += (c.nsteps() - inter_steps) * std::max(intra, overhead) + inter_steps * inter;
-    // The ring's plateau: a multi-node Simple all-reduce above 64 B a channel and rank.
-    if (p == kSimple && c.nodes > 1 && c.collective == Collective::kAllReduce && c.bytes / (kChannels * c.ranks) >= 64)
-      latency *= 1.4;
+    const double hop = p == kSimple ? (c.nodes == 1 ? kNvlinkTree[p] : kNetTree[p]) : ring_hop;
+    AlgorithmCost cost =
+        make(std::string("ring/") + kProtocolNames[p], latency + c.nsteps() * hop, algorithm_bw, c.bus);
+    cost.choice_latency = (latency + ring_hop) * kUs;  // what NCCL's tuner picks by: one hop
+    return cost;
   }
+  const double overhead = c.nodes > 1 ? kNetOverheadUs * (p == kSimple ? 3 : 1) : 0;
+  const double inter = c.per_node == 1 ? kNetTree[p] : kNetRing[p];
+  const double inter_steps =
+      c.nodes == 1 ? 0 : (c.collective == Collective::kAllReduce ? 2.0 * (c.nodes - 1) : c.nodes - 1.0);
+  latency += (c.nsteps() - inter_steps) * std::max(intra, overhead) + inter_steps * inter;
+  // The ring's plateau: a multi-node Simple all-reduce above 64 B a channel and rank.
+  if (p == kSimple && c.nodes > 1 && c.collective == Collective::kAllReduce && c.bytes / (kChannels * c.ranks) >= 64)
+    latency *= 1.4;
   return make(std::string("ring/") + kProtocolNames[p], latency, algorithm_bw, c.bus);
 }
 
@@ -99,10 +108,12 @@ AlgorithmCost tree(const Call& c, Protocol p) {
   if (p == kLL) bw = std::min(bw / 3.8, c.nodes == 1 ? kLLMaxOneNode : kLLMaxHosts[c.nodes_index]);
   if (p == kLL128)
     bw = std::min(bw * (c.nodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0), kChannels * kTreeLL128PerChannel[c.nodes_index]);
+  if (c.per_node == 1) bw *= .85;  // one GPU a node: the pattern-3 tree
   const int size_index = log2i(c.bytes / 64);
   double algorithm_bw = bw * .5;
   if (size_index >= 0 && size_index < 23) algorithm_bw *= kTreeCorrection[p][size_index];
-  const double latency = kTreeBase[p] + 2 * ((c.per_node - 1) * kNvlinkTree[p] + log2i(c.nodes) * kNetTree[p]);
+  const int per_node = c.ranks / c.nodes;  // NCCL's integer nRanks / nNodes
+  const double latency = kTreeBase[p] + 2 * ((per_node - 1) * kNvlinkTree[p] + log2i(c.nodes) * kNetTree[p]);
   return make(std::string("tree/") + kProtocolNames[p], latency, algorithm_bw, c.bus);
 }
 
