@@ -126,15 +126,16 @@ int print_gate(const Options& o, const std::vector<zb::RunReport>& reports, zb::
 // --nccl-tuning LOG: NCCL's tuning table and calls against the prediction's NCCL model (alone: it reads no runs).
 int print_nccl_tuning(const Options& o, zb::Format format) {
   if (!o.runs.empty() || !o.predict.empty() || o.compare || o.memory || o.comm || !o.plot.empty() || !o.html.empty() ||
-      !o.gate_baseline.empty() || !o.gate_reference.empty() || !o.write_baseline.empty())
+      !o.gate_baseline.empty() || !o.gate_reference.empty() || !o.write_baseline.empty() || o.fp32_grads ||
+      o.tolerance_percent > 0 || o.force || o.results_root != "results")
     throw zb::UsageError("--nccl-tuning reads one NCCL log and no runs; give it alone (with --format text or json)");
   if (format != zb::Format::kText && format != zb::Format::kJson)
     throw zb::UsageError("--nccl-tuning prints text or json; valid --format: text, json");
+  const zb::NcclTuningLog log = zb::read_nccl_tuning_log(zb::read_file(o.nccl_tuning), o.nccl_tuning);
   std::vector<zb::NcclCommCheck> checks;
-  for (const auto& comm : zb::read_nccl_tuning_log(zb::read_file(o.nccl_tuning), o.nccl_tuning))
-    checks.push_back(zb::check_against_model(comm));
-  if (format == zb::Format::kJson) std::cout << zb::nccl_check_json(checks, o.nccl_tuning).dump(2) << "\n";
-  else std::cout << zb::nccl_check_text(checks, o.nccl_tuning);
+  for (const auto& comm : log.comms) checks.push_back(zb::check_against_model(comm));
+  if (format == zb::Format::kJson) std::cout << zb::nccl_check_json(checks, log.skipped, o.nccl_tuning).dump(2) << "\n";
+  else std::cout << zb::nccl_check_text(checks, log.skipped, o.nccl_tuning);
   return zb::kExitOk;
 }
 

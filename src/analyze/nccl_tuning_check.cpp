@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 
 #include "library_model.hpp"
@@ -43,9 +44,14 @@ std::vector<NcclEntryCheck> entry_checks(const NcclCommTuning& t, double bus_gbs
   for (Collective c : kOrder) {
     std::vector<AlgorithmCost> priced;
     if (bus_gbs > 0) priced = model.candidates(c, kTableBytes, shape_of(t), tier_of(t), bus_gbs * 1e9);
-    std::vector<std::string> names;
-    for (const auto& e : t.entries)
-      if (e.collective == c) names.push_back(NcclCommTuning::name(e.algorithm, e.protocol));
+    const auto model_prices = [&](const std::string& name) {
+      return std::any_of(priced.begin(), priced.end(), [&](const AlgorithmCost& a) { return a.algorithm == name; });
+    };
+    std::vector<std::string> names;  // what NCCL runs here or the model prices (not NCCL's idle NVLS, CollNet)
+    for (const auto& e : t.entries) {
+      const std::string name = NcclCommTuning::name(e.algorithm, e.protocol);
+      if (e.collective == c && (e.bandwidth_gbs > 0 || model_prices(name))) names.push_back(name);
+    }
     for (const auto& a : priced)
       if (std::find(names.begin(), names.end(), a.algorithm) == names.end()) names.push_back(a.algorithm);
     for (const auto& name : names) {
@@ -55,8 +61,10 @@ std::vector<NcclEntryCheck> entry_checks(const NcclCommTuning& t, double bus_gbs
       if (const auto* e = find_entry(t, c, name))
         check.nccl_latency_us = e->latency_us, check.nccl_bandwidth_gbs = e->bandwidth_gbs;
       for (const auto& a : priced)
-        if (a.algorithm == name)
-          check.model_latency_us = a.latency * 1e6, check.model_bandwidth_gbs = bus_gbs / a.per_byte;
+        if (a.algorithm == name) {
+          check.model_latency_us = a.picked_by() * 1e6, check.model_bandwidth_gbs = bus_gbs / a.per_byte;
+          if (a.choice_latency >= 0) check.model_pays_us = a.latency * 1e6;
+        }
       if (check.nccl_latency_us && check.model_latency_us) {
         check.latency_agrees = std::abs(*check.nccl_latency_us - *check.model_latency_us) <= kPrinted;
         // The bus bandwidth read from the log carries its rounding into the model's figure.
@@ -94,6 +102,16 @@ std::string number(double value, const char* format) {
   return text;
 }
 
+// A graph's bandwidth as NCCL's tuner reads it: its channels x the intra-node figure on up to 2 nodes, else
+// the inter-node one.
+double graph_gbs(const NcclGraph& g, int nodes) { return g.channels * (nodes <= 2 ? g.bw_intra : g.bw_inter); }
+
+std::string graph_words(const NcclGraph& g, int nodes) {
+  return std::to_string(g.channels) + " channels of " + number(nodes <= 2 ? g.bw_intra : g.bw_inter, "%.3g") + " GB/s";
+}
+
+// What the log shows of the communicator that the model takes otherwise. NCCL aligns the graphs over the
+// ranks (the least sameChannels, the largest tree pattern); the log shows rank 0's.
 std::vector<std::string> assumptions_of(const NcclCommTuning& t, double bus_gbs) {
   std::vector<std::string> out;
   if (bus_gbs <= 0) out.push_back("NCCL's table gives its ring no bandwidth here: the model was not priced");
@@ -102,24 +120,33 @@ std::vector<std::string> assumptions_of(const NcclCommTuning& t, double bus_gbs)
                   " channels on this communicator; the model's per-channel caps and the ring's plateau (a Simple "
                   "all-reduce's latency x 1.4 from 64 bytes a channel and rank across nodes) take 16");
   const bool ll128_off = std::any_of(t.entries.begin(), t.entries.end(), [](const NcclTuningEntry& e) {
-    return e.protocol == "LL128" && e.latency_us > 0 && e.bandwidth_gbs == 0;
+    return e.protocol == "LL128" && (e.algorithm == "ring" || e.algorithm == "tree") && e.latency_us > 0 &&
+           e.bandwidth_gbs == 0;
   });
   if (ll128_off && bus_gbs > 0)
     out.push_back(
-        "NCCL runs no LL128 on this communicator (bandwidth 0: on Hopper it is on only where the path to "
-        "the network is PXN or closer); the model offers it everywhere");
-  for (const auto& g : t.graphs) {
-    if (g.pattern == 4 && g.same_channels == 1)
-      out.push_back(
-          "its ring graph shares its channels (sameChannels 1): NCCL adds one hop to a ring broadcast's "
-          "or reduce's latency, the model one a rank");
-    if (g.pattern == 3)
-      out.push_back(
-          "its tree graph sends a node's network traffic through one GPU (pattern 3): NCCL takes 0.85 of "
-          "the tree's bandwidth, the model all of it");
+        "NCCL runs no LL128 on this communicator (bandwidth 0: on Hopper it is on only where the path "
+        "to the network is PXN or closer); the model offers it everywhere");
+  if (t.tables_in_process > 1)
+    out.push_back("its process printed " + std::to_string(t.tables_in_process) +
+                  " tuning tables (rank 0 of several communicators): each call line is set against the one it "
+                  "initialized last before it, which need not be the one that made the call");
+  if (t.ring_graph && t.ring_graph->same_channels == 0)
+    out.push_back(
+        "rank 0's ring graph does not share its channels (sameChannels 0): NCCL's tuner counts a ring "
+        "broadcast or reduce n hops, where the model picks by one");
+  if (t.tree_graph && t.tree_graph->pattern == 3 && t.ranks != t.nodes)
+    out.push_back(
+        "rank 0's tree graph sends a node's network traffic through one GPU (pattern 3): NCCL takes "
+        "0.85 of the tree's bandwidth, the model only with one rank a node");
+  if (t.ring_graph && t.tree_graph) {
+    const double ring = graph_gbs(*t.ring_graph, t.nodes), tree = graph_gbs(*t.tree_graph, t.nodes);
+    if (std::abs(tree - ring) > 0.01 * ring)
+      out.push_back("rank 0's tree graph has " + graph_words(*t.tree_graph, t.nodes) + ", its ring graph " +
+                    graph_words(*t.ring_graph, t.nodes) +
+                    " (as its search printed them): NCCL runs the tree at its own, the model at the ring's bus "
+                    "bandwidth");
   }
-  std::sort(out.begin(), out.end());
-  out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
 }
 
@@ -141,12 +168,13 @@ std::string comm_words(const NcclCommCheck& c, std::size_t index, std::size_t co
 
 Table entry_table(const NcclCommCheck& c) {
   Table t;
-  t.header = {"collective", "algorithm", "NCCL us", "model us", "NCCL GB/s", "model GB/s", ""};
+  t.header = {"collective",    "algorithm",       "NCCL us",          "model us",
+              "model pays us", "NCCL algbw GB/s", "model algbw GB/s", ""};
   t.last_column_text = true;
   for (const auto& e : c.entries)
     t.rows.push_back({collective_choices().name(e.collective), e.algorithm, cell(e.nccl_latency_us, "%.1f"),
-                      cell(e.model_latency_us, "%.2f"), cell(e.nccl_bandwidth_gbs, "%.1f"),
-                      cell(e.model_bandwidth_gbs, "%.3f"), e.verdict()});
+                      cell(e.model_latency_us, "%.2f"), cell(e.model_pays_us, "%.2f"),
+                      cell(e.nccl_bandwidth_gbs, "%.1f"), cell(e.model_bandwidth_gbs, "%.3f"), e.verdict()});
   return t;
 }
 
@@ -170,9 +198,9 @@ std::string summary(const NcclCommCheck& c) {
     if (!nccl_runs || !e.model_latency_us) continue;
     ++both, latencies += e.latency_agrees, bandwidths += e.bandwidth_agrees;
   }
-  std::string text = "of the " + std::to_string(both) + " algorithms both price and NCCL runs: latency agrees on " +
-                     std::to_string(latencies) + ", bandwidth on " + std::to_string(bandwidths) +
-                     " (within the log's one decimal)";
+  std::string text =
+      "of the " + std::to_string(both) + " algorithm-protocol pairs both price and NCCL runs: latency agrees on " +
+      std::to_string(latencies) + ", bandwidth on " + std::to_string(bandwidths) + " (within the log's one decimal)";
   if (nccl_only) text += "; NCCL runs " + std::to_string(nccl_only) + " the model does not price";
   if (model_only) text += "; the model prices " + std::to_string(model_only) + " NCCL does not run here";
   text += "\n";
@@ -189,6 +217,7 @@ std::string summary(const NcclCommCheck& c) {
 std::string NcclEntryCheck::verdict() const {
   const bool nccl_runs = nccl_bandwidth_gbs && *nccl_bandwidth_gbs > 0;
   if (nccl_runs && !model_latency_us) return "NCCL runs it; the model does not price it";
+  if (!nccl_latency_us && model_latency_us) return "not in NCCL's table here; the model prices it";
   if (!nccl_runs && model_latency_us) return "NCCL does not run it here; the model prices it";
   if (!nccl_runs) return "neither runs it";
   if (latency_agrees && bandwidth_agrees) return "agrees";
@@ -206,11 +235,15 @@ NcclCommCheck check_against_model(const NcclCommTuning& comm) {
   return check;
 }
 
-std::string nccl_check_text(const std::vector<NcclCommCheck>& checks, const std::string& source) {
+std::string nccl_check_text(const std::vector<NcclCommCheck>& checks, const std::vector<std::string>& skipped,
+                            const std::string& source) {
   std::string text = "NCCL's tuning log " + source + ": " + std::to_string(checks.size()) +
                      (checks.size() == 1 ? " communicator" : " communicators") +
                      ", each rank 0's tuning table and calls against the prediction's NCCL model (at NCCL's own "
                      "latencies, x 1)\n";
+  if (!skipped.empty())
+    text += "skipped " + std::to_string(skipped.size()) +
+            " unreadable line(s), their tables kept without them: " + listed_words(skipped, 3) + "\n";
   for (std::size_t i = 0; i < checks.size(); ++i) {
     const NcclCommCheck& c = checks[i];
     text += "\n" + comm_words(c, i, checks.size()) + render_text(entry_table(c)) + summary(c);
@@ -220,8 +253,10 @@ std::string nccl_check_text(const std::vector<NcclCommCheck>& checks, const std:
   return text;
 }
 
-nlohmann::ordered_json nccl_check_json(const std::vector<NcclCommCheck>& checks, const std::string& source) {
-  nlohmann::ordered_json out{{"log", source}, {"communicators", nlohmann::ordered_json::array()}};
+nlohmann::ordered_json nccl_check_json(const std::vector<NcclCommCheck>& checks,
+                                       const std::vector<std::string>& skipped, const std::string& source) {
+  nlohmann::ordered_json out{
+      {"log", source}, {"skipped_lines", skipped}, {"communicators", nlohmann::ordered_json::array()}};
   for (const auto& c : checks) {
     nlohmann::ordered_json comm{{"process", c.comm.process},
                                 {"ranks", c.comm.ranks},
@@ -236,13 +271,14 @@ nlohmann::ordered_json nccl_check_json(const std::vector<NcclCommCheck>& checks,
                                  {"algorithm", e.algorithm},
                                  {"nccl_latency_us", to_json_value(e.nccl_latency_us)},
                                  {"model_latency_us", to_json_value(e.model_latency_us)},
+                                 {"model_pays_us", to_json_value(e.model_pays_us)},
                                  {"nccl_bandwidth_gbs", to_json_value(e.nccl_bandwidth_gbs)},
                                  {"model_bandwidth_gbs", to_json_value(e.model_bandwidth_gbs)},
                                  {"verdict", e.verdict()}});
     for (const auto& call : c.calls)
       comm["calls"].push_back(
           {{"collective", collective_choices().name(call.collective)},
-           {"bytes", call.bytes},
+           {"bytes", static_cast<std::uint64_t>(call.bytes)},
            {"calls", call.calls},
            {"nccl", call.nccl},
            {"model", call.model.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(call.model)}});

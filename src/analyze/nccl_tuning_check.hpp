@@ -19,9 +19,11 @@ namespace zb {
 
 struct NcclEntryCheck {
   Collective collective = Collective::kAllReduce;
-  std::string algorithm;                                        // "ring/LL"
-  std::optional<double> nccl_latency_us, nccl_bandwidth_gbs;    // absent: no such cell in NCCL's table
-  std::optional<double> model_latency_us, model_bandwidth_gbs;  // absent: the model does not price it
+  std::string algorithm;                                      // "ring/LL"
+  std::optional<double> nccl_latency_us, nccl_bandwidth_gbs;  // absent: no such cell in NCCL's table
+  // Absent: the model does not price it. Its latency is what it picks by, as NCCL's table's is; model_pays_us
+  // what it prices the call at, where that differs (a ring broadcast's n hops).
+  std::optional<double> model_latency_us, model_bandwidth_gbs, model_pays_us;
   bool latency_agrees = false, bandwidth_agrees = false;
   std::string verdict() const;  // "agrees", "latency differs", ..., "NCCL runs it; the model does not price it"
 };
@@ -43,7 +45,10 @@ struct NcclCommCheck {
 
 NcclCommCheck check_against_model(const NcclCommTuning& comm);
 
-std::string nccl_check_text(const std::vector<NcclCommCheck>& checks, const std::string& source);
-nlohmann::ordered_json nccl_check_json(const std::vector<NcclCommCheck>& checks, const std::string& source);
+// `skipped`: the lines the log's reader could not read (NcclTuningLog::skipped).
+std::string nccl_check_text(const std::vector<NcclCommCheck>& checks, const std::vector<std::string>& skipped,
+                            const std::string& source);
+nlohmann::ordered_json nccl_check_json(const std::vector<NcclCommCheck>& checks,
+                                       const std::vector<std::string>& skipped, const std::string& source);
 
 }  // namespace zb

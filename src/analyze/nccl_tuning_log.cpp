@@ -73,9 +73,11 @@ bool info_line(const std::string& text, Line& out) {
 
 struct ProcessState {
   int ranks = 0, nodes = 0;  // its latest rank-0 communicator's
-  std::vector<NcclGraph> graphs;
+  std::optional<NcclGraph> ring, tree;
+  bool tree_next = false;          // the graph after a ring's is the tree's (init.cc computes them so)
   std::vector<std::string> block;  // the algorithms of the table block being read
   int table = -1;                  // its latest table's index in the output
+  int tables = 0;
 };
 
 class LogReader {
@@ -91,18 +93,19 @@ class LogReader {
     }
   }
 
-  std::vector<NcclCommTuning> done() {
-    if (tables_.empty())
+  NcclTuningLog done() {
+    if (log_.comms.empty() && !log_.skipped.empty())
+      throw UsageError(source_ + ": no NCCL tuning table it could read; " + log_.skipped.front());
+    if (log_.comms.empty())
       throw UsageError(source_ +
                        ": no NCCL tuning table in it; run with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,TUNING (rank 0 "
                        "of each communicator prints one at init)");
-    return std::move(tables_);
+    for (auto& t : log_.comms) t.tables_in_process = processes_[t.process].tables;
+    return std::move(log_);
   }
 
  private:
-  [[noreturn]] void bad(const std::string& what) const {
-    throw UsageError(source_ + ":" + std::to_string(line_number_) + ": " + what);
-  }
+  void skip(const std::string& what) { log_.skipped.push_back("line " + std::to_string(line_number_) + ": " + what); }
 
   void take(const Line& line) {
     ProcessState& p = processes_[line.process];
@@ -116,7 +119,7 @@ class LogReader {
       return;
     }
     if (w.size() > 2 && w[1] == "coll" && w[2] == "channels,") {
-      if (p.table >= 0 && tables_[p.table].channels == 0) tables_[p.table].channels = std::atoi(w[0].c_str());
+      if (p.table >= 0 && log_.comms[p.table].channels == 0) log_.comms[p.table].channels = std::atoi(w[0].c_str());
       return;
     }
     if (w[0] == "Pattern") return graph(m, p);
@@ -128,17 +131,22 @@ class LogReader {
   void start_block(const std::string& process, ProcessState& p, std::vector<std::string> w) {
     p.block.assign(w.begin() + 1, w.end());
     if (p.block.empty() || p.block.front() != "Tree") return;
-    if (p.ranks <= 0 || p.nodes <= 0)
-      bad("a tuning table without its communicator's line before it (\"comm ... rank 0 nRanks N nNodes M\"); "
-          "NCCL_DEBUG_SUBSYS must include INIT");
+    if (p.ranks <= 0 || p.nodes <= 0) {
+      p.block.clear(), p.table = -1;  // its rows and calls go unread
+      return skip(
+          "a tuning table without its communicator's line before it (\"comm ... rank 0 nRanks N nNodes "
+          "M\"); NCCL_DEBUG_SUBSYS must include INIT");
+    }
     NcclCommTuning t;
     t.process = process;
     t.ranks = p.ranks;
     t.nodes = p.nodes;
-    t.graphs = std::move(p.graphs);
-    p.graphs.clear();
-    p.table = static_cast<int>(tables_.size());
-    tables_.push_back(std::move(t));
+    t.ring_graph = p.ring, t.tree_graph = p.tree;
+    p.ring.reset(), p.tree.reset();
+    p.ranks = p.nodes = 0;  // the next table needs its own communicator's line
+    p.table = static_cast<int>(log_.comms.size());
+    ++p.tables;
+    log_.comms.push_back(std::move(t));
   }
 
   void graph(const std::string& m, ProcessState& p) {
@@ -151,28 +159,35 @@ class LogReader {
       return;  // another line that starts so (a graph's XML dump, say)
     g.type_intra = intra;
     g.type_inter = inter;
-    p.graphs.push_back(g);
+    if (g.pattern == 4) {  // a communicator's first graph: its ring
+      p.ring = g, p.tree.reset(), p.tree_next = true;
+    } else if (p.tree_next) {
+      p.tree = g, p.tree_next = false;
+    }
   }
 
   void table_row(const std::string& m, const std::string& function, ProcessState& p) {
-    if (p.table < 0) bad("a tuning table row before its table's \"Algorithm\" line");
+    if (p.table < 0) return;  // a table skipped above
     std::vector<std::string> cells;
     std::istringstream in(m.substr(m.find('|') + 1));
     for (std::string cell; std::getline(in, cell, '|');)
       if (cell.find('/') != std::string::npos) cells.push_back(cell);
     if (cells.size() != 3 * p.block.size())
-      bad("the " + function + " row holds " + std::to_string(cells.size()) + " cells under " +
-          std::to_string(p.block.size()) + " algorithms (3 protocols each)");
+      return skip("the " + function + " row holds " + std::to_string(cells.size()) + " cells under " +
+                  std::to_string(p.block.size()) + " algorithms (3 protocols each)");
+    std::vector<NcclTuningEntry> row;
     for (std::size_t i = 0; i < cells.size(); ++i) {
       NcclTuningEntry e;
       e.collective = nccl_functions().at(function);
       e.algorithm = algorithm_name(p.block[i / 3]);
       e.protocol = kProtocols[i % 3];
-      if (std::sscanf(cells[i].c_str(), " %lf/%lf", &e.latency_us, &e.bandwidth_gbs) != 2)
-        bad("cannot read '" + cells[i] + "' as latency/bandwidth in the " + function + " row");
-      if (e.latency_us == 0 && e.bandwidth_gbs == 0) continue;  // an algorithm NCCL does not price for it
-      tables_[p.table].entries.push_back(e);
+      char rest = 0;
+      if (std::sscanf(cells[i].c_str(), " %lf/%lf %c", &e.latency_us, &e.bandwidth_gbs, &rest) != 2)
+        return skip("cannot read '" + cells[i] + "' as latency/bandwidth in the " + function + " row");
+      if (e.latency_us != 0 || e.bandwidth_gbs != 0) row.push_back(e);  // 0.0/0.0: not priced for it
     }
+    auto& entries = log_.comms[p.table].entries;
+    entries.insert(entries.end(), row.begin(), row.end());
   }
 
   void call(const std::string& m, ProcessState& p) {
@@ -183,7 +198,7 @@ class LogReader {
       return;
     const auto f = nccl_functions().find(function);
     if (f == nccl_functions().end() || p.table < 0) return;  // send/recv, or a call before any table
-    NcclCommTuning& t = tables_[p.table];
+    NcclCommTuning& t = log_.comms[p.table];
     NcclCallChoice c{f->second, static_cast<double>(bytes), algorithm_name(algorithm), protocol_name(protocol), 1};
     if (c.collective == Collective::kAllGather || c.collective == Collective::kReduceScatter) c.bytes *= t.ranks;
     for (auto& seen : t.calls)
@@ -198,12 +213,12 @@ class LogReader {
   std::string source_;
   std::size_t line_number_ = 0;
   std::map<std::string, ProcessState> processes_;
-  std::vector<NcclCommTuning> tables_;
+  NcclTuningLog log_;
 };
 
 }  // namespace
 
-std::vector<NcclCommTuning> read_nccl_tuning_log(const std::string& text, const std::string& source) {
+NcclTuningLog read_nccl_tuning_log(const std::string& text, const std::string& source) {
   LogReader reader(source);
   reader.read(text);
   return reader.done();

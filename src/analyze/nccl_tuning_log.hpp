@@ -12,8 +12,11 @@
 //                      rank 0's, every call (enqueue.cc); all-gather and
 //                      reduce-scatter log a rank's part
 // Lines are told apart by their process (host:pid); a call line belongs to
-// the communicator that process initialized last before it.
+// the communicator that process initialized last before it (exact where a
+// process is rank 0 of one communicator). NCCL_DEBUG_FILE=log.%h.%p keeps
+// each process's lines whole, where a pipe shared by processes can splice them.
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -48,17 +51,26 @@ struct NcclCallChoice {
 struct NcclCommTuning {
   std::string process;                     // "host:pid"
   int ranks = 0, nodes = 0, channels = 0;  // 0: the log did not say
-  std::vector<NcclTuningEntry> entries;
-  std::vector<NcclGraph> graphs;      // the process's graphs since its previous table
+  std::vector<NcclTuningEntry> entries;    // every cell NCCL priced (bandwidth 0: priced, not run)
+  // Rank 0's ring and tree graphs as its search printed them (GRAPH), before NCCL aligns them over the ranks.
+  std::optional<NcclGraph> ring_graph, tree_graph;
   std::vector<NcclCallChoice> calls;  // in the order first seen
+  int tables_in_process = 1;          // more than 1: a call line may belong to another of its communicators
   // "ring/LL"-style name of an entry's or a call's algorithm and protocol.
   static std::string name(const std::string& algorithm, const std::string& protocol) {
     return algorithm + "/" + protocol;
   }
 };
 
-// Every communicator whose tuning table the log holds, in the order their tables appear. Throws UsageError
-// naming `source` where the log holds no tuning table, or a table line it cannot read.
-std::vector<NcclCommTuning> read_nccl_tuning_log(const std::string& text, const std::string& source);
+struct NcclTuningLog {
+  std::vector<NcclCommTuning> comms;  // in the order their tables appear
+  // Lines that looked like a table's but could not be read ("line 20: ..."), the table they belonged
+  // to kept without them: several processes writing through one pipe can splice each other's lines.
+  std::vector<std::string> skipped;
+};
+
+// Every communicator whose tuning table the log holds. Throws UsageError naming `source` where the log
+// holds no tuning table it could read (saying why, where one was skipped).
+NcclTuningLog read_nccl_tuning_log(const std::string& text, const std::string& source);
 
 }  // namespace zb

@@ -308,16 +308,20 @@ TEST_CASE("zero_analyze --nccl-tuning sets NCCL's log against its model, alone, 
   REQUIRE(text.exit_code == 0);
   CHECK_THAT(text.out, Catch::Contains("1 communicator, each rank 0's tuning table") &&
                            Catch::Contains("communicator 1 of 1 (process gpu-vm:4021): 4 ranks on 4 nodes") &&
-                           Catch::Contains("latency differs") && Catch::Contains("differs\n"));
+                           Catch::Contains("ring/LL128  differs\n") &&
+                           Catch::Contains("where the model assumes otherwise: NCCL runs no LL128"));
   const auto json = analyze("--nccl-tuning " + log + " --format json");
   REQUIRE(json.exit_code == 0);
   const auto doc = nlohmann::json::parse(json.out);
   REQUIRE(doc["communicators"].size() == 1);
   CHECK(doc["communicators"][0]["ranks"] == 4);
-  CHECK(doc["communicators"][0]["calls"].size() == 8);
+  const auto& calls = doc["communicators"][0]["calls"];
+  CHECK(calls.size() == 8);
+  CHECK(std::count_if(calls.begin(), calls.end(), [](const auto& c) { return c["nccl"] != c["model"]; }) == 3);
   expect_error("--nccl-tuning " + log + " " + quote(std::string(ZB_FIXTURES_DIR) + "/plan_tiny"),
                "--nccl-tuning reads one NCCL log and no runs");
   expect_error("--nccl-tuning " + log + " --format markdown", "valid --format: text, json");
+  expect_error("--nccl-tuning " + log + " --force", "give it alone");
   expect_error("--nccl-tuning " + quote(std::string(ZB_FIXTURES_DIR) + "/plan_tiny/exp_info.json"),
                "no NCCL tuning table in it");
   expect_error("--format text", "runs is required");

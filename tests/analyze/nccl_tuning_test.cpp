@@ -1,9 +1,8 @@
 // NCCL's own tuning table and calls read from its log, and set against the
-// prediction's NCCL model. The fixture (tests/fixtures/nccl_tuning) is four ranks
-// on four nodes in NCCL 2.28's line formats, its values worked by hand from
-// tuning.cc: 2 channels of 1.5 GB/s (bus 3.0), LL128 off, a ring graph that
-// shares its channels (so NCCL's broadcast and reduce add one hop, where the
-// model adds one a rank).
+// prediction's NCCL model. The fixture (tests/fixtures/nccl_tuning) is four
+// ranks on four nodes in NCCL 2.28's line formats, its values worked by hand
+// from tuning.cc: 2 channels of 1.5 GB/s (bus 3.0), LL128 off, rings sharing
+// channels (a broadcast's tuner latency one hop), the pattern-3 tree.
 #include <algorithm>
 #include <fstream>
 #include <sstream>
@@ -31,91 +30,143 @@ const NcclEntryCheck& entry(const NcclCommCheck& c, Collective collective, const
   return c.entries.front();
 }
 
+// `text` with its first `from` replaced.
 std::string replaced(std::string text, const std::string& from, const std::string& to) {
   const auto at = text.find(from);
   REQUIRE(at != std::string::npos);
   return text.replace(at, from.size(), to);
 }
 
+// `text` with every `from` replaced.
+std::string replaced_all(std::string text, const std::string& from, const std::string& to) {
+  for (auto at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
+    text.replace(at, from.size(), to);
+  return text;
+}
+
+NcclCommCheck checked(const std::string& text) {
+  const NcclTuningLog log = read_nccl_tuning_log(text, "fixture");
+  REQUIRE(log.comms.size() == 1);
+  return check_against_model(log.comms[0]);
+}
+
+bool mentions(const std::vector<std::string>& lines, const std::string& words) {
+  return std::any_of(lines.begin(), lines.end(), [&](const std::string& l) { return l.find(words) != l.npos; });
+}
+
 }  // namespace
 
 TEST_CASE("NCCL's log gives rank 0's communicator, its table, graphs, channels and calls") {
-  const auto comms = read_nccl_tuning_log(fixture(), "fixture");
-  REQUIRE(comms.size() == 1);
-  const NcclCommTuning& t = comms[0];
+  const NcclTuningLog log = read_nccl_tuning_log(fixture(), "fixture");
+  CHECK(log.skipped.empty());
+  REQUIRE(log.comms.size() == 1);
+  const NcclCommTuning& t = log.comms[0];
   CHECK(t.process == "gpu-vm:4021");
   CHECK(t.ranks == 4);
   CHECK(t.nodes == 4);
   CHECK(t.channels == 2);
-  REQUIRE(t.graphs.size() == 2);  // rank 0's own; the other processes' graphs stay theirs
-  CHECK(t.graphs[0].pattern == 4);
-  CHECK(t.graphs[0].same_channels == 1);
-  CHECK(t.graphs[0].type_inter == "NET");
-  // The cells NCCL prices: broadcast and reduce 3 rings, all-gather and reduce-scatter 3 rings and PAT, all-reduce
-  // 3 trees and 3 rings; the rest print 0.0/0.0.
-  CHECK(t.entries.size() == 20);
+  CHECK(t.tables_in_process == 1);
+  REQUIRE(t.ring_graph);
+  REQUIRE(t.tree_graph);
+  CHECK(t.ring_graph->same_channels == 1);
+  CHECK(t.ring_graph->type_inter == "PHB");
+  CHECK(t.tree_graph->pattern == 3);
+  // The cells NCCL prices: broadcast and reduce 3 rings; all-gather and reduce-scatter 3 rings, PAT and 3
+  // CollNetDirect; all-reduce 3 trees, 3 rings and 6 CollNet. The rest print 0.0/0.0.
+  CHECK(t.entries.size() == 32);
   REQUIRE(t.calls.size() == 8);
   CHECK(t.calls[0].calls == 12);
   CHECK(t.calls[0].algorithm == "tree");
   CHECK(t.calls[0].protocol == "LL");
-  // All-gather logs a rank's part (1 KiB); NCCL's tuner sizes the gathered whole.
+  // All-gather and reduce-scatter log a rank's part; NCCL's tuner sizes the whole.
   CHECK(t.calls[4].collective == Collective::kAllGather);
   CHECK(t.calls[4].bytes == 4 * 1024);
+  CHECK(t.calls[6].collective == Collective::kReduceScatter);
+  CHECK(t.calls[6].bytes == 4 * 16384);
 }
 
-TEST_CASE("the NCCL model agrees with NCCL's table cell by cell, and differs where its assumptions do") {
-  const NcclCommCheck c = check_against_model(read_nccl_tuning_log(fixture(), "fixture")[0]);
+TEST_CASE("the NCCL model agrees with NCCL's table cell by cell, its picks apart where NCCL has LL128 off") {
+  const NcclCommCheck c = checked(fixture());
   CHECK(c.bus_gbs == Approx(3.0));
-  // 6 ring steps across nodes of the network tree's LL hop (5 us) after the base 6.6 us.
+  // 6 ring steps across nodes at the network tree's LL hop (5 us) after the base 6.6 us.
   CHECK(entry(c, Collective::kAllReduce, "ring/LL").model_latency_us == Approx(36.6));
   CHECK(entry(c, Collective::kAllReduce, "ring/LL").verdict() == "agrees");
-  CHECK(entry(c, Collective::kAllReduce, "tree/LL").verdict() == "agrees");
+  CHECK(entry(c, Collective::kAllReduce, "tree/LL").verdict() == "agrees");  // 0.85 of the tree: 0.309 GB/s
+  CHECK(entry(c, Collective::kAllReduce, "tree/Simple").verdict() == "agrees");
   CHECK(entry(c, Collective::kAllGather, "PAT/Simple").verdict() == "agrees");
-  // sameChannels: NCCL's broadcast pays one network hop (9.3 us), the model one per rank (17.4).
-  CHECK(entry(c, Collective::kBroadcast, "ring/LL").verdict() == "latency differs");
-  CHECK(entry(c, Collective::kBroadcast, "ring/LL").model_latency_us == Approx(17.4));
-  // LL128 is off here: NCCL's bandwidth 0, the model still offers it.
+  // A broadcast is picked by one hop (9.3 us), as NCCL's tuner does with shared channels, and paid 4 (17.4).
+  CHECK(entry(c, Collective::kBroadcast, "ring/LL").verdict() == "agrees");
+  CHECK(entry(c, Collective::kBroadcast, "ring/LL").model_pays_us == Approx(17.4));
+  // LL128 is off here: NCCL's bandwidth 0, the model still offers it; CollNet, off and unmodelled, is left out.
   CHECK(entry(c, Collective::kAllReduce, "ring/LL128").verdict() == "NCCL does not run it here; the model prices it");
+  CHECK(std::none_of(c.entries.begin(), c.entries.end(),
+                     [](const NcclEntryCheck& e) { return e.algorithm.rfind("CollNet", 0) == 0; }));
   REQUIRE(c.calls.size() == 8);
-  int same = 0;
-  for (const auto& call : c.calls) same += call.nccl == call.model;
-  CHECK(same == 6);
-  // A 64 KiB broadcast: NCCL's one-hop Simple (22.4 + 21.8 us) beats its LL (9.3 + 43.7); the model's n hops
-  // make Simple 86 us, and LL128, which NCCL has off, cheapest.
-  const auto broadcast = std::find_if(c.calls.begin(), c.calls.end(), [](const NcclCallCheck& x) {
-    return x.collective == Collective::kBroadcast && x.bytes == 65536;
-  });
-  REQUIRE(broadcast != c.calls.end());
-  CHECK(broadcast->nccl == "ring/Simple");
-  CHECK(broadcast->model == "ring/LL128");
-  const std::string text = nccl_check_text({c}, "fixture");
+  std::vector<std::string> differ;
+  for (const auto& call : c.calls)
+    if (call.nccl != call.model) differ.push_back(collective_choices().name(call.collective) + " " + call.model);
+  // Each where LL128, which NCCL has off, would win: a 64 KiB broadcast's (18 + 65.5 / 2.76 us) beats Simple's
+  // (22.4 + 21.8), a 32 KiB reduce's (29.9 us) LL's (31.1).
+  CHECK(differ == std::vector<std::string>{"all-gather ring/LL128", "broadcast ring/LL128", "reduce ring/LL128"});
+  CHECK(mentions(c.assumptions, "NCCL runs 2 channels"));
+  CHECK(mentions(c.assumptions, "NCCL runs no LL128"));
+  CHECK(c.assumptions.size() == 2);
+  const std::string text = nccl_check_text({c}, {}, "fixture");
   CHECK_THAT(text, Catch::Contains("4 ranks on 4 nodes, 2 channels") &&
-                       Catch::Contains("latency agrees on 10, bandwidth on 14") &&
-                       Catch::Contains("the algorithm and protocol NCCL ran at 6 of them") &&
-                       Catch::Contains("sameChannels 1") && Catch::Contains("NCCL runs no LL128"));
-  const auto json = nccl_check_json({c}, "fixture");
+                       Catch::Contains("pairs both price and NCCL runs: latency agrees on 14, bandwidth on 14") &&
+                       Catch::Contains("the algorithm and protocol NCCL ran at 5 of them"));
+  const auto json = nccl_check_json({c}, {}, "fixture");
   CHECK(json["communicators"][0]["entries"].size() == c.entries.size());
   CHECK(json["communicators"][0]["calls"][0]["nccl"] == "tree/LL");
+  CHECK(json["communicators"][0]["calls"][0]["bytes"] == 1024);
 }
 
 TEST_CASE("a tree bandwidth the model gets wrong shows as a difference") {
-  // NCCL's tree/Simple all-reduce at 1.2 GB/s where the model's formula gives 1.38.
-  const std::string text = replaced(fixture(), "64.4/   1.4 |", "64.4/   1.2 |");
-  const NcclCommCheck c = check_against_model(read_nccl_tuning_log(text, "fixture")[0]);
+  // NCCL's tree/Simple all-reduce at 1.5 GB/s where the model's formula gives 1.17.
+  const NcclCommCheck c = checked(replaced(fixture(), "64.4/   1.2 |", "64.4/   1.5 |"));
   CHECK(entry(c, Collective::kAllReduce, "tree/Simple").verdict() == "bandwidth differs");
 }
 
-TEST_CASE("a log without a tuning table, or with one it cannot place or read, is refused naming the line") {
+TEST_CASE("graphs the model takes otherwise are named: channels not shared, a pattern-3 tree, its own bandwidth") {
+  const std::string ring = "Pattern 4, crossNic 0, nChannels 2, bw 1.500000/1.500000, type LOC/PHB, sameChannels 1";
+  const std::string tree = "Pattern 3, crossNic 0, nChannels 2, bw 1.500000/1.500000";
+  std::string text = replaced(fixture(), ring, replaced(ring, "sameChannels 1", "sameChannels 0"));
+  text = replaced(text, tree, "Pattern 3, crossNic 0, nChannels 2, bw 1.000000/1.000000");
+  text = replaced(text, "rank 0 nRanks 4 nNodes 4", "rank 0 nRanks 8 nNodes 4");  // 2 ranks a node
+  const NcclCommCheck c = checked(text);
+  CHECK(mentions(c.assumptions, "does not share its channels (sameChannels 0)"));
+  CHECK(mentions(c.assumptions, "pattern 3): NCCL takes 0.85"));
+  CHECK(mentions(c.assumptions, "tree graph has 2 channels of 1 GB/s, its ring graph 2 channels of 1.5 GB/s"));
+}
+
+TEST_CASE("several communicators: one a process each, or several in one process and its calls said uncertain") {
+  const std::string other = replaced_all(fixture(), "gpu-vm:40", "gpu-vm:50");
+  const NcclTuningLog two = read_nccl_tuning_log(fixture() + other, "fixture");
+  REQUIRE(two.comms.size() == 2);
+  CHECK(two.comms[1].process == "gpu-vm:5021");
+  CHECK(two.comms[0].calls.size() == 8);
+  CHECK(two.comms[1].calls.size() == 8);
+  CHECK(two.comms[1].tables_in_process == 1);
+  const NcclTuningLog same = read_nccl_tuning_log(fixture() + fixture(), "fixture");
+  REQUIRE(same.comms.size() == 2);
+  CHECK(same.comms[0].tables_in_process == 2);
+  CHECK(mentions(check_against_model(same.comms[1]).assumptions, "printed 2 tuning tables"));
+}
+
+TEST_CASE("an unreadable table row is skipped and said, and a log without a readable table is refused naming why") {
+  const NcclTuningLog log = read_nccl_tuning_log(replaced(fixture(), "    92.4/   2.0 |", ""), "a.log");
+  REQUIRE(log.skipped.size() == 1);
+  CHECK(log.skipped[0] == "line 20: the AllReduce row holds 8 cells under 3 algorithms (3 protocols each)");
+  REQUIRE(log.comms.size() == 1);
+  const NcclCommCheck c = check_against_model(log.comms[0]);
+  CHECK(entry(c, Collective::kAllReduce, "ring/LL").verdict() == "not in NCCL's table here; the model prices it");
+  CHECK_THAT(nccl_check_text({c}, log.skipped, "a.log"), Catch::Contains("skipped 1 unreadable line(s)"));
+  CHECK(read_nccl_tuning_log(replaced(fixture(), "    92.4/   2.0 |", "    92.4/ abc |"), "a.log").skipped.size() == 1);
   CHECK_THROWS_WITH(read_nccl_tuning_log("gpu-vm:1:1 [0] NCCL INFO Bootstrap : Using eth0\n", "a.log"),
                     Catch::Contains("a.log: no NCCL tuning table") && Catch::Contains("NCCL_DEBUG_SUBSYS=INIT,TUNING"));
-  std::string text = fixture();
-  const std::string comm_line = "comm 0x55d0c8a00e40 rank 0 nRanks 4";
-  CHECK_THROWS_WITH(read_nccl_tuning_log(replaced(text, comm_line, "comm 0x55d0c8a00e40 rank 9 nRanks 4"), "a.log"),
-                    Catch::Contains("a.log:13: a tuning table without its communicator's line"));
-  CHECK_THROWS_WITH(read_nccl_tuning_log(replaced(text, "    92.4/   2.0 |", ""), "a.log"),
-                    Catch::Contains("a.log:20: the AllReduce row holds 8 cells under 3 algorithms"));
-  CHECK_THROWS_WITH(read_nccl_tuning_log(replaced(text, "    92.4/   2.0 |", "    92.4/ abc |"), "a.log"),
-                    Catch::Contains("a.log:20: cannot read"));
+  CHECK_THROWS_WITH(read_nccl_tuning_log(replaced(fixture(), "rank 0 nRanks 4", "rank 9 nRanks 4"), "a.log"),
+                    Catch::Contains("a.log: no NCCL tuning table it could read; line 13: a tuning table without its "
+                                    "communicator's line"));
 }
 
 }  // namespace zb
