@@ -32,7 +32,10 @@ def load(runs, work):
         for own, extra in zip(w4_cases(own_file), w4_cases(extra_file)):
             model = own["model"]
             calls[f"{run} {model}"] = extra["priced_calls"]
-            docs = [json.loads((Path(runs) / run / f"{model}_4_{r}.json").read_text()) for r in range(4)]
+            files = [Path(runs) / run / f"{model}_4_{r}.json" for r in range(4)]
+            if not all(f.is_file() for f in files):
+                continue  # a case cut short
+            docs = [json.loads(f.read_text()) for f in files]
             for phase in PHASES:
                 timings = [d["result"]["timing"].get(phase) for d in docs]
                 if any(t is None for t in timings):

@@ -270,14 +270,18 @@ stage_tables() {
   mkdir -p "$RES/nccl_tables"
   for w in 2 4; do
     enough 90 || { log "tables: stopped before W = $w, $(left) s left"; return 0; }
-    NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,TUNING,GRAPH timeout "$(left)" mpirun --bind-to none -np "$w" \
+    # NCCL's lines in a file per process (line-buffered: ranks sharing one pipe can splice them).
+    rm -f "$WORK/logs/nccl_ranks$w".*.log
+    NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,TUNING,GRAPH NCCL_DEBUG_FILE="$WORK/logs/nccl_ranks$w.%h.%p.log" \
+      timeout "$(left)" mpirun --bind-to none -np "$w" \
       "$BUILD/zero_bench" -b nccl --nccl-shared-gpu --collectives-table "$RES/nccl_tables/ranks$w.txt" \
       --table-bytes 1K:256M -n 10 -w 2 --timeout 150 --force >"$WORK/logs/nccl_table_ranks$w.log" 2>&1
-    log "tables, NCCL on $w ranks sharing the GPU: exit $? $(grep -c ' Bytes -> Algo ' "$WORK/logs/nccl_table_ranks$w.log") call lines"
+    local status=$? nccl_log="$WORK/logs/nccl_debug_ranks$w.log"
+    cat "$WORK/logs/nccl_ranks$w".*.log >"$nccl_log" 2>/dev/null && rm -f "$WORK/logs/nccl_ranks$w".*.log
+    log "tables, NCCL on $w ranks sharing the GPU: exit $status $(grep -c ' Bytes -> Algo ' "$nccl_log") call lines"
     # NCCL's own table and choices against the prediction's NCCL model (zero_analyze --nccl-tuning).
-    "$BUILD/zero_analyze" --nccl-tuning "$WORK/logs/nccl_table_ranks$w.log" >"$RES/nccl_tables/tuning_ranks$w.txt" 2>&1
-    "$BUILD/zero_analyze" --nccl-tuning "$WORK/logs/nccl_table_ranks$w.log" --format json \
-      >"$RES/nccl_tables/tuning_ranks$w.json" 2>&1
+    "$BUILD/zero_analyze" --nccl-tuning "$nccl_log" >"$RES/nccl_tables/tuning_ranks$w.txt" 2>&1
+    "$BUILD/zero_analyze" --nccl-tuning "$nccl_log" --format json >"$RES/nccl_tables/tuning_ranks$w.json" 2>&1
     log "tables: --nccl-tuning on $w ranks: $(grep -m1 'latency agrees' "$RES/nccl_tables/tuning_ranks$w.txt")"
   done
 }
