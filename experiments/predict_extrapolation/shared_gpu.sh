@@ -8,8 +8,10 @@
 # and 4 ranks); RUNS holds timed run directories (their W = 4 cases are
 # compared). Two descriptions are written beside OUT, each naming its tables'
 # ranks and nodes (the rank lines name one host: the GPU machine), the library
-# the tables' backend; the step is not what is extrapolated (a memory bandwidth
-# stands in). ZB_ANALYZE: the zero_analyze to use (default: this build's).
+# the tables' backend, NCCL's protocols those its rings ran in the tables' runs
+# (tuning_ranksW.json beside them, from the kit's --nccl-tuning); the step is
+# not what is extrapolated (a memory bandwidth stands in). ZB_ANALYZE: the
+# zero_analyze to use (default: this build's).
 # scripts/gpu/run.sh's extrapolate stage runs it on the GPU machine; on the CPU
 # it runs as well on gloo's tables and runs (the library then gloo's).
 set -euo pipefail
@@ -28,12 +30,22 @@ table, w, out = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 # beside the description, so that it reads the same wherever the two are copied together
 entry = {"table": os.path.relpath(table, os.path.dirname(os.path.abspath(out))), "ranks": w, "nodes": w}
 collectives = ["all-reduce", "reduce-scatter", "all-gather", "broadcast", "reduce"]
+# The protocols NCCL ran its rings on there (zero_analyze --nccl-tuning beside the table): LL128 is off on a
+# socket transport, and a model offering it would pick and scale by it.
+protocols = None
+tuning = os.path.join(os.path.dirname(table), f"tuning_ranks{w}.json")
+if os.path.exists(tuning):
+    entries = [e for c in json.load(open(tuning))["communicators"] for e in c["entries"]]
+    protocols = [p for p in ("LL", "LL128", "Simple")
+                 if any(e["algorithm"] == "ring/" + p and (e["nccl_bandwidth_gbs"] or 0) > 0 for e in entries)]
+extra = {"nccl_protocols": protocols} if protocols else {}
 json.dump({
     "schema": "zero-bench-cluster/1",
     "name": f"one GPU shared by ranks as separate hosts, tables of W = {w}",
     "sources": [f"tables: zero_bench --collectives-table on {w} ranks ({table})",
                 "step: not extrapolated here; 3350 GB/s stands in"],
     "ranks_per_node": 1,
+    **extra,
     "step": {"memory_bandwidth_gb_per_s": 3350, "seconds_per_tensor": 3.5e-06},
     # never used (one rank a node); the loader wants the tier described
     "intra_node": {c: {"latency_us": 1, "busbw_gb_per_s": 1, "ranks": 2, "nodes": 1} for c in collectives},

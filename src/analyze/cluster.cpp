@@ -13,6 +13,7 @@
 #include "src/common/errors.hpp"
 #include "src/common/json_input.hpp"
 #include "src/common/nccl_tests_table.hpp"
+#include "table.hpp"
 
 namespace zb {
 namespace {
@@ -340,6 +341,28 @@ void read_library(const Reader& r, const json& doc, ClusterDescription& d) {
   }
 }
 
+// "nccl_protocols": the protocols NCCL may run (NCCL's library only), and the model that offers just those.
+void read_nccl_protocols(const Reader& r, const json& doc, ClusterDescription& d) {
+  const LibraryModel& full = library_model(d.library);
+  d.model = std::shared_ptr<const LibraryModel>(&full, [](const LibraryModel*) {});  // a static model
+  const auto it = doc.find("nccl_protocols");
+  if (it == doc.end()) return;
+  const std::string valid = "a list of one or more of LL, LL128, Simple (NCCL_PROTO's names)";
+  if (d.library != Library::kNccl)
+    r.fail("nccl_protocols is NCCL's, and the description's library is " + library_choices().name(d.library) + " (" +
+           d.library_source + ")");
+  if (!it->is_array() || it->empty()) r.fail("nccl_protocols must be " + valid);
+  for (const json& p : *it) {
+    const auto& names = nccl_protocol_names();
+    if (!p.is_string() || std::find(names.begin(), names.end(), p.get<std::string>()) == names.end())
+      r.fail("nccl_protocols holds " + excerpt_for_message(p.dump(), 40) + "; it must be " + valid);
+    if (std::find(d.nccl_protocols.begin(), d.nccl_protocols.end(), p.get<std::string>()) == d.nccl_protocols.end())
+      d.nccl_protocols.push_back(p.get<std::string>());
+  }
+  d.model = with_protocols(full, d.nccl_protocols);
+  d.library_source += "; protocols " + listed_words(d.nccl_protocols) + " only (nccl_protocols)";
+}
+
 // y at x on the straight line through (x0, y0) and (x1, y1) in log-log.
 double log_log_between(double x, double x0, double y0, double x1, double y1) {
   const double f = std::log(x / x0) / std::log(x1 / x0);
@@ -472,8 +495,8 @@ ClusterDescription cluster_description_from_json_text(const std::string& text, c
     r.fail("schema " + (schema == doc.end() ? std::string("missing") : excerpt_for_message(schema->dump())) +
            "; valid: \"" + kClusterSchema + "\" (docs/predict.md)");
   r.only_known_keys(doc,
-                    {"schema", "name", "sources", "library", "ranks_per_node", "device_memory_gib", "step",
-                     "intra_node", "inter_node", "load"},
+                    {"schema", "name", "sources", "library", "nccl_protocols", "ranks_per_node", "device_memory_gib",
+                     "step", "intra_node", "inter_node", "load"},
                     "");
   ClusterDescription d;
   d.path = path;
@@ -487,11 +510,12 @@ ClusterDescription cluster_description_from_json_text(const std::string& text, c
   read_step(r, r.field(doc, "step", ""), d);
   read_load(r, doc, d);
   read_library(r, doc, d);
-  const LibraryModel& model = library_model(d.library);
+  read_nccl_protocols(r, doc, d);
+  const LibraryModel* model = d.model.get();
   d.intra_node =
-      tier_prices(r, r.field(doc, "intra_node", ""), {"intra_node", Tier::kIntraNode, &model, d.ranks_per_node});
+      tier_prices(r, r.field(doc, "intra_node", ""), {"intra_node", Tier::kIntraNode, model, d.ranks_per_node});
   d.inter_node =
-      tier_prices(r, r.field(doc, "inter_node", ""), {"inter_node", Tier::kInterNode, &model, d.ranks_per_node});
+      tier_prices(r, r.field(doc, "inter_node", ""), {"inter_node", Tier::kInterNode, model, d.ranks_per_node});
   return d;
 }
 

@@ -5,6 +5,7 @@
 // and a bus bandwidth. Paths in the description are relative to its file.
 #pragma once
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -84,6 +85,11 @@ struct ClusterDescription {
   int ranks_per_node = 1;
   Library library = Library::kNccl;  // who runs the collectives: how a call grows with its group
   std::string library_source;        // why that library: "named by the description", "the tables' backend"
+  // "nccl_protocols": the protocols NCCL may run on this cluster (NCCL_PROTO, or LL128 off where NCCL turns
+  // it off); empty: all three.
+  std::vector<std::string> nccl_protocols;
+  // The library's model as the description narrows it; the prices point into it.
+  std::shared_ptr<const LibraryModel> model;
   double device_memory_bytes = 0;    // "device_memory_gib": what a rank's device holds; 0: not described
   std::vector<std::string> sources;  // where the figures come from
   // "load": high: what zero_bench --describe-cluster warned of (other processes busy on a host while it measured).

@@ -71,6 +71,34 @@ int GroupShape::node_of(int i) const {
   return 1 + (j < in_larger ? j / (base + 1) : extra + (j - in_larger) / std::max(1, base));
 }
 
+namespace {
+
+// The base model's candidates on the allowed protocols only.
+class ProtocolSubset : public LibraryModel {
+ public:
+  ProtocolSubset(const LibraryModel& base, std::vector<std::string> protocols)
+      : base_(base), protocols_(std::move(protocols)) {}
+  Library library() const override { return base_.library(); }
+  std::vector<AlgorithmCost> candidates(Collective c, double bytes, GroupShape group, Tier tier,
+                                        double bus_bandwidth) const override {
+    std::vector<AlgorithmCost> all = base_.candidates(c, bytes, group, tier, bus_bandwidth), kept;
+    for (auto& a : all) {
+      const auto slash = a.algorithm.rfind('/');
+      const std::string protocol = slash == std::string::npos ? "" : a.algorithm.substr(slash + 1);
+      if (std::find(protocols_.begin(), protocols_.end(), protocol) != protocols_.end()) kept.push_back(a);
+    }
+    if (kept.empty()) throw RunError("no algorithm of the allowed protocols for a " + collective_choices().name(c));
+    return kept;
+  }
+  std::string latency_words(double scale) const override { return base_.latency_words(scale); }
+
+ private:
+  const LibraryModel& base_;
+  std::vector<std::string> protocols_;
+};
+
+}  // namespace
+
 const LibraryModel& library_model(Library library) {
   switch (library) {
     case Library::kNccl:
@@ -81,6 +109,15 @@ const LibraryModel& library_model(Library library) {
       return gloo_model();
   }
   throw RunError("no model for a value of library");
+}
+
+const std::vector<std::string>& nccl_protocol_names() {
+  static const std::vector<std::string> names{"LL", "LL128", "Simple"};
+  return names;
+}
+
+std::unique_ptr<LibraryModel> with_protocols(const LibraryModel& base, std::vector<std::string> protocols) {
+  return std::make_unique<ProtocolSubset>(base, std::move(protocols));
 }
 
 PricedCall cheapest(const LibraryModel& model, const LinkTerms& terms, Collective c, double bytes, GroupShape group,

@@ -12,6 +12,7 @@
 // the terms (LinkTerms) belong to a tier and are fitted to what the cluster's
 // description gives for it (a table, or a latency and a bus bandwidth).
 #pragma once
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -85,6 +86,13 @@ class LibraryModel {
 };
 
 const LibraryModel& library_model(Library library);
+
+// NCCL's protocols (NCCL_PROTO's names), in its order.
+const std::vector<std::string>& nccl_protocol_names();
+// `base` offering only the algorithms on `protocols` (the part of a name after '/': "ring/LL128" is LL128's),
+// as NCCL runs where NCCL_PROTO or its own rules turn the others off. `base` must outlive it; `protocols`
+// is one or more of nccl_protocol_names().
+std::unique_ptr<LibraryModel> with_protocols(const LibraryModel& base, std::vector<std::string> protocols);
 
 struct PricedCall {
   std::string algorithm;

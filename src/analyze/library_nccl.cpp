@@ -21,8 +21,9 @@
 // channels).
 // Left out: NVLS and CollNet (they need switch hardware a description does not
 // state); PCIe within a node; LL128 where NCCL turns it off (on Hopper, a
-// path to the network farther than PXN); calls of one group within 4x of each
-// other's size, which NCCL plans on their sum.
+// path to the network farther than PXN: a description's nccl_protocols says
+// so, with_protocols in library_model.hpp); calls of one group within 4x of
+// each other's size, which NCCL plans on their sum.
 #include <cmath>
 #include <cstdio>
 #include <vector>

@@ -126,7 +126,8 @@ std::vector<std::string> assumptions_of(const NcclCommTuning& t, double bus_gbs)
   if (ll128_off && bus_gbs > 0)
     out.push_back(
         "NCCL runs no LL128 on this communicator (bandwidth 0: on Hopper it is on only where the path "
-        "to the network is PXN or closer); the model offers it everywhere");
+        "to the network is PXN or closer); the model offers it unless a description's nccl_protocols leaves it "
+        "out");
   if (t.tables_in_process > 1)
     out.push_back("its process printed " + std::to_string(t.tables_in_process) +
                   " tuning tables (rank 0 of several communicators): each call line is set against the one it "

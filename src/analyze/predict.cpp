@@ -525,6 +525,7 @@ nlohmann::ordered_json prediction_json(const std::vector<CasePrediction>& cases,
                     {"path", cluster.path},
                     {"ranks_per_node", cluster.ranks_per_node},
                     {"library", library_choices().name(cluster.library)},
+                    {"nccl_protocols", cluster.nccl_protocols},
                     {"step", cluster.step_source},
                     {"load_warnings", cluster.load_warnings}};
   doc["cases"] = nlohmann::ordered_json::array();

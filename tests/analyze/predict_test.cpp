@@ -111,6 +111,32 @@ TEST_CASE("a cluster description reads its tables beside it and names what is wr
   }
 }
 
+TEST_CASE("nccl_protocols narrows NCCL's model to the protocols the cluster's NCCL runs, checked as the rest") {
+  zbtest::TempDir tmp;
+  const auto with = [](const std::string& extra) {
+    std::string text = kDescription;
+    return text.replace(text.find("\"ranks_per_node\": 2"), 19, "\"ranks_per_node\": 2, " + extra);
+  };
+  const ClusterDescription all = cluster_in(tmp);
+  const ClusterDescription c = cluster_in(tmp, with(R"("nccl_protocols": ["LL", "Simple"])"));
+  CHECK(all.nccl_protocols.empty());
+  CHECK(c.nccl_protocols == std::vector<std::string>{"LL", "Simple"});
+  CHECK_THAT(c.library_source, Catch::EndsWith("; protocols LL and Simple only (nccl_protocols)"));
+  for (const auto& a : c.model->candidates(Collective::kBroadcast, 1 << 20, {64, 8}, Tier::kInterNode, 360e9))
+    CHECK(a.algorithm.find("LL128") == std::string::npos);
+  // 1 MiB across 64 ranks on 8 nodes: NCCL's LL128 where it may, LL or Simple where it may not.
+  const auto across = [](const ClusterDescription& d) {
+    return d.price(Collective::kAllReduce, Tier::kInterNode).priced(1 << 20, {64, 32}).algorithm;
+  };
+  CHECK(across(all).find("LL128") != std::string::npos);
+  CHECK(across(c).find("LL128") == std::string::npos);
+  CHECK_THROWS_WITH(cluster_in(tmp, with(R"("nccl_protocols": ["LL129"])")),
+                    Catch::Contains("nccl_protocols holds \"LL129\"; it must be a list of one or more of LL"));
+  CHECK_THROWS_WITH(cluster_in(tmp, with(R"("nccl_protocols": [])")), Catch::Contains("nccl_protocols must be a list"));
+  CHECK_THROWS_WITH(cluster_in(tmp, with(R"("library": "gloo", "nccl_protocols": ["LL"])")),
+                    Catch::Contains("nccl_protocols is NCCL's, and the description's library is gloo"));
+}
+
 TEST_CASE("a table of several types, ops and roots (-d all, -o all, -r all) is read at float, its redop and root") {
   zbtest::TempDir tmp;
   zbtest::write_text(tmp.path() / "b.txt", R"(# Collective test starting: broadcast_perf
