@@ -360,7 +360,7 @@ void read_nccl_protocols(const Reader& r, const json& doc, ClusterDescription& d
       d.nccl_protocols.push_back(p.get<std::string>());
   }
   d.model = with_protocols(full, d.nccl_protocols);
-  d.library_source += "; protocols " + listed_words(d.nccl_protocols) + " only (nccl_protocols)";
+  d.library_source += "; NCCL's protocols " + listed_words(d.nccl_protocols) + " only, as nccl_protocols says";
 }
 
 // y at x on the straight line through (x0, y0) and (x1, y1) in log-log.

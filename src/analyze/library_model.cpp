@@ -38,7 +38,8 @@ LinkTerms refit(const LibraryModel& model, Collective c, GroupShape g, Tier tier
                 const std::vector<std::pair<double, double>>& rows, const LinkTerms& guess) {
   double ll = 0, lq = 0, qq = 0, lt = 0, qt = 0;
   for (const auto& [bytes, t] : rows) {
-    const AlgorithmCost& a = cheapest_of(model.candidates(c, bytes, g, tier, guess.bus_bandwidth), guess, bytes);
+    const std::vector<AlgorithmCost> all = model.candidates(c, bytes, g, tier, guess.bus_bandwidth);
+    const AlgorithmCost& a = cheapest_of(all, guess, bytes);  // into `all`, which outlives it
     const double w = 1 / (t * t), l = a.latency, q = bytes * a.per_byte;
     ll += w * l * l, lq += w * l * q, qq += w * q * q, lt += w * l * t, qt += w * q * t;
   }

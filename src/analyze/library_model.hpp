@@ -44,6 +44,8 @@ struct GroupShape {
     return nodes > 0 ? (ranks + nodes - 1) / nodes : ranks;
   }
   bool even() const { return fullest() * nodes == ranks; }
+  // Whether its least-filled node holds one rank (laid out as node_of lays it).
+  bool lone_rank() const { return nodes > 1 && (ranks - fullest()) / (nodes - 1) == 1; }
   // The node (0 to nodes - 1) of the group's rank i, laid out as above.
   int node_of(int i) const;
   bool operator==(const GroupShape& o) const {

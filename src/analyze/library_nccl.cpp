@@ -12,13 +12,15 @@
 //   tree      all-reduce only; latency grows with the ranks in a node and the
 //             log of the nodes
 //   PAT       all-gather and reduce-scatter with one rank per node (Simple only)
-// A group with one rank a node gets NCCL's pattern-3 tree (all of a node's
-// network traffic through its one GPU), at 0.85 of the tree's bandwidth.
+// A group with a node that holds one of its ranks gets NCCL's pattern-3 tree
+// (all of a node's network traffic through its one GPU; NCCL takes the
+// largest pattern over the ranks), at 0.85 of the tree's bandwidth.
 // A ring broadcast or reduce is picked as NCCL's tuner prices it where its
 // rings share channels (the search's first and usual result): base latency
-// plus one hop; it is priced as what it pays, a pipeline through n ranks, n
-// hops (Simple's the tree's, as the tuner counts them where rings do not share
-// channels).
+// plus one hop; it is priced as what it pays, a pipeline through n ranks, a
+// hop each: on NVLink within a node, on the network once a node (Simple's hop
+// the tree's, as the tuner counts it where rings do not share channels; with
+// one rank a node, the tuner's own n network hops).
 // Left out: NVLS and CollNet (they need switch hardware a description does not
 // state); PCIe within a node; LL128 where NCCL turns it off (on Hopper, a
 // path to the network farther than PXN: a description's nccl_protocols says
@@ -64,6 +66,7 @@ struct Call {
   double per_node;  // ranks a node
   double bus;       // the tier's bus bandwidth, GB/s
   int nodes_index;  // NCCL's index2: 0 for one node, 1 for two, 2 for more
+  bool lone_rank;   // some node holds one rank of the group: NCCL's tree is its pattern 3 (the largest wins)
   double nsteps() const {
     if (collective == Collective::kAllReduce) return 2.0 * (ranks - 1);
     if (collective == Collective::kAllGather || collective == Collective::kReduceScatter) return ranks - 1.0;
@@ -84,12 +87,16 @@ AlgorithmCost ring(const Call& c, Protocol p) {
   const double intra = kNvlinkRing[p];
   double latency = kRingBase[p];
   if (c.collective == Collective::kBroadcast || c.collective == Collective::kReduce) {
-    const double ring_hop = c.nodes == 1 ? intra : kNetRing[p];
-    // Simple's hop is the tree's (NCCL's stand-in for a chunk's latency), on NVLink as across nodes.
-    const double hop = p == kSimple ? (c.nodes == 1 ? kNvlinkTree[p] : kNetTree[p]) : ring_hop;
+    // What it pays: a hop per rank, within a node on NVLink, across nodes on the network (one a node); Simple's
+    // hop the tree's, NCCL's stand-in for a chunk's latency. With one rank a node, NCCL's own n network hops.
+    const double inter_steps = c.nodes == 1 ? 0 : c.nodes;
+    const double intra_hop = p == kSimple ? kNvlinkTree[p] : intra,
+                 inter_hop = p == kSimple ? kNetTree[p] : kNetRing[p];
     AlgorithmCost cost =
-        make(std::string("ring/") + kProtocolNames[p], latency + c.nsteps() * hop, algorithm_bw, c.bus);
-    cost.choice_latency = (latency + ring_hop) * kUs;  // what NCCL's tuner picks by: one hop
+        make(std::string("ring/") + kProtocolNames[p],
+             latency + (c.nsteps() - inter_steps) * intra_hop + inter_steps * inter_hop, algorithm_bw, c.bus);
+    // What NCCL's tuner picks by where its rings share channels: one ring hop, of the network's across nodes.
+    cost.choice_latency = (latency + (c.nodes == 1 ? intra : kNetRing[p])) * kUs;
     return cost;
   }
   const double overhead = c.nodes > 1 ? kNetOverheadUs * (p == kSimple ? 3 : 1) : 0;
@@ -109,7 +116,7 @@ AlgorithmCost tree(const Call& c, Protocol p) {
   if (p == kLL) bw = std::min(bw / 3.8, c.nodes == 1 ? kLLMaxOneNode : kLLMaxHosts[c.nodes_index]);
   if (p == kLL128)
     bw = std::min(bw * (c.nodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0), kChannels * kTreeLL128PerChannel[c.nodes_index]);
-  if (c.per_node == 1) bw *= .85;  // one GPU a node: the pattern-3 tree
+  if (c.lone_rank) bw *= .85;  // a node with one GPU searches the pattern-3 tree, and NCCL takes the largest
   const int size_index = log2i(c.bytes / 64);
   double algorithm_bw = bw * .5;
   if (size_index >= 0 && size_index < 23) algorithm_bw *= kTreeCorrection[p][size_index];
@@ -135,7 +142,8 @@ class NcclModel : public LibraryModel {
                  nodes,
                  static_cast<double>(group.ranks) / nodes,
                  bus_bandwidth / kGB,
-                 nodes == 1 ? 0 : (nodes == 2 ? 1 : 2)};
+                 nodes == 1 ? 0 : (nodes == 2 ? 1 : 2),
+                 group.lone_rank()};
     std::vector<AlgorithmCost> out;
     for (Protocol p : {kLL, kLL128, kSimple}) out.push_back(ring(c, p));
     if (collective == Collective::kAllReduce)

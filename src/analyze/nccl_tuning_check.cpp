@@ -119,15 +119,21 @@ std::vector<std::string> assumptions_of(const NcclCommTuning& t, double bus_gbs)
     out.push_back("NCCL runs " + std::to_string(t.channels) +
                   " channels on this communicator; the model's per-channel caps and the ring's plateau (a Simple "
                   "all-reduce's latency x 1.4 from 64 bytes a channel and rank across nodes) take 16");
-  const bool ll128_off = std::any_of(t.entries.begin(), t.entries.end(), [](const NcclTuningEntry& e) {
-    return e.protocol == "LL128" && (e.algorithm == "ring" || e.algorithm == "tree") && e.latency_us > 0 &&
-           e.bandwidth_gbs == 0;
-  });
-  if (ll128_off && bus_gbs > 0)
-    out.push_back(
-        "NCCL runs no LL128 on this communicator (bandwidth 0: on Hopper it is on only where the path "
-        "to the network is PXN or closer); the model offers it unless a description's nccl_protocols leaves it "
-        "out");
+  // LL128 off for an algorithm NCCL runs on another protocol (not one NCCL_ALGO turned off as a whole).
+  std::vector<std::string> ll128_off;
+  for (const std::string algorithm : {"ring", "tree"}) {
+    bool runs = false, priced = false, ll128 = false;
+    for (const auto& e : t.entries) {
+      if (e.algorithm != algorithm) continue;
+      if (e.protocol == "LL128") priced = priced || e.latency_us > 0, ll128 = ll128 || e.bandwidth_gbs > 0;
+      if (e.protocol != "LL128") runs = runs || e.bandwidth_gbs > 0;
+    }
+    if (runs && priced && !ll128) ll128_off.push_back(algorithm == "ring" ? "rings" : "trees");
+  }
+  if (!ll128_off.empty() && bus_gbs > 0)
+    out.push_back("NCCL runs its " + listed_words(ll128_off) +
+                  " without LL128 here (bandwidth 0: on Hopper LL128 is on only where the path to the network is "
+                  "PXN or closer); the model offers it unless a description's nccl_protocols leaves it out");
   if (t.tables_in_process > 1)
     out.push_back("its process printed " + std::to_string(t.tables_in_process) +
                   " tuning tables (rank 0 of several communicators): each call line is set against the one it "
@@ -136,10 +142,10 @@ std::vector<std::string> assumptions_of(const NcclCommTuning& t, double bus_gbs)
     out.push_back(
         "rank 0's ring graph does not share its channels (sameChannels 0): NCCL's tuner counts a ring "
         "broadcast or reduce n hops, where the model picks by one");
-  if (t.tree_graph && t.tree_graph->pattern == 3 && t.ranks != t.nodes)
+  if (t.tree_graph && t.tree_graph->pattern == 3 && !shape_of(t).lone_rank())
     out.push_back(
         "rank 0's tree graph sends a node's network traffic through one GPU (pattern 3): NCCL takes "
-        "0.85 of the tree's bandwidth, the model only with one rank a node");
+        "0.85 of the tree's bandwidth, the model only where a node holds one rank");
   if (t.ring_graph && t.tree_graph) {
     const double ring = graph_gbs(*t.ring_graph, t.nodes), tree = graph_gbs(*t.tree_graph, t.nodes);
     if (std::abs(tree - ring) > 0.01 * ring)

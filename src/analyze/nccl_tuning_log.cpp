@@ -2,6 +2,7 @@
 // (formats of NCCL 2.28's tuning.cc, search.cc, init.cc and enqueue.cc).
 #include "nccl_tuning_log.hpp"
 
+#include <cmath>
 #include <cstdio>
 #include <map>
 #include <sstream>
@@ -53,7 +54,7 @@ int value_after(const std::vector<std::string>& w, const std::string& key) {
 }
 
 struct Line {
-  std::string process, message;
+  std::string process, thread, message;  // host:pid, host:pid:tid
 };
 
 // "host:pid:tid [dev] NCCL INFO message" (anything before the host, a launcher's tag, ignored).
@@ -63,22 +64,30 @@ bool info_line(const std::string& text, Line& out) {
   if (at == std::string::npos) return false;
   std::vector<std::string> before = words(text.substr(0, at));
   if (before.size() < 2) return false;
-  const std::string& who = before[before.size() - 2];  // host:pid:tid, then [dev]
-  const auto last_colon = who.rfind(':');
+  out.thread = before[before.size() - 2];  // host:pid:tid, then [dev]
+  const auto last_colon = out.thread.rfind(':');
   if (last_colon == std::string::npos) return false;
-  out.process = who.substr(0, last_colon);  // host:pid: a process's threads print alike
+  out.process = out.thread.substr(0, last_colon);
   out.message = text.substr(at + mark.size());
   return true;
 }
 
-struct ProcessState {
-  int ranks = 0, nodes = 0;  // its latest rank-0 communicator's
+// A communicator's init runs on one thread: its graphs, its "comm ... rank 0" line, its table and its
+// channels line come from that thread; its calls from the process's own threads.
+struct InitState {
+  int ranks = 0, nodes = 0;  // its latest rank-0 communicator's (-1: the line named none)
   std::optional<NcclGraph> ring, tree;
   bool tree_next = false;          // the graph after a ring's is the tree's (init.cc computes them so)
   std::vector<std::string> block;  // the algorithms of the table block being read
-  int table = -1;                  // its latest table's index in the output
+  int table = -1;                  // the table being read, its index in the output
+};
+
+struct ProcessState {
+  int table = -1;  // its latest table: where its call lines go
   int tables = 0;
 };
+
+bool finite_cell(const NcclTuningEntry& e) { return std::isfinite(e.latency_us) && std::isfinite(e.bandwidth_gbs); }
 
 class LogReader {
  public:
@@ -108,48 +117,53 @@ class LogReader {
   void skip(const std::string& what) { log_.skipped.push_back("line " + std::to_string(line_number_) + ": " + what); }
 
   void take(const Line& line) {
-    ProcessState& p = processes_[line.process];
+    InitState& init = inits_[line.thread];
     const std::string& m = line.message;
     const std::vector<std::string> w = words(m);
     if (w.empty()) return;
-    if (m.rfind("  Algorithm   |", 0) == 0) return start_block(line.process, p, w);
+    if (m.rfind("  Algorithm   |", 0) == 0) return start_block(line.process, init, w);
     if (w[0] == "comm" && value_after(w, "rank") == 0 && value_after(w, "nRanks") > 0) {
-      p.ranks = value_after(w, "nRanks");
-      p.nodes = value_after(w, "nNodes");
+      init.ranks = value_after(w, "nRanks");
+      init.nodes = value_after(w, "nNodes");
+      init.block.clear(), init.table = -1;  // a new communicator: its table starts with its own header
       return;
     }
     if (w.size() > 2 && w[1] == "coll" && w[2] == "channels,") {
-      if (p.table >= 0 && log_.comms[p.table].channels == 0) log_.comms[p.table].channels = std::atoi(w[0].c_str());
+      if (init.table >= 0 && log_.comms[init.table].channels == 0)
+        log_.comms[init.table].channels = std::atoi(w[0].c_str());
       return;
     }
-    if (w[0] == "Pattern") return graph(m, p);
-    if (!p.block.empty() && w.size() > 1 && nccl_functions().count(w[0]) && m.find('/') != std::string::npos)
-      return table_row(m, w[0], p);
-    if (w.size() > 2 && w[2] == "Bytes" && w[0].back() == ':') return call(m, p);
+    if (w[0] == "Pattern") return graph(m, init);
+    if (!init.block.empty() && w.size() > 1 && nccl_functions().count(w[0]) && m.find('/') != std::string::npos)
+      return table_row(m, w[0], init);
+    if (w.size() > 2 && w[2] == "Bytes" && w[0].back() == ':') return call(m, processes_[line.process]);
   }
 
-  void start_block(const std::string& process, ProcessState& p, std::vector<std::string> w) {
-    p.block.assign(w.begin() + 1, w.end());
-    if (p.block.empty() || p.block.front() != "Tree") return;
-    if (p.ranks <= 0 || p.nodes <= 0) {
-      p.block.clear(), p.table = -1;  // its rows and calls go unread
-      return skip(
-          "a tuning table without its communicator's line before it (\"comm ... rank 0 nRanks N nNodes "
-          "M\"); NCCL_DEBUG_SUBSYS must include INIT");
+  void start_block(const std::string& process, InitState& init, std::vector<std::string> w) {
+    init.block.assign(w.begin() + 1, w.end());
+    if (init.block.empty() || init.block.front() != "Tree") return;
+    if (init.ranks <= 0 || init.nodes <= 0) {
+      const bool no_line = init.ranks <= 0;
+      init.block.clear(), init.table = -1;  // its rows go unread
+      return skip(no_line ? "a tuning table without its communicator's line before it (\"comm ... rank 0 nRanks N "
+                            "nNodes M\"); NCCL_DEBUG_SUBSYS must include INIT"
+                          : "a tuning table whose communicator's line names no nNodes");
     }
     NcclCommTuning t;
     t.process = process;
-    t.ranks = p.ranks;
-    t.nodes = p.nodes;
-    t.ring_graph = p.ring, t.tree_graph = p.tree;
-    p.ring.reset(), p.tree.reset();
-    p.ranks = p.nodes = 0;  // the next table needs its own communicator's line
-    p.table = static_cast<int>(log_.comms.size());
+    t.ranks = init.ranks;
+    t.nodes = init.nodes;
+    t.ring_graph = init.ring, t.tree_graph = init.tree;
+    init.ring.reset(), init.tree.reset();
+    init.ranks = init.nodes = 0;  // the next table needs its own communicator's line
+    init.table = static_cast<int>(log_.comms.size());
+    ProcessState& p = processes_[process];
+    p.table = init.table;
     ++p.tables;
     log_.comms.push_back(std::move(t));
   }
 
-  void graph(const std::string& m, ProcessState& p) {
+  void graph(const std::string& m, InitState& init) {
     NcclGraph g;
     int cross_nic = 0;
     char intra[64] = {0}, inter[64] = {0};
@@ -160,33 +174,33 @@ class LogReader {
     g.type_intra = intra;
     g.type_inter = inter;
     if (g.pattern == 4) {  // a communicator's first graph: its ring
-      p.ring = g, p.tree.reset(), p.tree_next = true;
-    } else if (p.tree_next) {
-      p.tree = g, p.tree_next = false;
+      init.ring = g, init.tree.reset(), init.tree_next = true;
+    } else if (init.tree_next) {
+      init.tree = g, init.tree_next = false;
     }
   }
 
-  void table_row(const std::string& m, const std::string& function, ProcessState& p) {
-    if (p.table < 0) return;  // a table skipped above
+  void table_row(const std::string& m, const std::string& function, InitState& init) {
+    if (init.table < 0) return;  // a table skipped above
     std::vector<std::string> cells;
     std::istringstream in(m.substr(m.find('|') + 1));
     for (std::string cell; std::getline(in, cell, '|');)
       if (cell.find('/') != std::string::npos) cells.push_back(cell);
-    if (cells.size() != 3 * p.block.size())
+    if (cells.size() != 3 * init.block.size())
       return skip("the " + function + " row holds " + std::to_string(cells.size()) + " cells under " +
-                  std::to_string(p.block.size()) + " algorithms (3 protocols each)");
+                  std::to_string(init.block.size()) + " algorithms (3 protocols each)");
     std::vector<NcclTuningEntry> row;
     for (std::size_t i = 0; i < cells.size(); ++i) {
       NcclTuningEntry e;
       e.collective = nccl_functions().at(function);
-      e.algorithm = algorithm_name(p.block[i / 3]);
+      e.algorithm = algorithm_name(init.block[i / 3]);
       e.protocol = kProtocols[i % 3];
       char rest = 0;
-      if (std::sscanf(cells[i].c_str(), " %lf/%lf %c", &e.latency_us, &e.bandwidth_gbs, &rest) != 2)
+      if (std::sscanf(cells[i].c_str(), " %lf/%lf %c", &e.latency_us, &e.bandwidth_gbs, &rest) != 2 || !finite_cell(e))
         return skip("cannot read '" + cells[i] + "' as latency/bandwidth in the " + function + " row");
       if (e.latency_us != 0 || e.bandwidth_gbs != 0) row.push_back(e);  // 0.0/0.0: not priced for it
     }
-    auto& entries = log_.comms[p.table].entries;
+    auto& entries = log_.comms[init.table].entries;
     entries.insert(entries.end(), row.begin(), row.end());
   }
 
@@ -212,7 +226,8 @@ class LogReader {
 
   std::string source_;
   std::size_t line_number_ = 0;
-  std::map<std::string, ProcessState> processes_;
+  std::map<std::string, InitState> inits_;         // by thread
+  std::map<std::string, ProcessState> processes_;  // by process
   NcclTuningLog log_;
 };
 

@@ -11,9 +11,10 @@
 //   each call          "AllReduce: 1024 Bytes -> Algo RING proto LL ...",
 //                      rank 0's, every call (enqueue.cc); all-gather and
 //                      reduce-scatter log a rank's part
-// Lines are told apart by their process (host:pid); a call line belongs to
-// the communicator that process initialized last before it (exact where a
-// process is rank 0 of one communicator). NCCL_DEBUG_FILE=log.%h.%p keeps
+// A communicator's init lines (graphs, its line, its table, its channels) are
+// told apart by their thread (host:pid:tid); a call line belongs to the
+// communicator its process (host:pid) initialized last before it (exact where
+// a process is rank 0 of one communicator). NCCL_DEBUG_FILE=log.%h.%p keeps
 // each process's lines whole, where a pipe shared by processes can splice them.
 #pragma once
 #include <optional>

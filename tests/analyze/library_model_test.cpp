@@ -64,14 +64,15 @@ TEST_CASE("NCCL's model: every tree protocol starts from the tree's 0.92 cap, Si
 TEST_CASE("NCCL's model picks a ring broadcast by one hop, as its tuner does on shared channels, and prices n") {
   const LibraryModel& nccl = library_model(Library::kNccl);
   const auto at_16k = nccl.candidates(Collective::kBroadcast, 1024, {16384, 2048}, Tier::kInterNode, 360e9);
-  CHECK(named(at_16k, "ring/LL").latency == Approx(6.6e-6 + 16384 * 2.7e-6));
+  CHECK(named(at_16k, "ring/LL").latency == Approx(6.6e-6 + (16384 - 2048) * 0.6e-6 + 2048 * 2.7e-6));
   CHECK(named(at_16k, "ring/LL").picked_by() == Approx(6.6e-6 + 2.7e-6));
   // 1 MiB on 64 ranks: by one hop LL128 (18 us + b / 331 GB/s) beats LL (9.3 us + b / 20.4 GB/s) from ~190 KB,
-  // so NCCL runs LL128; the call pays LL128's 64 hops of 4 us.
+  // so NCCL runs LL128.
   const PricedCall call =
       cheapest(nccl, LinkTerms{1, 360e9}, Collective::kBroadcast, 1 << 20, {64, 8}, Tier::kInterNode);
   CHECK(call.algorithm == "ring/LL128");
-  CHECK(call.seconds == Approx(14e-6 + 64 * 4.0e-6 + (1 << 20) / 331.2e9));
+  // It pays a hop a rank: 56 on NVLink (LL128's 1.9 us) and one a node across (8 of 4.0 us).
+  CHECK(call.seconds == Approx(14e-6 + 56 * 1.9e-6 + 8 * 4.0e-6 + (1 << 20) / 331.2e9));
 }
 
 TEST_CASE("NCCL's model: one rank a node gets the pattern-3 tree, at 0.85 of its bandwidth") {
@@ -82,6 +83,9 @@ TEST_CASE("NCCL's model: one rank a node gets the pattern-3 tree, at 0.85 of its
   CHECK(named(one_a_node, "tree/Simple").per_byte == Approx(400 / (368 * 0.85 * 0.5)));
   const auto two_a_node = nccl.candidates(Collective::kAllReduce, 1e9, {32, 16}, Tier::kInterNode, bus);
   CHECK(named(two_a_node, "tree/Simple").per_byte == Approx(400 / (368 * 0.5)));
+  // 9 ranks laid 8 + 1: the node with one rank searches the pattern-3 tree, and NCCL takes the largest pattern.
+  const auto eight_and_one = nccl.candidates(Collective::kAllReduce, 1e9, {9, 2, 8}, Tier::kInterNode, bus);
+  CHECK(named(eight_and_one, "tree/Simple").per_byte == Approx(400 / (std::min(368.0, 16 * 41.4) * 0.85 * 0.5)));
   // Its latency counts NCCL's whole ranks a node (integer nRanks / nNodes): 3 ranks on 2 nodes count 1 a node.
   const auto uneven = nccl.candidates(Collective::kAllReduce, 1024, {3, 2}, Tier::kInterNode, bus);
   CHECK(named(uneven, "tree/LL").latency == Approx(6.8e-6 + 2 * (0 * 0.6e-6 + 1 * 5.0e-6)));

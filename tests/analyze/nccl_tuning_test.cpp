@@ -109,7 +109,7 @@ TEST_CASE("the NCCL model agrees with NCCL's table cell by cell, its picks apart
   // (22.4 + 21.8), a 32 KiB reduce's (29.9 us) LL's (31.1).
   CHECK(differ == std::vector<std::string>{"all-gather ring/LL128", "broadcast ring/LL128", "reduce ring/LL128"});
   CHECK(mentions(c.assumptions, "NCCL runs 2 channels"));
-  CHECK(mentions(c.assumptions, "NCCL runs no LL128"));
+  CHECK(mentions(c.assumptions, "NCCL runs its rings and trees without LL128 here"));
   CHECK(c.assumptions.size() == 2);
   const std::string text = nccl_check_text({c}, {}, "fixture");
   CHECK_THAT(text, Catch::Contains("4 ranks on 4 nodes, 2 channels") &&
@@ -139,6 +139,19 @@ TEST_CASE("graphs the model takes otherwise are named: channels not shared, a pa
   CHECK(mentions(c.assumptions, "tree graph has 2 channels of 1 GB/s, its ring graph 2 channels of 1.5 GB/s"));
 }
 
+TEST_CASE("LL128 is said off only for an algorithm NCCL runs on another protocol, not one NCCL_ALGO turned off") {
+  // NCCL_ALGO=ring: every tree cell priced at bandwidth 0.
+  std::string text = replaced(fixture(), "26.8/   0.3 |", "26.8/   0.0 |");
+  text = replaced(text, "64.4/   1.2 |", "64.4/   0.0 |");
+  const NcclCommCheck c = checked(text);
+  CHECK(mentions(c.assumptions, "NCCL runs its rings without LL128 here"));
+  // LL128 on for the rings: no such line.
+  text = replaced_all(fixture(), "65.0/   0.0 |", "65.0/   1.8 |");
+  text = replaced_all(text, "39.5/   0.0 |", "39.5/   3.7 |");
+  text = replaced_all(text, "18.0/   0.0 |", "18.0/   2.8 |");
+  CHECK(mentions(checked(text).assumptions, "NCCL runs its trees without LL128 here"));
+}
+
 TEST_CASE("several communicators: one a process each, or several in one process and its calls said uncertain") {
   const std::string other = replaced_all(fixture(), "gpu-vm:40", "gpu-vm:50");
   const NcclTuningLog two = read_nccl_tuning_log(fixture() + other, "fixture");
@@ -162,6 +175,10 @@ TEST_CASE("an unreadable table row is skipped and said, and a log without a read
   CHECK(entry(c, Collective::kAllReduce, "ring/LL").verdict() == "not in NCCL's table here; the model prices it");
   CHECK_THAT(nccl_check_text({c}, log.skipped, "a.log"), Catch::Contains("skipped 1 unreadable line(s)"));
   CHECK(read_nccl_tuning_log(replaced(fixture(), "    92.4/   2.0 |", "    92.4/ abc |"), "a.log").skipped.size() == 1);
+  CHECK(read_nccl_tuning_log(replaced(fixture(), "    92.4/   2.0 |", "    92.4/   inf |"), "a.log").skipped.size() ==
+        1);
+  CHECK_THROWS_WITH(read_nccl_tuning_log(replaced(fixture(), "rank 0 nRanks 4 nNodes 4", "rank 0 nRanks 4"), "a.log"),
+                    Catch::Contains("line 13: a tuning table whose communicator's line names no nNodes"));
   CHECK_THROWS_WITH(read_nccl_tuning_log("gpu-vm:1:1 [0] NCCL INFO Bootstrap : Using eth0\n", "a.log"),
                     Catch::Contains("a.log: no NCCL tuning table") && Catch::Contains("NCCL_DEBUG_SUBSYS=INIT,TUNING"));
   CHECK_THROWS_WITH(read_nccl_tuning_log(replaced(fixture(), "rank 0 nRanks 4", "rank 9 nRanks 4"), "a.log"),

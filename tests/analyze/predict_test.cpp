@@ -121,10 +121,10 @@ TEST_CASE("nccl_protocols narrows NCCL's model to the protocols the cluster's NC
   const ClusterDescription c = cluster_in(tmp, with(R"("nccl_protocols": ["LL", "Simple"])"));
   CHECK(all.nccl_protocols.empty());
   CHECK(c.nccl_protocols == std::vector<std::string>{"LL", "Simple"});
-  CHECK_THAT(c.library_source, Catch::EndsWith("; protocols LL and Simple only (nccl_protocols)"));
+  CHECK_THAT(c.library_source, Catch::EndsWith("; NCCL's protocols LL and Simple only, as nccl_protocols says"));
   for (const auto& a : c.model->candidates(Collective::kBroadcast, 1 << 20, {64, 8}, Tier::kInterNode, 360e9))
     CHECK(a.algorithm.find("LL128") == std::string::npos);
-  // 1 MiB across 64 ranks on 8 nodes: NCCL's LL128 where it may, LL or Simple where it may not.
+  // 1 MiB across 64 ranks on 32 nodes: NCCL's LL128 where it may, LL or Simple where it may not.
   const auto across = [](const ClusterDescription& d) {
     return d.price(Collective::kAllReduce, Tier::kInterNode).priced(1 << 20, {64, 32}).algorithm;
   };
