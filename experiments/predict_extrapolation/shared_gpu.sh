@@ -34,10 +34,14 @@ collectives = ["all-reduce", "reduce-scatter", "all-gather", "broadcast", "reduc
 # socket transport, and a model offering it would pick and scale by it.
 protocols = None
 tuning = os.path.join(os.path.dirname(table), f"tuning_ranks{w}.json")
-if os.path.exists(tuning):
+try:
     entries = [e for c in json.load(open(tuning))["communicators"] for e in c["entries"]]
     protocols = [p for p in ("LL", "LL128", "Simple")
                  if any(e["algorithm"] == "ring/" + p and (e["nccl_bandwidth_gbs"] or 0) > 0 for e in entries)]
+except FileNotFoundError:
+    pass
+except (ValueError, KeyError, TypeError) as e:
+    print(f"shared_gpu.sh: {tuning} unread ({e}): every NCCL protocol offered", file=sys.stderr)
 extra = {"nccl_protocols": protocols} if protocols else {}
 json.dump({
     "schema": "zero-bench-cluster/1",

@@ -281,7 +281,8 @@ stage_tables() {
     log "tables, NCCL on $w ranks sharing the GPU: exit $status $(grep -c ' Bytes -> Algo ' "$nccl_log") call lines"
     # NCCL's own table and choices against the prediction's NCCL model (zero_analyze --nccl-tuning).
     "$BUILD/zero_analyze" --nccl-tuning "$nccl_log" >"$RES/nccl_tables/tuning_ranks$w.txt" 2>&1
-    "$BUILD/zero_analyze" --nccl-tuning "$nccl_log" --format json >"$RES/nccl_tables/tuning_ranks$w.json" 2>&1
+    "$BUILD/zero_analyze" --nccl-tuning "$nccl_log" --format json >"$RES/nccl_tables/tuning_ranks$w.json" \
+      2>"$WORK/logs/nccl_tuning_ranks$w.err" || rm -f "$RES/nccl_tables/tuning_ranks$w.json"
     log "tables: --nccl-tuning on $w ranks: $(grep -m1 'latency agrees' "$RES/nccl_tables/tuning_ranks$w.txt")"
   done
 }
