@@ -91,6 +91,8 @@ const LibraryModel& library_model(Library library);
 
 // NCCL's protocols (NCCL_PROTO's names), in its order.
 const std::vector<std::string>& nccl_protocol_names();
+// The channels NCCL's model takes for its per-channel caps and its ring's plateau.
+inline constexpr int kNcclModelChannels = 16;
 // `base` offering only the algorithms on `protocols` (the part of a name after '/': "ring/LL128" is LL128's),
 // as NCCL runs where NCCL_PROTO or its own rules turn the others off. `base` must outlive it; `protocols`
 // is one or more of nccl_protocol_names().

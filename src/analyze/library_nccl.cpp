@@ -36,8 +36,7 @@ namespace zb {
 namespace {
 
 enum Protocol { kLL, kLL128, kSimple };
-const char* const kProtocolNames[] = {"LL", "LL128", "Simple"};
-constexpr double kChannels = 16;
+constexpr double kChannels = kNcclModelChannels;
 constexpr double kUs = 1e-6, kGB = 1e9;
 
 // Base latencies (us): tree, ring.
@@ -93,7 +92,7 @@ AlgorithmCost ring(const Call& c, Protocol p) {
     const double intra_hop = p == kSimple ? kNvlinkTree[p] : intra,
                  inter_hop = p == kSimple ? kNetTree[p] : kNetRing[p];
     AlgorithmCost cost =
-        make(std::string("ring/") + kProtocolNames[p],
+        make("ring/" + nccl_protocol_names()[p],
              latency + (c.nsteps() - inter_steps) * intra_hop + inter_steps * inter_hop, algorithm_bw, c.bus);
     // What NCCL's tuner picks by where its rings share channels: one ring hop, of the network's across nodes.
     cost.choice_latency = (latency + (c.nodes == 1 ? intra : kNetRing[p])) * kUs;
@@ -107,7 +106,7 @@ AlgorithmCost ring(const Call& c, Protocol p) {
   // The ring's plateau: a multi-node Simple all-reduce above 64 B a channel and rank.
   if (p == kSimple && c.nodes > 1 && c.collective == Collective::kAllReduce && c.bytes / (kChannels * c.ranks) >= 64)
     latency *= 1.4;
-  return make(std::string("ring/") + kProtocolNames[p], latency, algorithm_bw, c.bus);
+  return make("ring/" + nccl_protocol_names()[p], latency, algorithm_bw, c.bus);
 }
 
 AlgorithmCost tree(const Call& c, Protocol p) {
@@ -122,7 +121,7 @@ AlgorithmCost tree(const Call& c, Protocol p) {
   if (size_index >= 0 && size_index < 23) algorithm_bw *= kTreeCorrection[p][size_index];
   const int per_node = c.ranks / c.nodes;  // NCCL's integer nRanks / nNodes
   const double latency = kTreeBase[p] + 2 * ((per_node - 1) * kNvlinkTree[p] + log2i(c.nodes) * kNetTree[p]);
-  return make(std::string("tree/") + kProtocolNames[p], latency, algorithm_bw, c.bus);
+  return make("tree/" + nccl_protocol_names()[p], latency, algorithm_bw, c.bus);
 }
 
 AlgorithmCost pat(const Call& c) {

@@ -12,8 +12,7 @@
 namespace zb {
 namespace {
 
-constexpr double kModelChannels = 16;  // what library_nccl.cpp's caps and plateau take
-constexpr double kPrinted = 0.051;     // the log's "%.1f": half its last digit, and float noise
+constexpr double kPrinted = 0.051;  // the log's "%.1f": half its last digit, and float noise
 // Below 64 bytes neither NCCL's tree correction nor its ring plateau applies: the table's own cells.
 constexpr double kTableBytes = 32;
 const Collective kOrder[] = {Collective::kAllReduce, Collective::kReduceScatter, Collective::kAllGather,
@@ -115,10 +114,11 @@ std::string graph_words(const NcclGraph& g, int nodes) {
 std::vector<std::string> assumptions_of(const NcclCommTuning& t, double bus_gbs) {
   std::vector<std::string> out;
   if (bus_gbs <= 0) out.push_back("NCCL's table gives its ring no bandwidth here: the model was not priced");
-  if (t.channels > 0 && t.channels != kModelChannels)
+  if (t.channels > 0 && t.channels != kNcclModelChannels)
     out.push_back("NCCL runs " + std::to_string(t.channels) +
                   " channels on this communicator; the model's per-channel caps and the ring's plateau (a Simple "
-                  "all-reduce's latency x 1.4 from 64 bytes a channel and rank across nodes) take 16");
+                  "all-reduce's latency x 1.4 from 64 bytes a channel and rank across nodes) take " +
+                  std::to_string(kNcclModelChannels));
   // LL128 off for an algorithm NCCL runs on another protocol (not one NCCL_ALGO turned off as a whole).
   std::vector<std::string> ll128_off;
   for (const std::string algorithm : {"ring", "tree"}) {
@@ -157,7 +157,7 @@ std::vector<std::string> assumptions_of(const NcclCommTuning& t, double bus_gbs)
   return out;
 }
 
-std::string cell(const std::optional<double>& v, const char* format) { return v ? number(*v, format) : "-"; }
+std::string cell(const std::optional<double>& v, int decimals) { return v ? fixed(*v, decimals) : "-"; }
 
 std::string bytes_words(double bytes) {
   const BinaryUnit unit = binary_unit_for(bytes);
@@ -169,7 +169,7 @@ std::string comm_words(const NcclCommCheck& c, std::size_t index, std::size_t co
   std::string text = "communicator " + std::to_string(index + 1) + " of " + std::to_string(count) + " (process " +
                      c.comm.process + "): " + GroupShape{c.comm.ranks, c.comm.nodes}.words();
   if (c.comm.channels > 0) text += ", " + std::to_string(c.comm.channels) + " channels";
-  if (c.bus_gbs > 0) text += "; the model priced at its ring's bus bandwidth, " + number(c.bus_gbs, "%.1f") + " GB/s";
+  if (c.bus_gbs > 0) text += "; the model priced at its ring's bus bandwidth, " + fixed(c.bus_gbs, 1) + " GB/s";
   return text + "\n";
 }
 
@@ -179,9 +179,9 @@ Table entry_table(const NcclCommCheck& c) {
               "model pays us", "NCCL algbw GB/s", "model algbw GB/s", ""};
   t.last_column_text = true;
   for (const auto& e : c.entries)
-    t.rows.push_back({collective_choices().name(e.collective), e.algorithm, cell(e.nccl_latency_us, "%.1f"),
-                      cell(e.model_latency_us, "%.2f"), cell(e.model_pays_us, "%.2f"),
-                      cell(e.nccl_bandwidth_gbs, "%.1f"), cell(e.model_bandwidth_gbs, "%.3f"), e.verdict()});
+    t.rows.push_back({collective_choices().name(e.collective), e.algorithm, cell(e.nccl_latency_us, 1),
+                      cell(e.model_latency_us, 2), cell(e.model_pays_us, 2), cell(e.nccl_bandwidth_gbs, 1),
+                      cell(e.model_bandwidth_gbs, 3), e.verdict()});
   return t;
 }
 

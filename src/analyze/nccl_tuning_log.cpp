@@ -7,12 +7,11 @@
 #include <map>
 #include <sstream>
 
+#include "library_model.hpp"
 #include "src/common/errors.hpp"
 
 namespace zb {
 namespace {
-
-const char* const kProtocols[] = {"LL", "LL128", "Simple"};
 
 const std::map<std::string, Collective>& nccl_functions() {
   static const std::map<std::string, Collective> f{{"Broadcast", Collective::kBroadcast},
@@ -194,7 +193,7 @@ class LogReader {
       NcclTuningEntry e;
       e.collective = nccl_functions().at(function);
       e.algorithm = algorithm_name(init.block[i / 3]);
-      e.protocol = kProtocols[i % 3];
+      e.protocol = nccl_protocol_names()[i % 3];
       char rest = 0;
       if (std::sscanf(cells[i].c_str(), " %lf/%lf %c", &e.latency_us, &e.bandwidth_gbs, &rest) != 2 || !finite_cell(e))
         return skip("cannot read '" + cells[i] + "' as latency/bandwidth in the " + function + " row");
