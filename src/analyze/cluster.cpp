@@ -341,9 +341,23 @@ void read_library(const Reader& r, const json& doc, ClusterDescription& d) {
   }
 }
 
+// "nccl_nvls": whether NCCL runs NVLS on the nodes (NCCL's library only).
+void read_nccl_nvls(const Reader& r, const json& doc, ClusterDescription& d) {
+  const auto it = doc.find("nccl_nvls");
+  if (it == doc.end()) return;
+  if (d.library != Library::kNccl)
+    r.fail("nccl_nvls is NCCL's, and the description's library is " + library_choices().name(d.library) + " (" +
+           d.library_source + ")");
+  if (!it->is_boolean())
+    r.fail("nccl_nvls holds " + excerpt_for_message(it->dump(), 40) +
+           "; it must be true (the nodes' NVSwitches run NVLink SHARP and NCCL uses it) or false");
+  d.nccl_nvls = it->get<bool>();
+  if (d.nccl_nvls) d.library_source += "; NVLS (NVLink SHARP) on, as nccl_nvls says";
+}
+
 // "nccl_protocols": the protocols NCCL may run (NCCL's library only), and the model that offers just those.
 void read_nccl_protocols(const Reader& r, const json& doc, ClusterDescription& d) {
-  const LibraryModel& full = library_model(d.library);
+  const LibraryModel& full = d.nccl_nvls ? nccl_nvls_model() : library_model(d.library);
   d.model = std::shared_ptr<const LibraryModel>(&full, [](const LibraryModel*) {});  // a static model
   const auto it = doc.find("nccl_protocols");
   if (it == doc.end()) return;
@@ -495,8 +509,8 @@ ClusterDescription cluster_description_from_json_text(const std::string& text, c
     r.fail("schema " + (schema == doc.end() ? std::string("missing") : excerpt_for_message(schema->dump())) +
            "; valid: \"" + kClusterSchema + "\" (docs/predict.md)");
   r.only_known_keys(doc,
-                    {"schema", "name", "sources", "library", "nccl_protocols", "ranks_per_node", "device_memory_gib",
-                     "step", "intra_node", "inter_node", "load"},
+                    {"schema", "name", "sources", "library", "nccl_protocols", "nccl_nvls", "ranks_per_node",
+                     "device_memory_gib", "step", "intra_node", "inter_node", "load"},
                     "");
   ClusterDescription d;
   d.path = path;
@@ -510,6 +524,7 @@ ClusterDescription cluster_description_from_json_text(const std::string& text, c
   read_step(r, r.field(doc, "step", ""), d);
   read_load(r, doc, d);
   read_library(r, doc, d);
+  read_nccl_nvls(r, doc, d);
   read_nccl_protocols(r, doc, d);
   const LibraryModel* model = d.model.get();
   d.intra_node =

@@ -88,6 +88,7 @@ struct ClusterDescription {
   // "nccl_protocols": the protocols NCCL may run on this cluster (NCCL_PROTO, or LL128 off where NCCL turns
   // it off); empty: all three.
   std::vector<std::string> nccl_protocols;
+  bool nccl_nvls = false;  // "nccl_nvls": the nodes' NVSwitches run NVLink SHARP, and NCCL uses it (NVLS)
   // The library's model as the description narrows it; the prices point into it.
   std::shared_ptr<const LibraryModel> model;
   double device_memory_bytes = 0;    // "device_memory_gib": what a rank's device holds; 0: not described

@@ -88,6 +88,8 @@ class LibraryModel {
 };
 
 const LibraryModel& library_model(Library library);
+// NCCL's model on nodes whose NVSwitches run NVLink SHARP (NCCL's NVLS and NVLSTree algorithms).
+const LibraryModel& nccl_nvls_model();
 
 // NCCL's protocols (NCCL_PROTO's names), in its order.
 const std::vector<std::string>& nccl_protocol_names();
@@ -113,7 +115,8 @@ PricedCall cheapest(const LibraryModel& model, const LinkTerms& terms, Collectiv
 // priced as the algorithm the library would pick for it.
 LinkTerms fit_terms(const LibraryModel& model, Collective c, GroupShape group, Tier tier,
                     const std::vector<std::pair<double, double>>& rows);
-// Terms that give `latency_s` for the smallest call on `group` and `bus_bandwidth` (bytes/s) for the largest.
+// Terms that give `latency_s` for the smallest call on `group` and `bus_bandwidth` (bytes/s, nccl-tests'
+// figure) for the library's pick of a large call (1 GiB), the ring's bus bandwidth found to match it.
 LinkTerms terms_from_latency_and_busbw(const LibraryModel& model, Collective c, GroupShape group, Tier tier,
                                        double latency_s, double bus_bandwidth);
 

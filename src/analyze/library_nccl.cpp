@@ -21,13 +21,32 @@
 // hop each: on NVLink within a node, on the network once a node (Simple's hop
 // the tree's, as the tuner counts it where rings do not share channels; with
 // one rank a node, the tuner's own n network hops).
-// Left out: NVLS and CollNet (they need switch hardware a description does not
-// state); PCIe within a node; LL128 where NCCL turns it off (on Hopper, a
-// path to the network farther than PXN: a description's nccl_protocols says
-// so, with_protocols in library_model.hpp); calls of one group within 4x of
-// each other's size, which NCCL plans on their sum.
+// With NVLink SHARP (NVLS: NVSwitches that reduce and multicast; a description's
+// nccl_nvls says the cluster has it), Simple only:
+//   NVLS      all-reduce, reduce-scatter, all-gather within one node; one
+//             channel a GPU, its bandwidth NCCL's efficiency (0.85) x (p-1)/p
+//             of the channel's, doubled for all-reduce (two operations
+//             pipelined), x (p-1)/p for the others; latency NVLink's 25 us
+//   NVLSTree  all-reduce across nodes with 2 or more ranks on each: NVLS within
+//             a node, a tree of nodes over a NIC a GPU, under NCCL's per-channel
+//             cap (57.7 GB/s on 2 nodes, where the network's share doubles;
+//             45.5 beyond); latency 25 us + 2 log2(nodes) network hops
+// NVLS's channels are NCCL's search's: as many as the node's ranks, each at the
+// fastest of NCCL's Hopper speeds that a GPU's NVLink (18 x 20.6 GB/s) carries
+// with the channel's head counted twice. Within a node that is taken relative to
+// the ring, which the search fills to 360 GB/s on the same links (the tier's bus
+// bandwidth is the ring's); across nodes, where the tier is the network's, at
+// NCCL's own figure. Across nodes NVLS without the tree needs CollNet, as do
+// NVLS's all-gather and reduce-scatter; NVLS reduces only sums (zero-bench's).
+// Left out: CollNet (it needs SHARP switches in the network); PCIe within a
+// node; LL128 where NCCL turns it off (on Hopper, a path to the network farther
+// than PXN: a description's nccl_protocols says so, with_protocols in
+// library_model.hpp); calls of one group within 4x of each other's size, which
+// NCCL plans on their sum.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <iterator>
 #include <vector>
 
 #include "library_models.hpp"
@@ -50,6 +69,14 @@ constexpr double kLLMaxOneNode = 141.0, kLLMaxHosts[] = {39.0, 39.0, 20.4};
 constexpr double kRingLL128PerChannel = 36.7;
 constexpr double kTreeLL128PerChannel[] = {36.7, 36.7, 29.0};
 constexpr double kTreePerChannel[] = {38.7, 41.4, 36.0};
+// NVLS (Hopper): efficiency, latencies (us), NVLSTree's cap a channel (2 nodes, more).
+constexpr double kNvlsEfficiency = 0.85, kNvlsNvlinkUs = 25.0, kNvlsTreeNetUs = 20.9;
+constexpr double kNvlsTreePerChannel[] = {57.7, 45.5};
+// NCCL's search on a Hopper GPU's NVLink: its bandwidth, the speeds it tries a channel (within a node, and
+// where the graph crosses nodes), and what its ring graph reaches there.
+constexpr double kHopperNvlinkGB = 18 * 20.6, kRingNvlinkGB = 360.0;
+constexpr double kSpeedsIntra[] = {60.0, 50.0, 40.0, 30.0, 24.0, 20.0, 15.0, 12.0, 11.0, 6.0, 3.0};
+constexpr double kSpeedsInter[] = {48.0, 45.0, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0, 17.5, 15.0, 12.0, 6.0, 3.0};
 // Trees do not follow the model at medium sizes: NCCL's factor on their bandwidth, by log2(bytes / 64).
 constexpr double kTreeCorrection[3][24] = {
     {1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0, 1.0},
@@ -109,6 +136,44 @@ AlgorithmCost ring(const Call& c, Protocol p) {
   return make("ring/" + nccl_protocol_names()[p], latency, algorithm_bw, c.bus);
 }
 
+// The fastest of `speeds` (fastest first) at most `limit`; the slowest where none is.
+template <size_t N>
+double speed_at_most(const double (&speeds)[N], double limit) {
+  for (double s : speeds)
+    if (s <= limit) return s;
+  return speeds[N - 1];
+}
+
+// An NVLS channel's bandwidth within a node of `p` ranks, as NCCL's tuner converts it (GB/s): each channel
+// pulls from every GPU of the node through the switch, its head's twice.
+template <size_t N>
+double nvls_intra_per_channel(const double (&speeds)[N], int p, Collective collective) {
+  const double channel = speed_at_most(speeds, kHopperNvlinkGB / (p + 1));
+  return channel * kNvlsEfficiency * (p - 1) / p * (collective == Collective::kAllReduce ? 2.0 : (p - 1.0) / p);
+}
+
+AlgorithmCost nvls(const Call& c) {
+  const int p = c.ranks;
+  // On one node the search then raises the graph's inter-node figure while it is under twice the channel's.
+  const double channel = speed_at_most(kSpeedsIntra, kHopperNvlinkGB / (p + 1));
+  double inter = channel;
+  for (auto s = std::rbegin(kSpeedsIntra); s != std::rend(kSpeedsIntra) && inter < 2 * channel; ++s)
+    if (*s > inter) inter = *s;
+  const double bus = p * std::min(nvls_intra_per_channel(kSpeedsIntra, p, c.collective), inter) * c.bus / kRingNvlinkGB;
+  // All-reduce's algorithm bandwidth is n / nsteps of the bus's; NCCL leaves the others' as they are.
+  const double algorithm_bw = c.collective == Collective::kAllReduce ? bus * c.ranks / c.nsteps() : bus;
+  return make("NVLS/Simple", kNvlsNvlinkUs, algorithm_bw, c.bus);
+}
+
+AlgorithmCost nvls_tree(const Call& c) {
+  const int p = c.ranks / c.nodes;  // a channel (and a NIC) a GPU of the node
+  const double network = c.bus / p * (c.nodes <= 2 ? 2 : 1);
+  const double cap = kNvlsTreePerChannel[c.nodes <= 2 ? 0 : 1];
+  const double bus = p * std::min({nvls_intra_per_channel(kSpeedsInter, p, c.collective), network, cap});
+  return make("NVLSTree/Simple", kNvlsNvlinkUs + 2 * log2i(c.nodes) * kNvlsTreeNetUs, bus * c.ranks / c.nsteps(),
+              c.bus);
+}
+
 AlgorithmCost tree(const Call& c, Protocol p) {
   // Every protocol's tree bandwidth starts from the all-reduce tree's cap; LL and LL128 cut it further.
   double bw = std::min(c.bus * .92, kChannels * kTreePerChannel[c.nodes_index]);
@@ -131,6 +196,7 @@ AlgorithmCost pat(const Call& c) {
 
 class NcclModel : public LibraryModel {
  public:
+  explicit NcclModel(bool nvls) : nvls_(nvls) {}
   Library library() const override { return Library::kNccl; }
   std::vector<AlgorithmCost> candidates(Collective collective, double bytes, GroupShape group, Tier,
                                         double bus_bandwidth) const override {
@@ -150,6 +216,7 @@ class NcclModel : public LibraryModel {
     if ((collective == Collective::kAllGather || collective == Collective::kReduceScatter) && nodes > 1 &&
         c.per_node == 1)
       out.push_back(pat(c));
+    if (nvls_) add_nvls(c, group, out);
     return out;
   }
   std::string latency_words(double scale) const override {
@@ -157,12 +224,30 @@ class NcclModel : public LibraryModel {
     std::snprintf(text, sizeof text, "%.3g x NCCL's latencies", scale);
     return text;
   }
+
+ private:
+  // NVLS within a node of 2 or more ranks (up to NCCL's 32 for all-gather and reduce-scatter); NVLSTree
+  // for all-reduce across nodes that each hold 2 or more of the group's ranks.
+  static void add_nvls(const Call& c, GroupShape group, std::vector<AlgorithmCost>& out) {
+    const bool sum_or_gather = c.collective == Collective::kAllReduce || c.collective == Collective::kReduceScatter ||
+                               c.collective == Collective::kAllGather;
+    if (c.nodes == 1 && c.ranks >= 2 && sum_or_gather && (c.collective == Collective::kAllReduce || c.ranks <= 32))
+      out.push_back(nvls(c));
+    if (c.nodes > 1 && c.collective == Collective::kAllReduce && c.ranks / c.nodes >= 2 && !group.lone_rank())
+      out.push_back(nvls_tree(c));
+  }
+  bool nvls_;
 };
 
 }  // namespace
 
 const LibraryModel& nccl_model() {
-  static const NcclModel model;
+  static const NcclModel model(false);
+  return model;
+}
+
+const LibraryModel& nccl_nvls_model() {
+  static const NcclModel model(true);
   return model;
 }
 

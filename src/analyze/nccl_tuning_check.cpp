@@ -37,8 +37,20 @@ double ring_bus_gbs(const NcclCommTuning& t) {
   return 0;
 }
 
+// Whether NCCL's table runs NVLS here (NVLS or NVLSTree with a bandwidth: NCCL zeroes those it cannot run).
+bool runs_nvls(const NcclCommTuning& t) {
+  return std::any_of(t.entries.begin(), t.entries.end(), [](const NcclTuningEntry& e) {
+    return (e.algorithm == "NVLS" || e.algorithm == "NVLSTree") && e.bandwidth_gbs > 0;
+  });
+}
+
+// NCCL's model as the log's communicator has it: with NVLS where NCCL's table runs it.
+const LibraryModel& model_of(const NcclCommTuning& t) {
+  return runs_nvls(t) ? nccl_nvls_model() : library_model(Library::kNccl);
+}
+
 std::vector<NcclEntryCheck> entry_checks(const NcclCommTuning& t, double bus_gbs) {
-  const LibraryModel& model = library_model(Library::kNccl);
+  const LibraryModel& model = model_of(t);
   std::vector<NcclEntryCheck> out;
   for (Collective c : kOrder) {
     std::vector<AlgorithmCost> priced;
@@ -84,8 +96,7 @@ std::vector<NcclCallCheck> call_checks(const NcclCommTuning& t, double bus_gbs) 
     check.collective = call.collective, check.bytes = call.bytes, check.calls = call.calls;
     check.nccl = NcclCommTuning::name(call.algorithm, call.protocol);
     if (bus_gbs > 0)
-      check.model = cheapest(library_model(Library::kNccl), terms, call.collective, call.bytes, shape_of(t), tier_of(t))
-                        .algorithm;
+      check.model = cheapest(model_of(t), terms, call.collective, call.bytes, shape_of(t), tier_of(t)).algorithm;
     out.push_back(check);
   }
   std::stable_sort(out.begin(), out.end(), [](const NcclCallCheck& a, const NcclCallCheck& b) {
@@ -134,6 +145,10 @@ std::vector<std::string> assumptions_of(const NcclCommTuning& t, double bus_gbs)
     out.push_back("NCCL runs its " + listed_words(ll128_off) +
                   " without LL128 here (bandwidth 0: on Hopper LL128 is on only where the path to the network is "
                   "PXN or closer); the model offers it unless a description's nccl_protocols leaves it out");
+  if (runs_nvls(t) && bus_gbs > 0)
+    out.push_back(
+        "NCCL runs NVLS here (NVLink SHARP): the model prices it as a description with nccl_nvls true "
+        "would, its channels at NCCL's search's figures for a Hopper GPU's NVLink");
   if (t.tables_in_process > 1)
     out.push_back("its process printed " + std::to_string(t.tables_in_process) +
                   " tuning tables (rank 0 of several communicators): each call line is set against the one it "

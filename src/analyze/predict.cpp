@@ -526,6 +526,7 @@ nlohmann::ordered_json prediction_json(const std::vector<CasePrediction>& cases,
                     {"ranks_per_node", cluster.ranks_per_node},
                     {"library", library_choices().name(cluster.library)},
                     {"nccl_protocols", cluster.nccl_protocols},
+                    {"nccl_nvls", cluster.nccl_nvls},
                     {"step", cluster.step_source},
                     {"load_warnings", cluster.load_warnings}};
   doc["cases"] = nlohmann::ordered_json::array();

@@ -97,6 +97,75 @@ TEST_CASE("NCCL's model picks LL for small calls, Simple for large, and trees fo
   CHECK(picked(Library::kNccl, Collective::kAllReduce, 1024, {16384, 2048}).rfind("tree/", 0) == 0);
 }
 
+TEST_CASE("NCCL's NVLS within a node: 8 channels of 40 GB/s, all-reduce at NCCL's 476 GB/s bus figure") {
+  const LibraryModel& nvls = nccl_nvls_model();
+  const double ring_bus = 360e9;  // the ring NCCL's search finds on a Hopper GPU's NVLink, taken as is
+  // 8 x min(40 x 0.85 x 7/8 x 2, 60): the channel's figure doubled for all-reduce, its algorithm bandwidth n/2(n-1).
+  const auto all_reduce = nvls.candidates(Collective::kAllReduce, 1 << 30, {8, 1}, Tier::kIntraNode, ring_bus);
+  CHECK(named(all_reduce, "NVLS/Simple").latency == Approx(25e-6));
+  CHECK(named(all_reduce, "NVLS/Simple").per_byte == Approx(360 / (476.0 * 8 / 14)));
+  // Reduce-scatter: x 7/8 instead of x 2, and no conversion: it loses to the ring at every size.
+  const auto scatter = nvls.candidates(Collective::kReduceScatter, 1 << 30, {8, 1}, Tier::kIntraNode, ring_bus);
+  CHECK(named(scatter, "NVLS/Simple").per_byte == Approx(360 / (8 * 40 * 0.85 * 7 / 8 * 7 / 8)));
+  // 2 ranks: 2 channels at the top speed, 60; all-reduce's doubled share (51 GB/s) under the graph's 60.
+  const auto pair = nvls.candidates(Collective::kAllReduce, 1 << 30, {2, 1}, Tier::kIntraNode, ring_bus);
+  CHECK(named(pair, "NVLS/Simple").per_byte == Approx(360 / (2 * 51.0)));
+  const LinkTerms terms{1, ring_bus};
+  const auto pick = [&](const LibraryModel& m, Collective c, double bytes, GroupShape g) {
+    return cheapest(m, terms, c, bytes, g, Tier::kIntraNode).algorithm;
+  };
+  CHECK(pick(nvls, Collective::kAllReduce, 1 << 30, {8, 1}) == "NVLS/Simple");
+  CHECK(pick(nvls, Collective::kAllReduce, 4096, {8, 1}) == "ring/LL");
+  CHECK(pick(nvls, Collective::kReduceScatter, 1 << 30, {8, 1}) == "ring/Simple");
+  CHECK(pick(nvls, Collective::kAllReduce, 1 << 30, {2, 1}) == "ring/Simple");
+  CHECK(pick(library_model(Library::kNccl), Collective::kAllReduce, 1 << 30, {8, 1}) == "ring/Simple");
+  for (const auto& a : nvls.candidates(Collective::kBroadcast, 1 << 30, {8, 1}, Tier::kIntraNode, ring_bus))
+    CHECK(a.algorithm.rfind("NVLS", 0) == std::string::npos);
+}
+
+TEST_CASE("NCCL's NVLSTree across nodes: NVLS within, a tree of nodes between, under NCCL's per-channel caps") {
+  const LibraryModel& nvls = nccl_nvls_model();
+  const double ring_bus = 360e9;  // the network's: 8 NICs a node
+  // 2 nodes: the network's share doubled (8 x 90 GB/s) and NVLink's 59.5 a channel, under the cap of 57.7.
+  const auto two = nvls.candidates(Collective::kAllReduce, 1 << 30, {16, 2}, Tier::kInterNode, ring_bus);
+  CHECK(named(two, "NVLSTree/Simple").latency == Approx((25 + 2 * 20.9) * 1e-6));
+  CHECK(named(two, "NVLSTree/Simple").per_byte == Approx(360 / (8 * 57.7 * 16 / 30)));
+  // 4 nodes: the network's 45 a channel, under the cap of 45.5; latency 2 network hops of the tree each way.
+  const auto four = nvls.candidates(Collective::kAllReduce, 1 << 30, {32, 4}, Tier::kInterNode, ring_bus);
+  CHECK(named(four, "NVLSTree/Simple").latency == Approx((25 + 4 * 20.9) * 1e-6));
+  CHECK(named(four, "NVLSTree/Simple").per_byte == Approx(360 / (8 * 45.0 * 32 / 62)));
+  // 2 ranks a node: 2 channels, NVLink's share (48 x 0.85 x 1/2 x 2 = 40.8) the least.
+  const auto sparse = nvls.candidates(Collective::kAllReduce, 1 << 30, {16, 8}, Tier::kInterNode, ring_bus);
+  CHECK(named(sparse, "NVLSTree/Simple").per_byte == Approx(360 / (2 * 40.8 * 16 / 30)));
+  const LinkTerms terms{1, ring_bus};
+  CHECK(cheapest(nvls, terms, Collective::kAllReduce, 1 << 30, {16384, 2048}, Tier::kInterNode).algorithm ==
+        "NVLSTree/Simple");
+  // No NVLS where a node holds one rank of the group, and none across nodes but the tree's all-reduce.
+  for (GroupShape g : {GroupShape{8, 8}, GroupShape{3, 2}})
+    for (const auto& a : nvls.candidates(Collective::kAllReduce, 1 << 30, g, Tier::kInterNode, ring_bus))
+      CHECK(a.algorithm.rfind("NVLS", 0) == std::string::npos);
+  for (const auto& a : nvls.candidates(Collective::kAllGather, 1 << 30, {16, 2}, Tier::kInterNode, ring_bus))
+    CHECK(a.algorithm.rfind("NVLS", 0) == std::string::npos);
+}
+
+TEST_CASE("a latency and bus bandwidth are the pick's: NVLS's all-reduce figure gives back the ring's") {
+  const LibraryModel& nvls = nccl_nvls_model();
+  // nccl-tests' 476 GB/s for 8 ranks' all-reduce is NVLS's: the ring's bus is 360 GB/s.
+  const LinkTerms from_nvls =
+      terms_from_latency_and_busbw(nvls, Collective::kAllReduce, {8, 1}, Tier::kIntraNode, 25e-6, 476e9);
+  CHECK(from_nvls.bus_bandwidth == Approx(360e9).epsilon(1e-6));
+  // Where the pick is a ring, the figure is the ring's as given, with NVLS or without.
+  for (const LibraryModel* m : {&nvls, &library_model(Library::kNccl)})
+    CHECK(terms_from_latency_and_busbw(*m, Collective::kAllGather, {8, 1}, Tier::kIntraNode, 15e-6, 370e9)
+              .bus_bandwidth == 370e9);
+  // Open MPI's binomial broadcast moves the bytes log2(n) times: its figure is the pick's, not a ring's.
+  const LibraryModel& mpi = library_model(Library::kOpenMpi);
+  const LinkTerms mpi_terms =
+      terms_from_latency_and_busbw(mpi, Collective::kBroadcast, {8, 2}, Tier::kInterNode, 100e-6, 1e9);
+  CHECK(cheapest(mpi, mpi_terms, Collective::kBroadcast, 1 << 30, {8, 2}, Tier::kInterNode).seconds ==
+        Approx((1 << 30) / 1e9).epsilon(0.01));
+}
+
 TEST_CASE("a reduce-scatter on 16,384 ranks costs what its ring's 16,383 steps cost, not what 64 ranks' do") {
   zb::LinkTerms terms{1.0, 360e9};
   const LibraryModel& nccl = library_model(Library::kNccl);

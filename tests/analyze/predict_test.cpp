@@ -137,6 +137,31 @@ TEST_CASE("nccl_protocols narrows NCCL's model to the protocols the cluster's NC
                     Catch::Contains("nccl_protocols is NCCL's, and the description's library is gloo"));
 }
 
+TEST_CASE("nccl_nvls adds NCCL's NVLS algorithms to its model, checked as the rest") {
+  zbtest::TempDir tmp;
+  const auto with = [](const std::string& extra) {
+    std::string text = kDescription;
+    return text.replace(text.find("\"ranks_per_node\": 2"), 19, "\"ranks_per_node\": 2, " + extra);
+  };
+  const ClusterDescription off = cluster_in(tmp, with(R"("nccl_nvls": false)"));
+  const ClusterDescription on = cluster_in(tmp, with(R"("nccl_nvls": true, "nccl_protocols": ["LL", "Simple"])"));
+  CHECK_FALSE(off.nccl_nvls);
+  CHECK(on.nccl_nvls);
+  CHECK_THAT(on.library_source, Catch::Contains("; NVLS (NVLink SHARP) on, as nccl_nvls says; NCCL's protocols"));
+  const auto names = [](const ClusterDescription& d) {
+    std::vector<std::string> out;
+    for (const auto& a : d.model->candidates(Collective::kAllReduce, 1 << 30, {8, 1}, Tier::kIntraNode, 360e9))
+      out.push_back(a.algorithm);
+    return out;
+  };
+  CHECK_THAT(names(on), Catch::VectorContains(std::string("NVLS/Simple")));
+  CHECK_THAT(names(off), !Catch::VectorContains(std::string("NVLS/Simple")));
+  CHECK_THROWS_WITH(cluster_in(tmp, with(R"("nccl_nvls": "yes")")),
+                    Catch::Contains("nccl_nvls holds \"yes\"; it must be true (the nodes' NVSwitches"));
+  CHECK_THROWS_WITH(cluster_in(tmp, with(R"("library": "open-mpi", "nccl_nvls": true)")),
+                    Catch::Contains("nccl_nvls is NCCL's, and the description's library is open-mpi"));
+}
+
 TEST_CASE("a table of several types, ops and roots (-d all, -o all, -r all) is read at float, its redop and root") {
   zbtest::TempDir tmp;
   zbtest::write_text(tmp.path() / "b.txt", R"(# Collective test starting: broadcast_perf
@@ -354,8 +379,8 @@ TEST_CASE("W = 3 on nodes of 2 lies 2 + 1: its broadcasts priced on that group, 
   const CollectivePrice& across = c.price(Collective::kBroadcast, Tier::kInterNode);
   CHECK(p.group_tier == "across nodes");
   CHECK(p.ranks[0].sync_calls == Approx(across.seconds(4 << 20, {3, 2, 2})));
-  // 4 MiB at 0.1 GB/s, well past the latency: gloo's tree moves 4/3 buffers across where 4 ranks move 2.
-  CHECK(p.ranks[0].sync_calls / across.seconds(4 << 20, {4, 2}) == Approx(2.0 / 3).epsilon(0.01));
+  // 4 MiB at 0.1 GB/s, the latency 2 % of it: gloo's tree moves 4/3 buffers across where 4 ranks move 2.
+  CHECK(p.ranks[0].sync_calls / across.seconds(4 << 20, {4, 2}) == Approx(2.0 / 3).epsilon(0.02));
   REQUIRE_FALSE(p.priced_calls.empty());
   CHECK_THAT(p.priced_calls.back(), Catch::Contains("sync on 3 ranks on 2 nodes (up to 2 a node)"));
 }
