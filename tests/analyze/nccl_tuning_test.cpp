@@ -139,6 +139,23 @@ TEST_CASE("graphs the model takes otherwise are named: channels not shared, a pa
   CHECK(mentions(c.assumptions, "tree graph has 2 channels of 1 GB/s, its ring graph 2 channels of 1.5 GB/s"));
 }
 
+TEST_CASE("where NCCL's table runs NVLS the model prices it too, at NCCL's figures for 8 Hopper GPUs") {
+  NcclCommTuning comm;
+  comm.process = "dgx:1", comm.ranks = 8, comm.nodes = 1, comm.channels = 16;
+  comm.entries = {{Collective::kBroadcast, "ring", "Simple", 36.2, 360.0},
+                  {Collective::kAllReduce, "ring", "Simple", 56.0, 205.7},
+                  {Collective::kAllReduce, "NVLS", "Simple", 25.0, 272.0}};
+  comm.calls = {{Collective::kAllReduce, 1 << 30, "NVLS", "Simple", 1}};
+  const NcclCommCheck on = check_against_model(comm);
+  CHECK(entry(on, Collective::kAllReduce, "NVLS/Simple").verdict() == "agrees");
+  CHECK(on.calls.at(0).model == "NVLS/Simple");
+  CHECK(mentions(on.assumptions, "NCCL runs NVLS here (NVLink SHARP)"));
+  comm.entries.back().bandwidth_gbs = 0;  // priced, not run: NCCL_NVLS_ENABLE=0, or no multicast
+  const NcclCommCheck off = check_against_model(comm);
+  CHECK_FALSE(mentions(off.assumptions, "NCCL runs NVLS"));
+  CHECK(off.calls.at(0).model == "ring/Simple");
+}
+
 TEST_CASE("LL128 is said off only for an algorithm NCCL runs on another protocol, not one NCCL_ALGO turned off") {
   // NCCL_ALGO=ring: every tree cell priced at bandwidth 0.
   std::string text = replaced(fixture(), "26.8/   0.3 |", "26.8/   0.0 |");
