@@ -415,6 +415,12 @@ CollectivePrice CollectivePrice::from_latency_and_busbw(Collective c, double lat
   std::snprintf(text, sizeof text, "latency %g us + bus bandwidth %g GB/s on ", latency_s * 1e6,
                 busbw_bytes_per_s / 1e9);
   p.source_ = text + at.words();
+  const double shown = busbw_shown(model, c, at, tier, p.terms_.bus_bandwidth);
+  if (std::abs(shown - busbw_bytes_per_s) > 0.01 * busbw_bytes_per_s) {
+    std::snprintf(text, sizeof text, " (the model's pick there shows %.3g GB/s at the nearest: its pick changes)",
+                  shown / 1e9);
+    p.source_ += text;
+  }
   return p;
 }
 

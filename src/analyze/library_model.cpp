@@ -32,13 +32,19 @@ double least_latency(const LibraryModel& model, Collective c, double bytes, Grou
       ->latency;
 }
 
-// What nccl-tests would show as the bus bandwidth of the library's pick for a large call (1 GiB) where the
-// ring's bus bandwidth is `ring_bus`: the call's bytes x its bus factor over the pick's bandwidth term.
-double picked_busbw(const LibraryModel& model, Collective c, GroupShape g, Tier tier, double ring_bus) {
-  constexpr double kLarge = 1 << 30;
-  const LinkTerms terms{1, ring_bus};
-  const std::vector<AlgorithmCost> all = model.candidates(c, kLarge, g, tier, ring_bus);
-  return ring_bus * bus_factor(c, g.ranks) / cheapest_of(all, terms, kLarge).per_byte;
+// The terms' bus bandwidth at which the library's pick for a large call shows `busbw`: the figure itself where
+// the pick is what nccl-tests' bus factor counts (a ring), else found by bisection over 2^-10 to 2^10 of it to
+// float precision. Each candidate's time falls as the bus bandwidth rises, but the pick may change and its
+// figure jump: a figure in such a jump comes back as the jump's upper end (busbw_shown then says so).
+double bus_bandwidth_showing(const LibraryModel& model, Collective c, GroupShape g, Tier tier, double busbw) {
+  if (std::abs(busbw_shown(model, c, g, tier, busbw) - busbw) <= 1e-9 * busbw) return busbw;
+  constexpr double kSpan = 1024;
+  double low = busbw / kSpan, high = busbw * kSpan;
+  for (int step = 0; step < 100 && high - low > 1e-12 * high; ++step) {
+    const double mid = std::sqrt(low * high);
+    (busbw_shown(model, c, g, tier, mid) < busbw ? low : high) = mid;
+  }
+  return high;
 }
 
 // One pass of the fit: each row priced as the algorithm `guess` picks for it, then the scale and the inverse
@@ -153,22 +159,17 @@ LinkTerms fit_terms(const LibraryModel& model, Collective c, GroupShape group, T
   return terms;
 }
 
+double busbw_shown(const LibraryModel& model, Collective c, GroupShape group, Tier tier, double bus_bandwidth) {
+  constexpr double kLarge = 1 << 30;
+  const LinkTerms terms{1, bus_bandwidth};
+  const std::vector<AlgorithmCost> all = model.candidates(c, kLarge, group, tier, bus_bandwidth);
+  return bus_bandwidth * bus_factor(c, group.ranks) / cheapest_of(all, terms, kLarge).per_byte;
+}
+
 LinkTerms terms_from_latency_and_busbw(const LibraryModel& model, Collective c, GroupShape group, Tier tier,
                                        double latency_s, double bus_bandwidth) {
   LinkTerms terms;
-  terms.bus_bandwidth = bus_bandwidth;
-  // The ring's bus bandwidth at which the library's pick for a large call shows `bus_bandwidth` (nccl-tests'
-  // figure): the figure itself where the pick is a ring, else found by bisection (the pick's figure grows
-  // with the ring's: every candidate's time falls as the bus bandwidth rises).
-  const double given = bus_bandwidth;
-  if (std::abs(picked_busbw(model, c, group, tier, given) - given) > 1e-9 * given) {
-    double low = given / 1024, high = given * 1024;
-    for (int step = 0; step < 100 && high - low > 1e-12 * high; ++step) {
-      const double mid = std::sqrt(low * high);
-      (picked_busbw(model, c, group, tier, mid) < given ? low : high) = mid;
-    }
-    terms.bus_bandwidth = high;
-  }
+  terms.bus_bandwidth = bus_bandwidth_showing(model, c, group, tier, bus_bandwidth);
   terms.latency_scale = latency_s / least_latency(model, c, 0, group, tier, terms.bus_bandwidth);
   return terms;
 }

@@ -115,8 +115,12 @@ PricedCall cheapest(const LibraryModel& model, const LinkTerms& terms, Collectiv
 // priced as the algorithm the library would pick for it.
 LinkTerms fit_terms(const LibraryModel& model, Collective c, GroupShape group, Tier tier,
                     const std::vector<std::pair<double, double>>& rows);
+// The bus bandwidth (bytes/s) nccl-tests would show for the library's pick of a 1 GiB call on `group` under
+// terms of `bus_bandwidth`: the call's bytes x nccl-tests' bus factor over the pick's bandwidth term.
+double busbw_shown(const LibraryModel& model, Collective c, GroupShape group, Tier tier, double bus_bandwidth);
 // Terms that give `latency_s` for the smallest call on `group` and `bus_bandwidth` (bytes/s, nccl-tests'
-// figure) for the library's pick of a large call (1 GiB), the ring's bus bandwidth found to match it.
+// figure) for the library's pick of a 1 GiB call: the terms' bus bandwidth is the one at which busbw_shown
+// gives it (where the pick changes, the figure can fall in a jump of it: busbw_shown then differs).
 LinkTerms terms_from_latency_and_busbw(const LibraryModel& model, Collective c, GroupShape group, Tier tier,
                                        double latency_s, double bus_bandwidth);
 

@@ -72,6 +72,7 @@ constexpr double kTreePerChannel[] = {38.7, 41.4, 36.0};
 // NVLS (Hopper): efficiency, latencies (us), NVLSTree's cap a channel (2 nodes, more).
 constexpr double kNvlsEfficiency = 0.85, kNvlsNvlinkUs = 25.0, kNvlsTreeNetUs = 20.9;
 constexpr double kNvlsTreePerChannel[] = {57.7, 45.5};
+constexpr int kNvlsMaxChannels = 32;  // NCCL_MAX_NVLS_ARITY: the most GPUs of a node an NVLS graph takes
 // NCCL's search on a Hopper GPU's NVLink: its bandwidth, the speeds it tries a channel (within a node, and
 // where the graph crosses nodes), and what its ring graph reaches there.
 constexpr double kHopperNvlinkGB = 18 * 20.6, kRingNvlinkGB = 360.0;
@@ -89,10 +90,11 @@ struct Call {
   Collective collective;
   double bytes;
   int ranks, nodes;
-  double per_node;  // ranks a node
-  double bus;       // the tier's bus bandwidth, GB/s
-  int nodes_index;  // NCCL's index2: 0 for one node, 1 for two, 2 for more
-  bool lone_rank;   // some node holds one rank of the group: NCCL's tree is its pattern 3 (the largest wins)
+  double per_node;     // ranks a node
+  double bus;          // the tier's bus bandwidth, GB/s
+  int nodes_index;     // NCCL's index2: 0 for one node, 1 for two, 2 for more
+  bool lone_rank;      // some node holds one rank of the group: NCCL's tree is its pattern 3 (the largest wins)
+  int least_per_node;  // ranks on the group's least-filled node: NCCL aligns NVLS's channels to its count
   double nsteps() const {
     if (collective == Collective::kAllReduce) return 2.0 * (ranks - 1);
     if (collective == Collective::kAllGather || collective == Collective::kReduceScatter) return ranks - 1.0;
@@ -144,32 +146,47 @@ double speed_at_most(const double (&speeds)[N], double limit) {
   return speeds[N - 1];
 }
 
-// An NVLS channel's bandwidth within a node of `p` ranks, as NCCL's tuner converts it (GB/s): each channel
-// pulls from every GPU of the node through the switch, its head's twice.
+// An NVLS graph's channel within a node of `gpus` GPUs (GB/s): the fastest of `speeds` that each GPU's NVLink
+// carries for all of them, each channel pulling from every GPU through the switch, its head twice.
 template <size_t N>
-double nvls_intra_per_channel(const double (&speeds)[N], int p, Collective collective) {
-  const double channel = speed_at_most(speeds, kHopperNvlinkGB / (p + 1));
-  return channel * kNvlsEfficiency * (p - 1) / p * (collective == Collective::kAllReduce ? 2.0 : (p - 1.0) / p);
+double nvls_channel(const double (&speeds)[N], int gpus) {
+  return speed_at_most(speeds, kHopperNvlinkGB / (gpus + 1));
 }
 
-AlgorithmCost nvls(const Call& c) {
-  const int p = c.ranks;
-  // On one node the search then raises the graph's inter-node figure while it is under twice the channel's.
-  const double channel = speed_at_most(kSpeedsIntra, kHopperNvlinkGB / (p + 1));
+// What NCCL's tuner makes of an NVLS channel of `channel` GB/s on `channels` channels within a node of `ppn`
+// ranks: its efficiency x (channels - 1) / channels, doubled for all-reduce (two operations pipelined), else
+// x (ppn - 1) / ppn.
+double nvls_intra_share(double channel, int channels, double ppn, Collective collective) {
+  return channel * kNvlsEfficiency * (channels - 1) / channels *
+         (collective == Collective::kAllReduce ? 2.0 : (ppn - 1) / ppn);
+}
+
+// On one node the search goes on to raise the graph's inter-node figure (unused there) to the next speed while
+// it is under twice the channel's, up to its fastest.
+double nvls_one_node_inter(double channel) {
   double inter = channel;
   for (auto s = std::rbegin(kSpeedsIntra); s != std::rend(kSpeedsIntra) && inter < 2 * channel; ++s)
     if (*s > inter) inter = *s;
-  const double bus = p * std::min(nvls_intra_per_channel(kSpeedsIntra, p, c.collective), inter) * c.bus / kRingNvlinkGB;
+  return inter;
+}
+
+AlgorithmCost nvls(const Call& c) {
+  const int channels = std::min(c.ranks, kNvlsMaxChannels);
+  const double channel = nvls_channel(kSpeedsIntra, channels);
+  const double share =
+      std::min(nvls_intra_share(channel, channels, c.ranks, c.collective), nvls_one_node_inter(channel));
+  const double bus = channels * share * c.bus / kRingNvlinkGB;  // relative to the ring on the same NVLink
   // All-reduce's algorithm bandwidth is n / nsteps of the bus's; NCCL leaves the others' as they are.
   const double algorithm_bw = c.collective == Collective::kAllReduce ? bus * c.ranks / c.nsteps() : bus;
   return make("NVLS/Simple", kNvlsNvlinkUs, algorithm_bw, c.bus);
 }
 
 AlgorithmCost nvls_tree(const Call& c) {
-  const int p = c.ranks / c.nodes;  // a channel (and a NIC) a GPU of the node
-  const double network = c.bus / p * (c.nodes <= 2 ? 2 : 1);
+  const int channels = std::min(c.least_per_node, kNvlsMaxChannels);  // a channel (and a NIC) a GPU, aligned
+  const double intra = nvls_intra_share(nvls_channel(kSpeedsInter, channels), channels, c.per_node, c.collective);
+  const double network = c.bus / channels * (c.nodes <= 2 ? 2 : 1);
   const double cap = kNvlsTreePerChannel[c.nodes <= 2 ? 0 : 1];
-  const double bus = p * std::min({nvls_intra_per_channel(kSpeedsInter, p, c.collective), network, cap});
+  const double bus = channels * std::min({intra, network, cap});
   return make("NVLSTree/Simple", kNvlsNvlinkUs + 2 * log2i(c.nodes) * kNvlsTreeNetUs, bus * c.ranks / c.nsteps(),
               c.bus);
 }
@@ -208,7 +225,8 @@ class NcclModel : public LibraryModel {
                  static_cast<double>(group.ranks) / nodes,
                  bus_bandwidth / kGB,
                  nodes == 1 ? 0 : (nodes == 2 ? 1 : 2),
-                 group.lone_rank()};
+                 group.lone_rank(),
+                 nodes == 1 ? group.ranks : (group.ranks - group.fullest()) / (nodes - 1)};
     std::vector<AlgorithmCost> out;
     for (Protocol p : {kLL, kLL128, kSimple}) out.push_back(ring(c, p));
     if (collective == Collective::kAllReduce)
@@ -216,7 +234,7 @@ class NcclModel : public LibraryModel {
     if ((collective == Collective::kAllGather || collective == Collective::kReduceScatter) && nodes > 1 &&
         c.per_node == 1)
       out.push_back(pat(c));
-    if (nvls_) add_nvls(c, group, out);
+    if (nvls_) add_nvls(c, out);
     return out;
   }
   std::string latency_words(double scale) const override {
@@ -228,13 +246,13 @@ class NcclModel : public LibraryModel {
  private:
   // NVLS within a node of 2 or more ranks (up to NCCL's 32 for all-gather and reduce-scatter); NVLSTree
   // for all-reduce across nodes that each hold 2 or more of the group's ranks.
-  static void add_nvls(const Call& c, GroupShape group, std::vector<AlgorithmCost>& out) {
+  static void add_nvls(const Call& c, std::vector<AlgorithmCost>& out) {
     const bool sum_or_gather = c.collective == Collective::kAllReduce || c.collective == Collective::kReduceScatter ||
                                c.collective == Collective::kAllGather;
-    if (c.nodes == 1 && c.ranks >= 2 && sum_or_gather && (c.collective == Collective::kAllReduce || c.ranks <= 32))
+    if (c.nodes == 1 && c.ranks >= 2 && sum_or_gather &&
+        (c.collective == Collective::kAllReduce || c.ranks <= kNvlsMaxChannels))
       out.push_back(nvls(c));
-    if (c.nodes > 1 && c.collective == Collective::kAllReduce && c.ranks / c.nodes >= 2 && !group.lone_rank())
-      out.push_back(nvls_tree(c));
+    if (c.nodes > 1 && c.collective == Collective::kAllReduce && c.least_per_node >= 2) out.push_back(nvls_tree(c));
   }
   bool nvls_;
 };

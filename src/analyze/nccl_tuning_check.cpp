@@ -147,8 +147,8 @@ std::vector<std::string> assumptions_of(const NcclCommTuning& t, double bus_gbs)
                   "PXN or closer); the model offers it unless a description's nccl_protocols leaves it out");
   if (runs_nvls(t) && bus_gbs > 0)
     out.push_back(
-        "NCCL runs NVLS here (NVLink SHARP): the model prices it as a description with nccl_nvls true "
-        "would, its channels at NCCL's search's figures for a Hopper GPU's NVLink");
+        "NCCL runs NVLS here (NVLink SHARP): the model prices it too, its channels at NCCL's search's figures "
+        "for a Hopper GPU's NVLink; give the cluster's description \"nccl_nvls\": true");
   if (t.tables_in_process > 1)
     out.push_back("its process printed " + std::to_string(t.tables_in_process) +
                   " tuning tables (rank 0 of several communicators): each call line is set against the one it "

@@ -146,6 +146,26 @@ TEST_CASE("NCCL's NVLSTree across nodes: NVLS within, a tree of nodes between, u
       CHECK(a.algorithm.rfind("NVLS", 0) == std::string::npos);
   for (const auto& a : nvls.candidates(Collective::kAllGather, 1 << 30, {16, 2}, Tier::kInterNode, ring_bus))
     CHECK(a.algorithm.rfind("NVLS", 0) == std::string::npos);
+  // 12 ranks on 2 nodes, 8 + 4: NCCL aligns the channels to the least-filled node's 4, each under the cap.
+  const auto uneven = nvls.candidates(Collective::kAllReduce, 1 << 30, {12, 2, 8}, Tier::kInterNode, ring_bus);
+  CHECK(named(uneven, "NVLSTree/Simple").per_byte == Approx(360 / (4 * 57.7 * 12 / 22)));
+}
+
+TEST_CASE("a busbw the model's pick cannot show (its pick changes there) comes back at the nearest, and is said") {
+  // 32 ranks on 4 nodes: NVLSTree shows min(ring, 364) until the ring outruns it; 370 lies in that jump.
+  const LibraryModel& nvls = nccl_nvls_model();
+  const LinkTerms terms =
+      terms_from_latency_and_busbw(nvls, Collective::kAllReduce, {32, 4}, Tier::kInterNode, 35e-6, 370e9);
+  CHECK(busbw_shown(nvls, Collective::kAllReduce, {32, 4}, Tier::kInterNode, terms.bus_bandwidth) > 1.01 * 370e9);
+  CHECK(busbw_shown(nvls, Collective::kAllReduce, {32, 4}, Tier::kInterNode, 0.999 * terms.bus_bandwidth) <
+        0.99 * 370e9);
+  const auto price =
+      CollectivePrice::from_latency_and_busbw(Collective::kAllReduce, 35e-6, 370e9, {32, 4}, nvls, Tier::kInterNode);
+  CHECK_THAT(price.source(), Catch::Contains("shows 383 GB/s at the nearest: its pick changes"));
+  // 360 is shown exactly (NVLSTree at the ring's own), and nothing is said.
+  const auto exact =
+      CollectivePrice::from_latency_and_busbw(Collective::kAllReduce, 35e-6, 360e9, {32, 4}, nvls, Tier::kInterNode);
+  CHECK_THAT(exact.source(), !Catch::Contains("its pick changes"));
 }
 
 TEST_CASE("a latency and bus bandwidth are the pick's: NVLS's all-reduce figure gives back the ring's") {
@@ -158,7 +178,8 @@ TEST_CASE("a latency and bus bandwidth are the pick's: NVLS's all-reduce figure 
   for (const LibraryModel* m : {&nvls, &library_model(Library::kNccl)})
     CHECK(terms_from_latency_and_busbw(*m, Collective::kAllGather, {8, 1}, Tier::kIntraNode, 15e-6, 370e9)
               .bus_bandwidth == 370e9);
-  // Open MPI's binomial broadcast moves the bytes log2(n) times: its figure is the pick's, not a ring's.
+  // Open MPI's broadcast of 1 GiB on 8 ranks is no ring (its rules' pick sends the buffer more than once): the
+  // figure is its pick's.
   const LibraryModel& mpi = library_model(Library::kOpenMpi);
   const LinkTerms mpi_terms =
       terms_from_latency_and_busbw(mpi, Collective::kBroadcast, {8, 2}, Tier::kInterNode, 100e-6, 1e9);
