@@ -132,6 +132,8 @@ zb::Assumptions assumptions(const Options& o, const zb::Config& q, const zb::Clu
   a.cluster = cluster.name + " (" + cluster.path + "), " + std::to_string(cluster.ranks_per_node) + " ranks per node";
   if (cluster.device_memory_bytes > 0)
     a.cluster += ", " + zb::fixed(cluster.device_memory_bytes / (1024.0 * 1024 * 1024), 1) + " GiB per device";
+  a.cluster +=
+      "; collectives as " + zb::library_choices().name(cluster.library) + " runs them (" + cluster.library_source + ")";
   a.step =
       zb::step_for(cluster, q.precision, q.optimizer, zb::MasterPath::kCast).priced_as + "; " + cluster.step_source;
   a.grad_sync = o.grad_sync ? zb::grad_sync_choices().name(*o.grad_sync) + " before each step (--grad-sync)"
