@@ -160,6 +160,7 @@ struct TierContext {
   Tier tier = Tier::kIntraNode;
   const LibraryModel* model = nullptr;
   int ranks_per_node = 1;
+  bool nvls = false;  // the description's nccl_nvls
   // A latency and bus bandwidth without "ranks": one node's ranks within a node, two nodes' across them.
   GroupShape default_group() const {
     return tier == Tier::kIntraNode ? GroupShape{ranks_per_node, 1} : GroupShape{2 * ranks_per_node, 2};
@@ -182,6 +183,17 @@ GroupShape entry_group(const Reader& r, const json& entry, const std::string& wh
     r.fail(where + std::to_string(g.ranks) + " ranks on " + std::to_string(g.nodes) +
            " nodes; valid: as many ranks on each node, at least one");
   return g;
+}
+
+// With NVLS, an all-reduce across 2 nodes of 2 or more ranks each runs NVLSTree, which NCCL's model gives twice
+// the network's share up to its cap: no figure there tells the network's bandwidth, which every other group's
+// price rests on.
+void refuse_nvls_tree_on_two_nodes(const Reader& r, Collective c, GroupShape g, const std::string& where,
+                                   const TierContext& tier) {
+  if (!tier.nvls || tier.tier != Tier::kInterNode || c != Collective::kAllReduce || g.nodes != 2 || g.ranks < 4) return;
+  r.fail(where + " is " + g.words() +
+         ", where NCCL's NVLSTree runs at twice the network's share up to its cap, so it cannot tell the network's "
+         "bandwidth; with nccl_nvls, give all-reduce across nodes on 3 or more nodes (\"ranks\", \"nodes\")");
 }
 
 CollectivePrice table_price(const Reader& r, Collective c, const json& entry, const std::string& where,
@@ -207,6 +219,7 @@ CollectivePrice table_price(const Reader& r, Collective c, const json& entry, co
   if (group.ranks < 2)
     r.fail(where + "ranks is " + std::to_string(group.ranks) +
            "; a table of fewer than 2 says nothing of a collective");
+  refuse_nvls_tree_on_two_nodes(r, c, group, where + "table", tier);
   std::vector<std::pair<double, double>> rows = table_rows(c, *chosen);
   if (rows.empty())
     r.fail(where + "table: '" + file + "' has no timed row of " + nccl_tests_program(c) + " with redop " +
@@ -264,6 +277,7 @@ std::map<Collective, CollectivePrice> tier_prices(const Reader& r, const json& t
     }
     const GroupShape at = entry_group(r, entry, where, context, context.default_group());
     if (at.ranks < 2) r.fail(where + "ranks is " + std::to_string(at.ranks) + "; valid: 2 or more");
+    refuse_nvls_tree_on_two_nodes(r, c, at, name + "." + key, context);
     prices.emplace(c, CollectivePrice::from_latency_and_busbw(
                           c, r.not_negative_within(entry, "latency_us", where, 0, kLatencyUs) * 1e-6,
                           r.positive_within(entry, "busbw_gb_per_s", where, kBandwidthGbPerS) * 1e9, at, *context.model,
@@ -341,10 +355,13 @@ void read_library(const Reader& r, const json& doc, ClusterDescription& d) {
   }
 }
 
-// "nccl_nvls": whether NCCL runs NVLS on the nodes (NCCL's library only).
+// "nccl_nvls": whether NCCL runs NVLS on the nodes (NCCL's library only); NCCL's says which either way.
 void read_nccl_nvls(const Reader& r, const json& doc, ClusterDescription& d) {
   const auto it = doc.find("nccl_nvls");
-  if (it == doc.end()) return;
+  if (it == doc.end()) {
+    if (d.library == Library::kNccl) d.library_source += "; NVLS off (nccl_nvls not given)";
+    return;
+  }
   if (d.library != Library::kNccl)
     r.fail("nccl_nvls is NCCL's, and the description's library is " + library_choices().name(d.library) + " (" +
            d.library_source + ")");
@@ -352,7 +369,7 @@ void read_nccl_nvls(const Reader& r, const json& doc, ClusterDescription& d) {
     r.fail("nccl_nvls holds " + excerpt_for_message(it->dump(), 40) +
            "; it must be true (the nodes' NVSwitches run NVLink SHARP and NCCL uses it) or false");
   d.nccl_nvls = it->get<bool>();
-  if (d.nccl_nvls) d.library_source += "; NVLS (NVLink SHARP) on, as nccl_nvls says";
+  d.library_source += d.nccl_nvls ? "; NVLS (NVLink SHARP) on, as nccl_nvls says" : "; NVLS off, as nccl_nvls says";
 }
 
 // "nccl_protocols": the protocols NCCL may run (NCCL's library only), and the model that offers just those.
@@ -415,11 +432,12 @@ CollectivePrice CollectivePrice::from_latency_and_busbw(Collective c, double lat
   std::snprintf(text, sizeof text, "latency %g us + bus bandwidth %g GB/s on ", latency_s * 1e6,
                 busbw_bytes_per_s / 1e9);
   p.source_ = text + at.words();
-  const double shown = busbw_shown(model, c, at, tier, p.terms_.bus_bandwidth);
+  const double bus = p.terms_.bus_bandwidth, shown = busbw_shown(model, c, at, tier, bus);
   if (std::abs(shown - busbw_bytes_per_s) > 0.01 * busbw_bytes_per_s) {
-    std::snprintf(text, sizeof text, " (the model's pick there shows %.3g GB/s at the nearest: its pick changes)",
+    const auto pick = [&](double b) { return cheapest(model, LinkTerms{1, b}, c, kOneGiB, at, tier).algorithm; };
+    std::snprintf(text, sizeof text, " (the model's pick there shows %.3g GB/s at the nearest, where it turns from ",
                   shown / 1e9);
-    p.source_ += text;
+    p.source_ += text + pick(bus * (1 - 1e-6)) + " to " + pick(bus) + ")";
   }
   return p;
 }
@@ -457,6 +475,9 @@ std::string CollectivePrice::source() const {
                 library_choices().name(model_->library()).c_str(), model_->latency_words(terms_.latency_scale).c_str(),
                 terms_.bus_bandwidth / 1e9);
   std::string text = source_ + terms;
+  const std::string large = cheapest(*model_, terms_, collective_, kOneGiB, measured_, tier_).algorithm;
+  if (large.rfind("ring/", 0) != 0 && model_->library() == Library::kNccl)
+    text += " (the ring's; a 1 GiB call on " + measured_.words() + " runs " + large + ")";
   if (together_.empty()) return text;
   text += "; started together: ";
   for (const StartedTogether& t : together_) text += (&t == &together_.front() ? "" : "; ") + t.source;
@@ -535,8 +556,8 @@ ClusterDescription cluster_description_from_json_text(const std::string& text, c
   const LibraryModel* model = d.model.get();
   d.intra_node =
       tier_prices(r, r.field(doc, "intra_node", ""), {"intra_node", Tier::kIntraNode, model, d.ranks_per_node});
-  d.inter_node =
-      tier_prices(r, r.field(doc, "inter_node", ""), {"inter_node", Tier::kInterNode, model, d.ranks_per_node});
+  d.inter_node = tier_prices(r, r.field(doc, "inter_node", ""),
+                             {"inter_node", Tier::kInterNode, model, d.ranks_per_node, d.nccl_nvls});
   return d;
 }
 

@@ -160,10 +160,9 @@ LinkTerms fit_terms(const LibraryModel& model, Collective c, GroupShape group, T
 }
 
 double busbw_shown(const LibraryModel& model, Collective c, GroupShape group, Tier tier, double bus_bandwidth) {
-  constexpr double kLarge = 1 << 30;
   const LinkTerms terms{1, bus_bandwidth};
-  const std::vector<AlgorithmCost> all = model.candidates(c, kLarge, group, tier, bus_bandwidth);
-  return bus_bandwidth * bus_factor(c, group.ranks) / cheapest_of(all, terms, kLarge).per_byte;
+  const std::vector<AlgorithmCost> all = model.candidates(c, kOneGiB, group, tier, bus_bandwidth);
+  return bus_bandwidth * bus_factor(c, group.ranks) / cheapest_of(all, terms, kOneGiB).per_byte;
 }
 
 LinkTerms terms_from_latency_and_busbw(const LibraryModel& model, Collective c, GroupShape group, Tier tier,

@@ -115,6 +115,8 @@ PricedCall cheapest(const LibraryModel& model, const LinkTerms& terms, Collectiv
 // priced as the algorithm the library would pick for it.
 LinkTerms fit_terms(const LibraryModel& model, Collective c, GroupShape group, Tier tier,
                     const std::vector<std::pair<double, double>>& rows);
+// The call a bus bandwidth figure is read at: nccl-tests' large sizes, where the bandwidth term is nearly all.
+inline constexpr double kOneGiB = 1 << 30;
 // The bus bandwidth (bytes/s) nccl-tests would show for the library's pick of a 1 GiB call on `group` under
 // terms of `bus_bandwidth`: the call's bytes x nccl-tests' bus factor over the pick's bandwidth term.
 double busbw_shown(const LibraryModel& model, Collective c, GroupShape group, Tier tier, double bus_bandwidth);

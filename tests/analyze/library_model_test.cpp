@@ -161,11 +161,14 @@ TEST_CASE("a busbw the model's pick cannot show (its pick changes there) comes b
         0.99 * 370e9);
   const auto price =
       CollectivePrice::from_latency_and_busbw(Collective::kAllReduce, 35e-6, 370e9, {32, 4}, nvls, Tier::kInterNode);
-  CHECK_THAT(price.source(), Catch::Contains("shows 383 GB/s at the nearest: its pick changes"));
+  CHECK_THAT(price.source(),
+             Catch::Contains("shows 383 GB/s at the nearest, where it turns from NVLSTree/Simple to ring/Simple)"));
   // 360 is shown exactly (NVLSTree at the ring's own), and nothing is said.
   const auto exact =
       CollectivePrice::from_latency_and_busbw(Collective::kAllReduce, 35e-6, 360e9, {32, 4}, nvls, Tier::kInterNode);
-  CHECK_THAT(exact.source(), !Catch::Contains("its pick changes"));
+  CHECK_THAT(exact.source(), !Catch::Contains("where it turns"));
+  CHECK_THAT(exact.source(), Catch::EndsWith("bus bandwidth 360 GB/s (the ring's; a 1 GiB call on 32 ranks on 4 "
+                                             "nodes runs NVLSTree/Simple)"));
 }
 
 TEST_CASE("a latency and bus bandwidth are the pick's: NVLS's all-reduce figure gives back the ring's") {

@@ -148,6 +148,19 @@ TEST_CASE("nccl_nvls adds NCCL's NVLS algorithms to its model, checked as the re
   CHECK_FALSE(off.nccl_nvls);
   CHECK(on.nccl_nvls);
   CHECK_THAT(on.library_source, Catch::Contains("; NVLS (NVLink SHARP) on, as nccl_nvls says; NCCL's protocols"));
+  CHECK_THAT(off.library_source, Catch::EndsWith("; NVLS off, as nccl_nvls says"));
+  CHECK_THAT(cluster_in(tmp).library_source, Catch::EndsWith("; NVLS off (nccl_nvls not given)"));
+  // An all-reduce across 2 nodes of 2 ranks each runs NVLSTree, whose figure cannot tell the network's.
+  std::string two_nodes = with(R"("nccl_nvls": true)");
+  const std::string inter = R"("all-reduce": {"latency_us": 1000, "busbw_gb_per_s": 0.5, "ranks": 2, "nodes": 2})";
+  two_nodes.replace(two_nodes.find(inter), inter.size(),
+                    R"("all-reduce": {"latency_us": 1000, "busbw_gb_per_s": 0.5})");
+  CHECK_THROWS_WITH(cluster_in(tmp, two_nodes),
+                    Catch::Contains("inter_node.all-reduce is 4 ranks on 2 nodes, where NCCL's NVLSTree runs at "
+                                    "twice the network's share up to its cap") &&
+                        Catch::Contains("give all-reduce across nodes on 3 or more nodes"));
+  two_nodes.replace(two_nodes.find("\"nccl_nvls\": true"), 17, "\"nccl_nvls\": false");
+  CHECK_NOTHROW(cluster_in(tmp, two_nodes));  // without NVLS the ring's figure, as before
   const auto names = [](const ClusterDescription& d) {
     std::vector<std::string> out;
     for (const auto& a : d.model->candidates(Collective::kAllReduce, 1 << 30, {8, 1}, Tier::kIntraNode, 360e9))
