@@ -160,7 +160,6 @@ struct TierContext {
   Tier tier = Tier::kIntraNode;
   const LibraryModel* model = nullptr;
   int ranks_per_node = 1;
-  bool nvls = false;  // the description's nccl_nvls
   // A latency and bus bandwidth without "ranks": one node's ranks within a node, two nodes' across them.
   GroupShape default_group() const {
     return tier == Tier::kIntraNode ? GroupShape{ranks_per_node, 1} : GroupShape{2 * ranks_per_node, 2};
@@ -190,10 +189,28 @@ GroupShape entry_group(const Reader& r, const json& entry, const std::string& wh
 // price rests on.
 void refuse_nvls_tree_on_two_nodes(const Reader& r, Collective c, GroupShape g, const std::string& where,
                                    const TierContext& tier) {
-  if (!tier.nvls || tier.tier != Tier::kInterNode || c != Collective::kAllReduce || g.nodes != 2 || g.ranks < 4) return;
+  if (tier.tier != Tier::kInterNode || c != Collective::kAllReduce || g.nodes != 2) return;
+  const std::vector<AlgorithmCost> offered = tier.model->candidates(c, kOneGiB, g, tier.tier, 1e11);
+  if (std::none_of(offered.begin(), offered.end(),
+                   [](const AlgorithmCost& a) { return a.algorithm.rfind("NVLSTree/", 0) == 0; }))
+    return;
   r.fail(where + " is " + g.words() +
          ", where NCCL's NVLSTree runs at twice the network's share up to its cap, so it cannot tell the network's "
          "bandwidth; with nccl_nvls, give all-reduce across nodes on 3 or more nodes (\"ranks\", \"nodes\")");
+}
+
+// A busbw more than the library's model shows on the group at any bus bandwidth (its caps on the protocols it
+// may run there): no terms give it.
+void refuse_busbw_past_ceiling(const Reader& r, Collective c, GroupShape g, const std::string& where,
+                               const TierContext& tier, double latency_s, double busbw) {
+  const LinkTerms terms = terms_from_latency_and_busbw(*tier.model, c, g, tier.tier, latency_s, busbw);
+  const double ceiling = busbw_ceiling(*tier.model, c, g, tier.tier, terms.latency_scale);
+  if (busbw <= ceiling * (1 + 1e-9)) return;
+  char text[96];
+  std::snprintf(text, sizeof text, "busbw_gb_per_s is %.4g GB/s; valid on %s: up to %.4g GB/s", busbw / 1e9,
+                g.words().c_str(), ceiling / 1e9);
+  r.fail(where + text + " (" + library_choices().name(tier.model->library()) +
+         "'s model at any bus bandwidth: the caps of the protocols it may run)");
 }
 
 CollectivePrice table_price(const Reader& r, Collective c, const json& entry, const std::string& where,
@@ -278,10 +295,10 @@ std::map<Collective, CollectivePrice> tier_prices(const Reader& r, const json& t
     const GroupShape at = entry_group(r, entry, where, context, context.default_group());
     if (at.ranks < 2) r.fail(where + "ranks is " + std::to_string(at.ranks) + "; valid: 2 or more");
     refuse_nvls_tree_on_two_nodes(r, c, at, name + "." + key, context);
-    prices.emplace(c, CollectivePrice::from_latency_and_busbw(
-                          c, r.not_negative_within(entry, "latency_us", where, 0, kLatencyUs) * 1e-6,
-                          r.positive_within(entry, "busbw_gb_per_s", where, kBandwidthGbPerS) * 1e9, at, *context.model,
-                          context.tier));
+    const double latency_s = r.not_negative_within(entry, "latency_us", where, 0, kLatencyUs) * 1e-6;
+    const double busbw = r.positive_within(entry, "busbw_gb_per_s", where, kBandwidthGbPerS) * 1e9;
+    refuse_busbw_past_ceiling(r, c, at, where, context, latency_s, busbw);
+    prices.emplace(c, CollectivePrice::from_latency_and_busbw(c, latency_s, busbw, at, *context.model, context.tier));
   }
   return prices;
 }
@@ -432,9 +449,10 @@ CollectivePrice CollectivePrice::from_latency_and_busbw(Collective c, double lat
   std::snprintf(text, sizeof text, "latency %g us + bus bandwidth %g GB/s on ", latency_s * 1e6,
                 busbw_bytes_per_s / 1e9);
   p.source_ = text + at.words();
-  const double bus = p.terms_.bus_bandwidth, shown = busbw_shown(model, c, at, tier, bus);
+  const double scale = p.terms_.latency_scale, bus = p.terms_.bus_bandwidth;
+  const double shown = busbw_shown(model, c, at, tier, p.terms_);
   if (std::abs(shown - busbw_bytes_per_s) > 0.01 * busbw_bytes_per_s) {
-    const auto pick = [&](double b) { return cheapest(model, LinkTerms{1, b}, c, kOneGiB, at, tier).algorithm; };
+    const auto pick = [&](double b) { return cheapest(model, LinkTerms{scale, b}, c, kOneGiB, at, tier).algorithm; };
     std::snprintf(text, sizeof text, " (the model's pick there shows %.3g GB/s at the nearest, where it turns from ",
                   shown / 1e9);
     p.source_ += text + pick(bus * (1 - 1e-6)) + " to " + pick(bus) + ")";
@@ -475,9 +493,12 @@ std::string CollectivePrice::source() const {
                 library_choices().name(model_->library()).c_str(), model_->latency_words(terms_.latency_scale).c_str(),
                 terms_.bus_bandwidth / 1e9);
   std::string text = source_ + terms;
-  const std::string large = cheapest(*model_, terms_, collective_, kOneGiB, measured_, tier_).algorithm;
-  if (large.rfind("ring/", 0) != 0 && model_->library() == Library::kNccl)
-    text += " (the ring's; a 1 GiB call on " + measured_.words() + " runs " + large + ")";
+  const double shown = busbw_shown(*model_, collective_, measured_, tier_, terms_);
+  if (std::abs(shown - terms_.bus_bandwidth) > 0.01 * terms_.bus_bandwidth) {
+    std::snprintf(terms, sizeof terms, ", showing %.3g GB/s)", shown / 1e9);
+    text += " (a 1 GiB call on " + measured_.words() + " runs " +
+            cheapest(*model_, terms_, collective_, kOneGiB, measured_, tier_).algorithm + terms;
+  }
   if (together_.empty()) return text;
   text += "; started together: ";
   for (const StartedTogether& t : together_) text += (&t == &together_.front() ? "" : "; ") + t.source;
@@ -556,8 +577,8 @@ ClusterDescription cluster_description_from_json_text(const std::string& text, c
   const LibraryModel* model = d.model.get();
   d.intra_node =
       tier_prices(r, r.field(doc, "intra_node", ""), {"intra_node", Tier::kIntraNode, model, d.ranks_per_node});
-  d.inter_node = tier_prices(r, r.field(doc, "inter_node", ""),
-                             {"inter_node", Tier::kInterNode, model, d.ranks_per_node, d.nccl_nvls});
+  d.inter_node =
+      tier_prices(r, r.field(doc, "inter_node", ""), {"inter_node", Tier::kInterNode, model, d.ranks_per_node});
   return d;
 }
 

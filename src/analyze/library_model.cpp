@@ -32,17 +32,20 @@ double least_latency(const LibraryModel& model, Collective c, double bytes, Grou
       ->latency;
 }
 
-// The terms' bus bandwidth at which the library's pick for a large call shows `busbw`: the figure itself where
-// the pick is what nccl-tests' bus factor counts (a ring), else found by bisection over 2^-10 to 2^10 of it to
-// float precision. Each candidate's time falls as the bus bandwidth rises, but the pick may change and its
-// figure jump: a figure in such a jump comes back as the jump's upper end (busbw_shown then says so).
-double bus_bandwidth_showing(const LibraryModel& model, Collective c, GroupShape g, Tier tier, double busbw) {
-  if (std::abs(busbw_shown(model, c, g, tier, busbw) - busbw) <= 1e-9 * busbw) return busbw;
+// The bus bandwidth at which the library's pick for a 1 GiB call shows `busbw` at `latency_scale`: the figure
+// itself where the pick is what nccl-tests' bus factor counts (a ring), else found by bisection over 2^-10 to
+// 2^10 of it to float precision. Each candidate's time falls as the bus bandwidth rises, but the pick may
+// change and its figure jump: a figure in such a jump comes back as the jump's upper end (busbw_shown then
+// says so).
+double bus_bandwidth_showing(const LibraryModel& model, Collective c, GroupShape g, Tier tier, double latency_scale,
+                             double busbw) {
+  const auto shown = [&](double bus) { return busbw_shown(model, c, g, tier, LinkTerms{latency_scale, bus}); };
+  if (std::abs(shown(busbw) - busbw) <= 1e-9 * busbw) return busbw;
   constexpr double kSpan = 1024;
   double low = busbw / kSpan, high = busbw * kSpan;
   for (int step = 0; step < 100 && high - low > 1e-12 * high; ++step) {
     const double mid = std::sqrt(low * high);
-    (busbw_shown(model, c, g, tier, mid) < busbw ? low : high) = mid;
+    (shown(mid) < busbw ? low : high) = mid;
   }
   return high;
 }
@@ -159,17 +162,22 @@ LinkTerms fit_terms(const LibraryModel& model, Collective c, GroupShape group, T
   return terms;
 }
 
-double busbw_shown(const LibraryModel& model, Collective c, GroupShape group, Tier tier, double bus_bandwidth) {
-  const LinkTerms terms{1, bus_bandwidth};
-  const std::vector<AlgorithmCost> all = model.candidates(c, kOneGiB, group, tier, bus_bandwidth);
-  return bus_bandwidth * bus_factor(c, group.ranks) / cheapest_of(all, terms, kOneGiB).per_byte;
+double busbw_shown(const LibraryModel& model, Collective c, GroupShape group, Tier tier, const LinkTerms& terms) {
+  const std::vector<AlgorithmCost> all = model.candidates(c, kOneGiB, group, tier, terms.bus_bandwidth);
+  return terms.bus_bandwidth * bus_factor(c, group.ranks) / cheapest_of(all, terms, kOneGiB).per_byte;
+}
+
+double busbw_ceiling(const LibraryModel& model, Collective c, GroupShape group, Tier tier, double latency_scale) {
+  constexpr double kUnbounded = 1e18;  // 1 EB/s: a bus bandwidth no link has
+  return busbw_shown(model, c, group, tier, LinkTerms{latency_scale, kUnbounded});
 }
 
 LinkTerms terms_from_latency_and_busbw(const LibraryModel& model, Collective c, GroupShape group, Tier tier,
                                        double latency_s, double bus_bandwidth) {
   LinkTerms terms;
-  terms.bus_bandwidth = bus_bandwidth_showing(model, c, group, tier, bus_bandwidth);
-  terms.latency_scale = latency_s / least_latency(model, c, 0, group, tier, terms.bus_bandwidth);
+  // The smallest call's pick goes by latency alone, whatever the bus bandwidth.
+  terms.latency_scale = latency_s / least_latency(model, c, 0, group, tier, bus_bandwidth);
+  terms.bus_bandwidth = bus_bandwidth_showing(model, c, group, tier, terms.latency_scale, bus_bandwidth);
   return terms;
 }
 

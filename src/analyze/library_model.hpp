@@ -118,8 +118,11 @@ LinkTerms fit_terms(const LibraryModel& model, Collective c, GroupShape group, T
 // The call a bus bandwidth figure is read at: nccl-tests' large sizes, where the bandwidth term is nearly all.
 inline constexpr double kOneGiB = 1 << 30;
 // The bus bandwidth (bytes/s) nccl-tests would show for the library's pick of a 1 GiB call on `group` under
-// terms of `bus_bandwidth`: the call's bytes x nccl-tests' bus factor over the pick's bandwidth term.
-double busbw_shown(const LibraryModel& model, Collective c, GroupShape group, Tier tier, double bus_bandwidth);
+// `terms`: the call's bytes x nccl-tests' bus factor over the pick's bandwidth term.
+double busbw_shown(const LibraryModel& model, Collective c, GroupShape group, Tier tier, const LinkTerms& terms);
+// The most busbw_shown gives there at any bus bandwidth: the caps of what the library may run on `group` (LL's,
+// say, where a description allows only LL); about 1e18 where a pick grows without bound.
+double busbw_ceiling(const LibraryModel& model, Collective c, GroupShape group, Tier tier, double latency_scale);
 // Terms that give `latency_s` for the smallest call on `group` and `bus_bandwidth` (bytes/s, nccl-tests'
 // figure) for the library's pick of a 1 GiB call: the terms' bus bandwidth is the one at which busbw_shown
 // gives it (where the pick changes, the figure can fall in a jump of it: busbw_shown then differs).

@@ -90,11 +90,13 @@ struct Call {
   Collective collective;
   double bytes;
   int ranks, nodes;
-  double per_node;     // ranks a node
-  double bus;          // the tier's bus bandwidth, GB/s
-  int nodes_index;     // NCCL's index2: 0 for one node, 1 for two, 2 for more
-  bool lone_rank;      // some node holds one rank of the group: NCCL's tree is its pattern 3 (the largest wins)
-  int least_per_node;  // ranks on the group's least-filled node: NCCL aligns NVLS's channels to its count
+  double per_node;  // ranks a node
+  double bus;       // the tier's bus bandwidth, GB/s
+  int nodes_index;  // NCCL's index2: 0 for one node, 1 for two, 2 for more
+  bool lone_rank;   // some node holds one rank of the group: NCCL's tree is its pattern 3 (the largest wins)
+  // Ranks on the group's least- and most-filled nodes: NCCL aligns NVLS's graphs over the ranks, the fewest
+  // channels and the slowest channel (a fuller node's) of any.
+  int least_per_node, most_per_node;
   double nsteps() const {
     if (collective == Collective::kAllReduce) return 2.0 * (ranks - 1);
     if (collective == Collective::kAllGather || collective == Collective::kReduceScatter) return ranks - 1.0;
@@ -183,7 +185,8 @@ AlgorithmCost nvls(const Call& c) {
 
 AlgorithmCost nvls_tree(const Call& c) {
   const int channels = std::min(c.least_per_node, kNvlsMaxChannels);  // a channel (and a NIC) a GPU, aligned
-  const double intra = nvls_intra_share(nvls_channel(kSpeedsInter, channels), channels, c.per_node, c.collective);
+  const double channel = nvls_channel(kSpeedsInter, std::min(c.most_per_node, kNvlsMaxChannels));
+  const double intra = nvls_intra_share(channel, channels, c.per_node, c.collective);
   const double network = c.bus / channels * (c.nodes <= 2 ? 2 : 1);
   const double cap = kNvlsTreePerChannel[c.nodes <= 2 ? 0 : 1];
   const double bus = channels * std::min({intra, network, cap});
@@ -226,7 +229,8 @@ class NcclModel : public LibraryModel {
                  bus_bandwidth / kGB,
                  nodes == 1 ? 0 : (nodes == 2 ? 1 : 2),
                  group.lone_rank(),
-                 nodes == 1 ? group.ranks : (group.ranks - group.fullest()) / (nodes - 1)};
+                 nodes == 1 ? group.ranks : (group.ranks - group.fullest()) / (nodes - 1),
+                 nodes == 1 ? group.ranks : group.fullest()};
     std::vector<AlgorithmCost> out;
     for (Protocol p : {kLL, kLL128, kSimple}) out.push_back(ring(c, p));
     if (collective == Collective::kAllReduce)

@@ -146,9 +146,10 @@ TEST_CASE("NCCL's NVLSTree across nodes: NVLS within, a tree of nodes between, u
       CHECK(a.algorithm.rfind("NVLS", 0) == std::string::npos);
   for (const auto& a : nvls.candidates(Collective::kAllGather, 1 << 30, {16, 2}, Tier::kInterNode, ring_bus))
     CHECK(a.algorithm.rfind("NVLS", 0) == std::string::npos);
-  // 12 ranks on 2 nodes, 8 + 4: NCCL aligns the channels to the least-filled node's 4, each under the cap.
+  // 12 ranks on 2 nodes, 8 + 4: NCCL aligns the channels to the least-filled node's 4.
   const auto uneven = nvls.candidates(Collective::kAllReduce, 1 << 30, {12, 2, 8}, Tier::kInterNode, ring_bus);
-  CHECK(named(uneven, "NVLSTree/Simple").per_byte == Approx(360 / (4 * 57.7 * 12 / 22)));
+  // The fuller node's channel, 40 GB/s (8 GPUs), binds: 40 x 0.85 x 3/4 x 2 = 51 a channel.
+  CHECK(named(uneven, "NVLSTree/Simple").per_byte == Approx(360 / (4 * 51.0 * 12 / 22)));
 }
 
 TEST_CASE("a busbw the model's pick cannot show (its pick changes there) comes back at the nearest, and is said") {
@@ -156,9 +157,9 @@ TEST_CASE("a busbw the model's pick cannot show (its pick changes there) comes b
   const LibraryModel& nvls = nccl_nvls_model();
   const LinkTerms terms =
       terms_from_latency_and_busbw(nvls, Collective::kAllReduce, {32, 4}, Tier::kInterNode, 35e-6, 370e9);
-  CHECK(busbw_shown(nvls, Collective::kAllReduce, {32, 4}, Tier::kInterNode, terms.bus_bandwidth) > 1.01 * 370e9);
-  CHECK(busbw_shown(nvls, Collective::kAllReduce, {32, 4}, Tier::kInterNode, 0.999 * terms.bus_bandwidth) <
-        0.99 * 370e9);
+  const LinkTerms below{terms.latency_scale, 0.999 * terms.bus_bandwidth};
+  CHECK(busbw_shown(nvls, Collective::kAllReduce, {32, 4}, Tier::kInterNode, terms) > 1.01 * 370e9);
+  CHECK(busbw_shown(nvls, Collective::kAllReduce, {32, 4}, Tier::kInterNode, below) < 0.99 * 370e9);
   const auto price =
       CollectivePrice::from_latency_and_busbw(Collective::kAllReduce, 35e-6, 370e9, {32, 4}, nvls, Tier::kInterNode);
   CHECK_THAT(price.source(),
@@ -167,8 +168,20 @@ TEST_CASE("a busbw the model's pick cannot show (its pick changes there) comes b
   const auto exact =
       CollectivePrice::from_latency_and_busbw(Collective::kAllReduce, 35e-6, 360e9, {32, 4}, nvls, Tier::kInterNode);
   CHECK_THAT(exact.source(), !Catch::Contains("where it turns"));
-  CHECK_THAT(exact.source(), Catch::EndsWith("bus bandwidth 360 GB/s (the ring's; a 1 GiB call on 32 ranks on 4 "
-                                             "nodes runs NVLSTree/Simple)"));
+  CHECK_THAT(exact.source(), Catch::EndsWith("bus bandwidth 360 GB/s"));
+  // 460 within a node is NVLS's: the terms' 348 GB/s is the ring's, and the line says what shows 460.
+  const auto within =
+      CollectivePrice::from_latency_and_busbw(Collective::kAllReduce, 15e-6, 460e9, {8, 1}, nvls, Tier::kIntraNode);
+  CHECK_THAT(within.source(), Catch::EndsWith("bus bandwidth 348 GB/s (a 1 GiB call on 8 ranks on 1 node runs "
+                                              "NVLS/Simple, showing 460 GB/s)"));
+  // A latency scale far from 1 (8.5) moves the 1 GiB pick (to a tree); the terms are found at that scale, so
+  // what the line says the pick shows is the figure given.
+  const auto slow =
+      CollectivePrice::from_latency_and_busbw(Collective::kAllReduce, 300e-6, 370e9, {32, 4}, nvls, Tier::kInterNode);
+  CHECK_THAT(slow.source(), Catch::EndsWith("runs tree/LL128, showing 370 GB/s)"));
+  // Only LL allowed: its cap (141 GB/s on one node, half the bus) is the most any bus bandwidth shows.
+  const auto ll = with_protocols(nvls, {"LL"});
+  CHECK(busbw_ceiling(*ll, Collective::kAllReduce, {8, 1}, Tier::kIntraNode, 1) == Approx(141e9));
 }
 
 TEST_CASE("a latency and bus bandwidth are the pick's: NVLS's all-reduce figure gives back the ring's") {

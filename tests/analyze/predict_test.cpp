@@ -159,8 +159,25 @@ TEST_CASE("nccl_nvls adds NCCL's NVLS algorithms to its model, checked as the re
                     Catch::Contains("inter_node.all-reduce is 4 ranks on 2 nodes, where NCCL's NVLSTree runs at "
                                     "twice the network's share up to its cap") &&
                         Catch::Contains("give all-reduce across nodes on 3 or more nodes"));
+  // Without NVLSTree (NVLS off, or Simple not allowed) the ring's figure, as before.
+  std::string no_simple = two_nodes;
+  no_simple.replace(no_simple.find("\"nccl_nvls\": true"), 17,
+                    "\"nccl_nvls\": true, \"nccl_protocols\": [\"LL\", \"LL128\"]");
+  CHECK_NOTHROW(cluster_in(tmp, no_simple));
   two_nodes.replace(two_nodes.find("\"nccl_nvls\": true"), 17, "\"nccl_nvls\": false");
-  CHECK_NOTHROW(cluster_in(tmp, two_nodes));  // without NVLS the ring's figure, as before
+  CHECK_NOTHROW(cluster_in(tmp, two_nodes));
+  // A table on 2 nodes of 2 ranks each, the same.
+  std::string table = with(R"("nccl_nvls": true)");
+  table.replace(table.find(inter), inter.size(), R"("all-reduce": {"table": "ar.txt", "ranks": 4, "nodes": 2})");
+  CHECK_THROWS_WITH(cluster_in(tmp, table), Catch::Contains("inter_node.all-reduce.table is 4 ranks on 2 nodes"));
+  // A busbw past what the allowed protocols reach: LL's 141 GB/s a node at most (0.5 x the bus, capped).
+  std::string fast = with(R"("nccl_protocols": ["LL"])");
+  const std::string slow_broadcast = R"("broadcast": {"latency_us": 100, "busbw_gb_per_s": 1})";
+  fast.replace(fast.find(slow_broadcast), slow_broadcast.size(),
+               R"("broadcast": {"latency_us": 100, "busbw_gb_per_s": 460})");
+  CHECK_THROWS_WITH(cluster_in(tmp, fast),
+                    Catch::Contains("intra_node.broadcast.busbw_gb_per_s is 460 GB/s; valid on 2 ranks on 1 node: up "
+                                    "to 141 GB/s (nccl's model at any bus bandwidth"));
   const auto names = [](const ClusterDescription& d) {
     std::vector<std::string> out;
     for (const auto& a : d.model->candidates(Collective::kAllReduce, 1 << 30, {8, 1}, Tier::kIntraNode, 360e9))
