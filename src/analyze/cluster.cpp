@@ -33,6 +33,14 @@ const Limit kStepSeconds{0, 1000, "0 to 1000 s (the cost model's limit)"};
 const Limit kBytesPerElement{1e-3, 1e4, "1e-03 to 1e+04 bytes"};
 const Limit kDeviceGib{1e-3, 1e9, "1e-03 to 1e+09 GiB"};
 
+// A bandwidth in bytes/s as GB/s in words: "348", "1270", "0.5".
+std::string gbs_words(double bytes_per_s) {
+  char text[32];
+  const double gbs = bytes_per_s / 1e9;
+  std::snprintf(text, sizeof text, gbs >= 100 ? "%.0f" : "%.3g", gbs);
+  return text;
+}
+
 class Reader {
  public:
   explicit Reader(std::string path) : path_(std::move(path)) {}
@@ -179,7 +187,7 @@ GroupShape entry_group(const Reader& r, const json& entry, const std::string& wh
   if (tier.tier == Tier::kInterNode && g.nodes < 2)
     r.fail(where + "nodes is " + std::to_string(g.nodes) + "; an inter_node figure spans 2 nodes or more");
   if (g.nodes > g.ranks || g.ranks % g.nodes != 0)
-    r.fail(where + std::to_string(g.ranks) + " ranks on " + std::to_string(g.nodes) +
+    r.fail(where + "ranks and nodes are " + std::to_string(g.ranks) + " ranks on " + std::to_string(g.nodes) +
            " nodes; valid: as many ranks on each node, at least one");
   return g;
 }
@@ -196,7 +204,8 @@ void refuse_nvls_tree_on_two_nodes(const Reader& r, Collective c, GroupShape g, 
     return;
   r.fail(where + " is " + g.words() +
          ", where NCCL's NVLSTree runs at twice the network's share up to its cap, so it cannot tell the network's "
-         "bandwidth; with nccl_nvls, give all-reduce across nodes on 3 or more nodes (\"ranks\", \"nodes\")");
+         "bandwidth; with nccl_nvls, give all-reduce across nodes on 3 or more nodes (\"ranks\", \"nodes\"), or "
+         "leave nccl_nvls out and give what NCCL_ALGO=Ring measures");
 }
 
 // A busbw more than the library's model shows on the group at any bus bandwidth (its caps on the protocols it
@@ -207,10 +216,11 @@ void refuse_busbw_past_ceiling(const Reader& r, Collective c, GroupShape g, cons
   const double ceiling = busbw_ceiling(*tier.model, c, g, tier.tier, terms.latency_scale);
   if (busbw <= ceiling * (1 + 1e-9)) return;
   char text[96];
-  std::snprintf(text, sizeof text, "busbw_gb_per_s is %.4g GB/s; valid on %s: up to %.4g GB/s", busbw / 1e9,
-                g.words().c_str(), ceiling / 1e9);
-  r.fail(where + text + " (" + library_choices().name(tier.model->library()) +
-         "'s model at any bus bandwidth: the caps of the protocols it may run)");
+  std::snprintf(text, sizeof text, "busbw_gb_per_s is %s GB/s; valid on %s with latency_us %g: up to %s GB/s",
+                gbs_words(busbw).c_str(), g.words().c_str(), latency_s * 1e6, gbs_words(ceiling).c_str());
+  r.fail(where + text + " (the most " + library_choices().name(tier.model->library()) +
+         "'s model shows for a 1 GiB call there at any bus bandwidth: the caps of what it picks at that latency "
+         "among the protocols it may run)");
 }
 
 CollectivePrice table_price(const Reader& r, Collective c, const json& entry, const std::string& where,
@@ -380,8 +390,8 @@ void read_nccl_nvls(const Reader& r, const json& doc, ClusterDescription& d) {
     return;
   }
   if (d.library != Library::kNccl)
-    r.fail("nccl_nvls is NCCL's, and the description's library is " + library_choices().name(d.library) + " (" +
-           d.library_source + ")");
+    r.fail("nccl_nvls is NCCL's (valid only with library nccl), and the description's library is " +
+           library_choices().name(d.library) + " (" + d.library_source + ")");
   if (!it->is_boolean())
     r.fail("nccl_nvls holds " + excerpt_for_message(it->dump(), 40) +
            "; it must be true (the nodes' NVSwitches run NVLink SHARP and NCCL uses it) or false");
@@ -397,8 +407,8 @@ void read_nccl_protocols(const Reader& r, const json& doc, ClusterDescription& d
   if (it == doc.end()) return;
   const std::string valid = "a list of one or more of LL, LL128, Simple (NCCL_PROTO's names)";
   if (d.library != Library::kNccl)
-    r.fail("nccl_protocols is NCCL's, and the description's library is " + library_choices().name(d.library) + " (" +
-           d.library_source + ")");
+    r.fail("nccl_protocols is NCCL's (valid only with library nccl), and the description's library is " +
+           library_choices().name(d.library) + " (" + d.library_source + ")");
   if (!it->is_array() || it->empty()) r.fail("nccl_protocols must be " + valid);
   for (const json& p : *it) {
     const auto& names = nccl_protocol_names();
@@ -453,9 +463,10 @@ CollectivePrice CollectivePrice::from_latency_and_busbw(Collective c, double lat
   const double shown = busbw_shown(model, c, at, tier, p.terms_);
   if (std::abs(shown - busbw_bytes_per_s) > 0.01 * busbw_bytes_per_s) {
     const auto pick = [&](double b) { return cheapest(model, LinkTerms{scale, b}, c, kOneGiB, at, tier).algorithm; };
-    std::snprintf(text, sizeof text, " (the model's pick there shows %.3g GB/s at the nearest, where it turns from ",
-                  shown / 1e9);
-    p.source_ += text + pick(bus * (1 - 1e-6)) + " to " + pick(bus) + ")";
+    const double below = busbw_shown(model, c, at, tier, LinkTerms{scale, bus * (1 - 1e-6)});
+    p.source_ += " (no bus bandwidth makes the model's pick there show it: it jumps from " + gbs_words(below) +
+                 " GB/s on " + pick(bus * (1 - 1e-6)) + " to " + gbs_words(shown) + " on " + pick(bus) +
+                 "; the upper end taken)";
   }
   return p;
 }
@@ -489,15 +500,15 @@ CollectivePrice CollectivePrice::with_started_together(int depth, GroupShape mea
 
 std::string CollectivePrice::source() const {
   char terms[160];
-  std::snprintf(terms, sizeof terms, "; %s's model, fitted: %s, bus bandwidth %.3g GB/s",
+  std::snprintf(terms, sizeof terms, "; %s's model, fitted: %s, bus bandwidth %s GB/s",
                 library_choices().name(model_->library()).c_str(), model_->latency_words(terms_.latency_scale).c_str(),
-                terms_.bus_bandwidth / 1e9);
+                gbs_words(terms_.bus_bandwidth).c_str());
   std::string text = source_ + terms;
   const double shown = busbw_shown(*model_, collective_, measured_, tier_, terms_);
   if (std::abs(shown - terms_.bus_bandwidth) > 0.01 * terms_.bus_bandwidth) {
-    std::snprintf(terms, sizeof terms, ", showing %.3g GB/s)", shown / 1e9);
-    text += " (a 1 GiB call on " + measured_.words() + " runs " +
-            cheapest(*model_, terms_, collective_, kOneGiB, measured_, tier_).algorithm + terms;
+    text += " (in the model a 1 GiB call on " + measured_.words() + " runs " +
+            cheapest(*model_, terms_, collective_, kOneGiB, measured_, tier_).algorithm + ", showing " +
+            gbs_words(shown) + " GB/s)";
   }
   if (together_.empty()) return text;
   text += "; started together: ";

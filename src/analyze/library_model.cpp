@@ -42,10 +42,13 @@ double bus_bandwidth_showing(const LibraryModel& model, Collective c, GroupShape
   const auto shown = [&](double bus) { return busbw_shown(model, c, g, tier, LinkTerms{latency_scale, bus}); };
   if (std::abs(shown(busbw) - busbw) <= 1e-9 * busbw) return busbw;
   constexpr double kSpan = 1024;
+  // The least bus bandwidth within a millionth of the figure: at a cap the pick's figure stops growing, and a
+  // figure at the cap itself would send the search to its bound.
+  const double target = busbw * (1 - 1e-6);
   double low = busbw / kSpan, high = busbw * kSpan;
   for (int step = 0; step < 100 && high - low > 1e-12 * high; ++step) {
     const double mid = std::sqrt(low * high);
-    (shown(mid) < busbw ? low : high) = mid;
+    (shown(mid) < target ? low : high) = mid;
   }
   return high;
 }

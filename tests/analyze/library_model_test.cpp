@@ -163,7 +163,8 @@ TEST_CASE("a busbw the model's pick cannot show (its pick changes there) comes b
   const auto price =
       CollectivePrice::from_latency_and_busbw(Collective::kAllReduce, 35e-6, 370e9, {32, 4}, nvls, Tier::kInterNode);
   CHECK_THAT(price.source(),
-             Catch::Contains("shows 383 GB/s at the nearest, where it turns from NVLSTree/Simple to ring/Simple)"));
+             Catch::Contains("(no bus bandwidth makes the model's pick there show it: it jumps from 364 GB/s on "
+                             "NVLSTree/Simple to 383 on ring/Simple; the upper end taken)"));
   // 360 is shown exactly (NVLSTree at the ring's own), and nothing is said.
   const auto exact =
       CollectivePrice::from_latency_and_busbw(Collective::kAllReduce, 35e-6, 360e9, {32, 4}, nvls, Tier::kInterNode);
@@ -172,8 +173,8 @@ TEST_CASE("a busbw the model's pick cannot show (its pick changes there) comes b
   // 460 within a node is NVLS's: the terms' 348 GB/s is the ring's, and the line says what shows 460.
   const auto within =
       CollectivePrice::from_latency_and_busbw(Collective::kAllReduce, 15e-6, 460e9, {8, 1}, nvls, Tier::kIntraNode);
-  CHECK_THAT(within.source(), Catch::EndsWith("bus bandwidth 348 GB/s (a 1 GiB call on 8 ranks on 1 node runs "
-                                              "NVLS/Simple, showing 460 GB/s)"));
+  CHECK_THAT(within.source(), Catch::EndsWith("bus bandwidth 348 GB/s (in the model a 1 GiB call on 8 ranks on 1 "
+                                              "node runs NVLS/Simple, showing 460 GB/s)"));
   // A latency scale far from 1 (8.5) moves the 1 GiB pick (to a tree); the terms are found at that scale, so
   // what the line says the pick shows is the figure given.
   const auto slow =
@@ -182,6 +183,11 @@ TEST_CASE("a busbw the model's pick cannot show (its pick changes there) comes b
   // Only LL allowed: its cap (141 GB/s on one node, half the bus) is the most any bus bandwidth shows.
   const auto ll = with_protocols(nvls, {"LL"});
   CHECK(busbw_ceiling(*ll, Collective::kAllReduce, {8, 1}, Tier::kIntraNode, 1) == Approx(141e9));
+  // A figure at the cap itself: the least bus bandwidth that reaches it (LL's half of the bus), not the bound.
+  const LinkTerms at_cap =
+      terms_from_latency_and_busbw(*ll, Collective::kAllReduce, {8, 1}, Tier::kIntraNode, 15e-6,
+                                   busbw_ceiling(*ll, Collective::kAllReduce, {8, 1}, Tier::kIntraNode, 1));
+  CHECK(at_cap.bus_bandwidth == Approx(282e9).epsilon(1e-5));
 }
 
 TEST_CASE("a latency and bus bandwidth are the pick's: NVLS's all-reduce figure gives back the ring's") {

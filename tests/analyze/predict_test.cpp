@@ -133,8 +133,10 @@ TEST_CASE("nccl_protocols narrows NCCL's model to the protocols the cluster's NC
   CHECK_THROWS_WITH(cluster_in(tmp, with(R"("nccl_protocols": ["LL129"])")),
                     Catch::Contains("nccl_protocols holds \"LL129\"; it must be a list of one or more of LL"));
   CHECK_THROWS_WITH(cluster_in(tmp, with(R"("nccl_protocols": [])")), Catch::Contains("nccl_protocols must be a list"));
-  CHECK_THROWS_WITH(cluster_in(tmp, with(R"("library": "gloo", "nccl_protocols": ["LL"])")),
-                    Catch::Contains("nccl_protocols is NCCL's, and the description's library is gloo"));
+  CHECK_THROWS_WITH(
+      cluster_in(tmp, with(R"("library": "gloo", "nccl_protocols": ["LL"])")),
+      Catch::Contains(
+          "nccl_protocols is NCCL's (valid only with library nccl), and the description's library is gloo"));
 }
 
 TEST_CASE("nccl_nvls adds NCCL's NVLS algorithms to its model, checked as the rest") {
@@ -176,8 +178,8 @@ TEST_CASE("nccl_nvls adds NCCL's NVLS algorithms to its model, checked as the re
   fast.replace(fast.find(slow_broadcast), slow_broadcast.size(),
                R"("broadcast": {"latency_us": 100, "busbw_gb_per_s": 460})");
   CHECK_THROWS_WITH(cluster_in(tmp, fast),
-                    Catch::Contains("intra_node.broadcast.busbw_gb_per_s is 460 GB/s; valid on 2 ranks on 1 node: up "
-                                    "to 141 GB/s (nccl's model at any bus bandwidth"));
+                    Catch::Contains("intra_node.broadcast.busbw_gb_per_s is 460 GB/s; valid on 2 ranks on 1 node "
+                                    "with latency_us 100: up to 141 GB/s (the most nccl's model shows"));
   const auto names = [](const ClusterDescription& d) {
     std::vector<std::string> out;
     for (const auto& a : d.model->candidates(Collective::kAllReduce, 1 << 30, {8, 1}, Tier::kIntraNode, 360e9))
@@ -188,8 +190,10 @@ TEST_CASE("nccl_nvls adds NCCL's NVLS algorithms to its model, checked as the re
   CHECK_THAT(names(off), !Catch::VectorContains(std::string("NVLS/Simple")));
   CHECK_THROWS_WITH(cluster_in(tmp, with(R"("nccl_nvls": "yes")")),
                     Catch::Contains("nccl_nvls holds \"yes\"; it must be true (the nodes' NVSwitches"));
-  CHECK_THROWS_WITH(cluster_in(tmp, with(R"("library": "open-mpi", "nccl_nvls": true)")),
-                    Catch::Contains("nccl_nvls is NCCL's, and the description's library is open-mpi"));
+  CHECK_THROWS_WITH(
+      cluster_in(tmp, with(R"("library": "open-mpi", "nccl_nvls": true)")),
+      Catch::Contains("nccl_nvls is NCCL's (valid only with library nccl), and the description's library is "
+                      "open-mpi"));
 }
 
 TEST_CASE("a table of several types, ops and roots (-d all, -o all, -r all) is read at float, its redop and root") {
