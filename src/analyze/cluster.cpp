@@ -209,11 +209,10 @@ void refuse_nvls_tree_on_two_nodes(const Reader& r, Collective c, GroupShape g, 
 }
 
 // A busbw more than the library's model shows on the group at any bus bandwidth (its caps on the protocols it
-// may run there): no terms give it.
+// may run there, at the latency scale `latency_scale` the figure's latency gives): no terms give it.
 void refuse_busbw_past_ceiling(const Reader& r, Collective c, GroupShape g, const std::string& where,
-                               const TierContext& tier, double latency_s, double busbw) {
-  const LinkTerms terms = terms_from_latency_and_busbw(*tier.model, c, g, tier.tier, latency_s, busbw);
-  const double ceiling = busbw_ceiling(*tier.model, c, g, tier.tier, terms.latency_scale);
+                               const TierContext& tier, double latency_s, double busbw, double latency_scale) {
+  const double ceiling = busbw_ceiling(*tier.model, c, g, tier.tier, latency_scale);
   if (busbw <= ceiling * (1 + 1e-9)) return;
   char text[96];
   std::snprintf(text, sizeof text, "busbw_gb_per_s is %s GB/s; valid on %s with latency_us %g: up to %s GB/s",
@@ -307,8 +306,10 @@ std::map<Collective, CollectivePrice> tier_prices(const Reader& r, const json& t
     refuse_nvls_tree_on_two_nodes(r, c, at, name + "." + key, context);
     const double latency_s = r.not_negative_within(entry, "latency_us", where, 0, kLatencyUs) * 1e-6;
     const double busbw = r.positive_within(entry, "busbw_gb_per_s", where, kBandwidthGbPerS) * 1e9;
-    refuse_busbw_past_ceiling(r, c, at, where, context, latency_s, busbw);
-    prices.emplace(c, CollectivePrice::from_latency_and_busbw(c, latency_s, busbw, at, *context.model, context.tier));
+    CollectivePrice price =
+        CollectivePrice::from_latency_and_busbw(c, latency_s, busbw, at, *context.model, context.tier);
+    refuse_busbw_past_ceiling(r, c, at, where, context, latency_s, busbw, price.terms().latency_scale);
+    prices.emplace(c, std::move(price));
   }
   return prices;
 }
@@ -382,6 +383,13 @@ void read_library(const Reader& r, const json& doc, ClusterDescription& d) {
   }
 }
 
+// `field` is NCCL's alone: refused where the description's library is another.
+void refuse_unless_nccl(const Reader& r, const ClusterDescription& d, const std::string& field) {
+  if (d.library != Library::kNccl)
+    r.fail(field + " is NCCL's (valid only with library nccl), and the description's library is " +
+           library_choices().name(d.library) + " (" + d.library_source + ")");
+}
+
 // "nccl_nvls": whether NCCL runs NVLS on the nodes (NCCL's library only); NCCL's says which either way.
 void read_nccl_nvls(const Reader& r, const json& doc, ClusterDescription& d) {
   const auto it = doc.find("nccl_nvls");
@@ -389,9 +397,7 @@ void read_nccl_nvls(const Reader& r, const json& doc, ClusterDescription& d) {
     if (d.library == Library::kNccl) d.library_source += "; NVLS off (nccl_nvls not given)";
     return;
   }
-  if (d.library != Library::kNccl)
-    r.fail("nccl_nvls is NCCL's (valid only with library nccl), and the description's library is " +
-           library_choices().name(d.library) + " (" + d.library_source + ")");
+  refuse_unless_nccl(r, d, "nccl_nvls");
   if (!it->is_boolean())
     r.fail("nccl_nvls holds " + excerpt_for_message(it->dump(), 40) +
            "; it must be true (the nodes' NVSwitches run NVLink SHARP and NCCL uses it) or false");
@@ -406,9 +412,7 @@ void read_nccl_protocols(const Reader& r, const json& doc, ClusterDescription& d
   const auto it = doc.find("nccl_protocols");
   if (it == doc.end()) return;
   const std::string valid = "a list of one or more of LL, LL128, Simple (NCCL_PROTO's names)";
-  if (d.library != Library::kNccl)
-    r.fail("nccl_protocols is NCCL's (valid only with library nccl), and the description's library is " +
-           library_choices().name(d.library) + " (" + d.library_source + ")");
+  refuse_unless_nccl(r, d, "nccl_protocols");
   if (!it->is_array() || it->empty()) r.fail("nccl_protocols must be " + valid);
   for (const json& p : *it) {
     const auto& names = nccl_protocol_names();

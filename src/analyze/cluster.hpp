@@ -57,6 +57,8 @@ class CollectivePrice {
   // Where the prices come from: the calls alone and the model's fitted terms, then each started-together
   // table by depth.
   std::string source() const;
+  // The model's terms as fitted to what was given.
+  const LinkTerms& terms() const { return terms_; }
 
  private:
   // `given` seconds for a call of `bytes` on `from`, moved to the group where the model prices the call at

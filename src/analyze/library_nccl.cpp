@@ -93,10 +93,11 @@ struct Call {
   double per_node;  // ranks a node
   double bus;       // the tier's bus bandwidth, GB/s
   int nodes_index;  // NCCL's index2: 0 for one node, 1 for two, 2 for more
-  bool lone_rank;   // some node holds one rank of the group: NCCL's tree is its pattern 3 (the largest wins)
   // Ranks on the group's least- and most-filled nodes: NCCL aligns NVLS's graphs over the ranks, the fewest
   // channels and the slowest channel (a fuller node's) of any.
   int least_per_node, most_per_node;
+  // Some node holds one rank of the group: NCCL's tree is its pattern 3 (the largest wins).
+  bool lone_rank() const { return nodes > 1 && least_per_node == 1; }
   double nsteps() const {
     if (collective == Collective::kAllReduce) return 2.0 * (ranks - 1);
     if (collective == Collective::kAllGather || collective == Collective::kReduceScatter) return ranks - 1.0;
@@ -200,7 +201,7 @@ AlgorithmCost tree(const Call& c, Protocol p) {
   if (p == kLL) bw = std::min(bw / 3.8, c.nodes == 1 ? kLLMaxOneNode : kLLMaxHosts[c.nodes_index]);
   if (p == kLL128)
     bw = std::min(bw * (c.nodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0), kChannels * kTreeLL128PerChannel[c.nodes_index]);
-  if (c.lone_rank) bw *= .85;  // a node with one GPU searches the pattern-3 tree, and NCCL takes the largest
+  if (c.lone_rank()) bw *= .85;  // a node with one GPU searches the pattern-3 tree, and NCCL takes the largest
   const int size_index = log2i(c.bytes / 64);
   double algorithm_bw = bw * .5;
   if (size_index >= 0 && size_index < 23) algorithm_bw *= kTreeCorrection[p][size_index];
@@ -228,7 +229,6 @@ class NcclModel : public LibraryModel {
                  static_cast<double>(group.ranks) / nodes,
                  bus_bandwidth / kGB,
                  nodes == 1 ? 0 : (nodes == 2 ? 1 : 2),
-                 group.lone_rank(),
                  nodes == 1 ? group.ranks : (group.ranks - group.fullest()) / (nodes - 1),
                  nodes == 1 ? group.ranks : group.fullest()};
     std::vector<AlgorithmCost> out;
